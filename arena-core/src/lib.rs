@@ -1,0 +1,22 @@
+//! The runtime of arena-kit.
+//!
+//! Every container and allocator lives here as plain generic code; the derive macros in
+//! `arena-derive` only implement the traits this crate defines ([`HasLayout`], ...). Users normally
+//! depend on the facade crate `arena-kit`, which re-exports this crate and the derives.
+//!
+//! | module | pick it when |
+//! | --- | --- |
+#![no_std]
+#![warn(clippy::undocumented_unsafe_blocks)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+/// Items used by generated code. Not part of the public API; may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use core;
+}

@@ -1,0 +1,2 @@
+//! Placeholder removed when the arena benchmarks land.
+fn main() {}
