@@ -6,6 +6,7 @@
 //!
 //! | module | pick it when |
 //! | --- | --- |
+//! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -15,6 +16,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod poison;
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
 pub mod __private {
