@@ -6,6 +6,7 @@
 //!
 //! | module | pick it when |
 //! | --- | --- |
+//! | [`arena`] | data that dies together: per-frame, per-level or per-call temporaries (bump allocation, O(1) reset, scopes, N-buffered frame arenas, per-thread scratch) |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -16,7 +17,11 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod arena;
 pub mod poison;
+
+pub use arena::{Arena, ArenaError, Marker, Scope};
+
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
 pub mod __private {
