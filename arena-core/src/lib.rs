@@ -20,7 +20,11 @@ extern crate std;
 pub mod arena;
 pub mod poison;
 
+#[cfg(feature = "std")]
+pub use arena::scratch;
 pub use arena::{Arena, ArenaError, Marker, Scope};
+#[cfg(feature = "alloc")]
+pub use arena::{Frame, FrameArena, FrameReader};
 
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]

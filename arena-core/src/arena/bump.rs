@@ -4,6 +4,7 @@
 use core::alloc::Layout;
 use core::ptr::NonNull;
 
+#[cfg(feature = "alloc")]
 use super::page::{self, PageHeader};
 use super::{Arena, ArenaError};
 
@@ -53,32 +54,35 @@ impl Arena {
     #[cold]
     #[inline(never)]
     fn bump_slow(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
-        let (size, align) = (layout.size(), layout.align());
         if self.page_bytes == 0 {
-            return Err(self.full_error(size));
+            return Err(self.full_error(layout.size()));
         }
-        #[cfg(not(feature = "alloc"))]
-        {
-            Err(self.full_error(size))
+        self.next_page_for(layout)
+    }
+
+    #[cfg(not(feature = "alloc"))]
+    fn next_page_for(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        Err(self.full_error(layout.size()))
+    }
+
+    #[cfg(feature = "alloc")]
+    fn next_page_for(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        let (size, align) = (layout.size(), layout.align());
+        let cur = self.cur.get();
+        let next = self.next_page(cur);
+        let target = match next {
+            Some(p) if fits(p, size, align) => p,
+            _ => self.insert_page(cur, next, size, align)?,
+        };
+        let used_before = self.used();
+        match cur {
+            None => self.root_used_end.set(self.ptr.get()),
+            Some(c) => page::header(c).used_end.set(self.ptr.get()),
         }
-        #[cfg(feature = "alloc")]
-        {
-            let cur = self.cur.get();
-            let next = self.next_page(cur);
-            let target = match next {
-                Some(p) if fits(p, size, align) => p,
-                _ => self.insert_page(cur, next, size, align)?,
-            };
-            let used_before = self.used();
-            match cur {
-                None => self.root_used_end.set(self.ptr.get()),
-                Some(c) => page::header(c).used_end.set(self.ptr.get()),
-            }
-            self.enter_page(Some(target), page::data_start(target), used_before);
-            Ok(self
-                .bump_fast(size, align)
-                .expect("a page chosen to fit the request holds it"))
-        }
+        self.enter_page(Some(target), page::data_start(target), used_before);
+        Ok(self
+            .bump_fast(size, align)
+            .expect("a page chosen to fit the request holds it"))
     }
 
     /// Takes a new page from the system allocator and links it after `cur`, before `next`.

@@ -42,14 +42,22 @@
 //! assert_eq!(arena.offset_of(d.as_ptr()), Some(0));
 //! ```
 
+#[cfg(feature = "allocator-api2")]
+mod api2;
 mod bump;
 mod drop_list;
 mod error;
+#[cfg(feature = "alloc")]
+mod frame;
 mod guard;
 mod marker;
 mod page;
 mod scope;
+#[cfg(feature = "std")]
+mod scratch;
 mod typed;
+#[cfg(feature = "rayon")]
+mod workers;
 
 use core::cell::Cell;
 use core::marker::PhantomData;
@@ -62,9 +70,15 @@ use guard::GuardRecord;
 use page::PageHeader;
 
 pub use error::{ArenaError, MarkerError};
+#[cfg(feature = "alloc")]
+pub use frame::{Frame, FrameArena, FrameInUse, FrameReader};
 pub use guard::{GuardSide, GuardViolation};
 pub use marker::Marker;
 pub use scope::Scope;
+#[cfg(feature = "std")]
+pub use scratch::{scratch, scratch_depth};
+#[cfg(feature = "rayon")]
+pub use workers::{NotAWorker, WorkerArenas};
 
 /// Source of arena identities, so a [`Marker`] from one arena is refused by another.
 static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
@@ -98,6 +112,7 @@ pub struct Arena {
     root_end: NonNull<u8>,
     root_used_end: Cell<NonNull<u8>>,
     /// Whether the root block was allocated by the arena (and must be freed with `root_start`).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     root_owned: bool,
     /// First heap page, `None` until a chained arena grows.
     first_page: Cell<Option<NonNull<PageHeader>>>,
@@ -342,6 +357,7 @@ impl Arena {
     }
 
     /// Whether the `len` bytes at `ptr` lie inside one block of this arena's memory.
+    #[cfg(feature = "alloc")]
     pub(crate) fn contains(&self, ptr: *const u8, len: usize) -> bool {
         let addr = ptr as usize;
         let inside = |start: usize, end: usize| addr >= start && addr <= end && len <= end - addr;

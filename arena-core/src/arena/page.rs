@@ -24,6 +24,7 @@ pub(super) struct PageHeader {
     /// Where the bump pointer stood when the arena moved on to a later page.
     pub(super) used_end: Cell<NonNull<u8>>,
     /// Bytes taken from the system allocator for this page, header included.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(super) total: usize,
 }
 

@@ -1,0 +1,202 @@
+//! Destructors: reverse order on reset, rewind, scope end and drop; nothing lost or doubled when
+//! a constructor or destructor panics.
+
+mod support;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+
+use arena_core::arena::Arena;
+
+/// Records its id in a shared log when dropped; `Send + 'static` as the arena requires.
+struct Logged {
+    id: u32,
+    log: Arc<Mutex<Vec<u32>>>,
+    panic_on_drop: bool,
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        self.log.lock().unwrap().push(self.id);
+        if self.panic_on_drop {
+            panic!("destructor {} panics", self.id);
+        }
+    }
+}
+
+fn logged(id: u32, log: &Arc<Mutex<Vec<u32>>>) -> Logged {
+    Logged {
+        id,
+        log: Arc::clone(log),
+        panic_on_drop: false,
+    }
+}
+
+fn taken(log: &Arc<Mutex<Vec<u32>>>) -> Vec<u32> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+#[test]
+fn reset_drops_in_reverse_allocation_order() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    for id in 0..20 {
+        arena.alloc(logged(id, &log));
+        arena.alloc(7u64); // values without drop glue in between
+    }
+    assert_eq!(arena.pending_drops(), 20);
+    arena.reset();
+    assert_eq!(taken(&log), (0..20).rev().collect::<Vec<_>>());
+    assert_eq!(arena.pending_drops(), 0);
+    arena.reset();
+    assert!(taken(&log).is_empty(), "nothing is dropped twice");
+}
+
+#[test]
+fn values_without_drop_glue_leave_no_record() {
+    let arena = Arena::chained(256);
+    arena.alloc(1u32);
+    arena.alloc_slice_fill_with(10, |i| i as u8);
+    arena.alloc_str("text");
+    assert_eq!(arena.pending_drops(), 0);
+    assert_eq!(arena.used(), 4 + 10 + 4);
+}
+
+#[test]
+fn rewind_and_scopes_drop_only_what_came_after() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(128);
+    arena.alloc(logged(1, &log));
+    let m = arena.mark();
+    arena.alloc(logged(2, &log));
+    arena.alloc_slice_fill_with(3, |i| logged(10 + i as u32, &log));
+    {
+        let mut outer = arena.scope();
+        outer.alloc(logged(20, &log));
+        {
+            let inner = outer.scope();
+            inner.alloc(logged(30, &log));
+            inner.alloc(logged(31, &log));
+        }
+        assert_eq!(taken(&log), [31, 30]);
+        outer.alloc(logged(21, &log));
+    }
+    assert_eq!(taken(&log), [21, 20]);
+    arena.rewind(m).unwrap();
+    assert_eq!(
+        taken(&log),
+        [10, 11, 12, 2],
+        "slice elements drop in index order, as a slice does"
+    );
+    drop(arena);
+    assert_eq!(taken(&log), [1]);
+}
+
+#[test]
+fn a_panicking_constructor_registers_nothing() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    arena.alloc(logged(1, &log));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_with(|| -> Logged { panic!("constructor fails") });
+    }));
+    assert!(r.is_err());
+    assert_eq!(arena.pending_drops(), 1);
+    arena.reset();
+    assert_eq!(taken(&log), [1]);
+}
+
+#[test]
+fn a_panicking_slice_fill_drops_the_built_prefix_once() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(1024);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_slice_fill_with(5, |i| {
+            if i == 3 {
+                panic!("element 3")
+            } else {
+                logged(i as u32, &log)
+            }
+        });
+    }));
+    assert!(r.is_err());
+    assert_eq!(taken(&log), [0, 1, 2]);
+    arena.reset();
+    assert!(taken(&log).is_empty());
+}
+
+#[test]
+fn a_panicking_destructor_still_drops_the_rest_and_resets() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    for id in 0..5 {
+        arena.alloc(Logged {
+            id,
+            log: Arc::clone(&log),
+            panic_on_drop: id == 2,
+        });
+    }
+    let r = catch_unwind(AssertUnwindSafe(|| arena.reset()));
+    assert!(r.is_err());
+    assert_eq!(
+        taken(&log),
+        [4, 3, 2, 1, 0],
+        "every value dropped exactly once"
+    );
+    assert_eq!(arena.used(), 0);
+    assert_eq!(arena.pending_drops(), 0);
+    arena.alloc(logged(9, &log));
+    drop(arena);
+    assert_eq!(taken(&log), [9]);
+}
+
+#[test]
+fn dropping_the_arena_drops_pending_values() {
+    let drops = std::rc::Rc::new(std::cell::Cell::new(0));
+    // `DropCounter` is not Send (it holds an Rc): it can only go in without a destructor.
+    let arena = Arena::chained(256);
+    arena.alloc_no_drop(support::DropCounter::new(1, &drops));
+    drop(arena);
+    assert_eq!(
+        drops.get(),
+        0,
+        "alloc_no_drop never drops, like mem::forget"
+    );
+
+    let log = Arc::default();
+    let arena = Arena::with_capacity(256);
+    arena.alloc(logged(1, &log));
+    arena.alloc(logged(2, &log));
+    drop(arena);
+    assert_eq!(taken(&log), [2, 1]);
+}
+
+#[test]
+fn zero_sized_values_with_drop_glue_are_dropped() {
+    static DROPS: Mutex<u32> = Mutex::new(0);
+    struct Zst;
+    impl Drop for Zst {
+        fn drop(&mut self) {
+            *DROPS.lock().unwrap() += 1;
+        }
+    }
+    let mut arena = Arena::with_capacity(256);
+    for _ in 0..3 {
+        arena.alloc(Zst);
+    }
+    arena.alloc_slice_fill_with(4, |_| Zst);
+    arena.reset();
+    assert_eq!(*DROPS.lock().unwrap(), 7);
+}
+
+#[test]
+fn forgetting_a_scope_keeps_its_values_until_reset() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    let scope = arena.scope();
+    scope.alloc(logged(1, &log));
+    std::mem::forget(scope);
+    assert!(taken(&log).is_empty());
+    arena.reset();
+    assert_eq!(taken(&log), [1]);
+}
