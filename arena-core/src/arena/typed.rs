@@ -272,6 +272,9 @@ impl Arena {
         len: usize,
         mut f: F,
     ) -> Result<&mut [T], ArenaError> {
+        if len == 0 {
+            return Ok(&mut []);
+        }
         let overflow = ArenaError::SizeOverflow {
             elem_size: size_of::<T>(),
             count: len,
