@@ -96,7 +96,7 @@ fn scoped(c: &mut Criterion) {
         })
     });
     let mut bs: bump_scope::Bump = bump_scope::Bump::with_size(1 << 20);
-    bs.alloc(1u64).into_mut();
+    let _ = bs.alloc(1u64).into_mut();
     g.bench_function("bump-scope scoped", |b| {
         b.iter(|| {
             bs.scoped(|s| {
