@@ -68,7 +68,7 @@ unsafe impl Allocator for &Arena {
         new: Layout,
     ) -> Result<NonNull<[u8]>, AllocError> {
         let addr = ptr.as_ptr() as usize;
-        if old.size() != 0 && self.is_last(ptr, old.size()) && addr % new.align() == 0 {
+        if old.size() != 0 && self.is_last(ptr, old.size()) && addr.is_multiple_of(new.align()) {
             let avail = self.end.get().as_ptr() as usize - addr;
             if new.size() <= avail {
                 // SAFETY: `ptr + new.size()` is within the current page.
@@ -91,7 +91,7 @@ unsafe impl Allocator for &Arena {
         old: Layout,
         new: Layout,
     ) -> Result<NonNull<[u8]>, AllocError> {
-        if ptr.as_ptr() as usize % new.align() != 0 {
+        if !(ptr.as_ptr() as usize).is_multiple_of(new.align()) {
             let fresh = self.allocate(new)?;
             // SAFETY: `new.size() <= old.size()` bytes are initialised in the old block.
             unsafe { fresh.cast::<u8>().copy_from_nonoverlapping(ptr, new.size()) };

@@ -35,7 +35,7 @@
 //! let a = arena.alloc_slice_copy(&[1u64; 5]); // 40 bytes at offset 0
 //! let b = arena.alloc([0u8; 30]); // 30 bytes at offset 40
 //! let c = arena.alloc([0u64; 7]); // 56 bytes at offset 72 (aligned up from 70)
-//! assert_eq!(arena.offset_of(c.as_ptr().cast()), Some(72));
+//! assert_eq!(arena.offset_of(c.as_ptr()), Some(72));
 //! # let _ = (a, b);
 //! arena.reset(); // a, b, c can no longer be used: the borrow checker sees to it
 //! let d = arena.alloc([0u8; 10]);

@@ -9,7 +9,9 @@ use super::{Arena, Marker};
 ///
 /// Scopes nest through [`Scope::scope`]. Values borrow the scope they came from, so one cannot
 /// outlive its scope, and an outer scope cannot be used while an inner one is open: LIFO order
-/// is checked at compile time.
+/// is checked at compile time. The price of that check: a value allocated in a scope (or in the
+/// arena) cannot be used while a nested scope is open; keep data that must survive inner scopes
+/// in an arena or buffer of its own.
 ///
 /// ```
 /// use arena_core::arena::Arena;
@@ -18,13 +20,13 @@ use super::{Arena, Marker};
 /// arena.alloc(1u32);
 /// {
 ///     let mut outer = arena.scope();
-///     let a = outer.alloc([0u8; 100]);
+///     outer.alloc([0u8; 100]);
 ///     {
 ///         let inner = outer.scope();
 ///         inner.alloc([0u8; 500]);
 ///         assert!(inner.used() >= 604);
 ///     } // inner's 500 bytes are free again
-///     a[0] = 1;
+///     assert_eq!(outer.used(), 104);
 /// }
 /// assert_eq!(arena.used(), 4);
 /// ```

@@ -15,6 +15,10 @@ const SCRATCH_PAGE: usize = 64 * 1024;
 
 struct ScratchStack {
     /// One arena per nesting depth, boxed so their addresses survive the vector growing.
+    #[allow(
+        clippy::vec_box,
+        reason = "callers hold pointers to the arenas while the vector grows"
+    )]
     arenas: RefCell<Vec<Box<Arena>>>,
     depth: Cell<usize>,
 }

@@ -3,6 +3,9 @@
 //! Values whose type needs dropping get a [`DropRecord`] placed right after them (one bump for
 //! both); `needs_drop` is a compile-time constant, so other types pay nothing.
 
+// Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
+#![allow(clippy::mut_from_ref)]
+
 use core::alloc::Layout;
 use core::mem;
 use core::ptr::NonNull;
