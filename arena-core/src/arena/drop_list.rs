@@ -34,29 +34,36 @@ unsafe fn drop_values<T>(ptr: NonNull<u8>, len: usize) {
 }
 
 impl Arena {
-    /// Links a record that drops the `len` values of `T` at `value` into the drop list.
+    /// Links a record that will drop values of `T` at `value` into the drop list, covering none
+    /// of them yet; [`set_drop_len`](Arena::set_drop_len) covers them once they are built. It is
+    /// linked *before* the values are built so that records allocated while building them (a
+    /// constructor that allocates) come later in the list, keeping the list ordered by position.
     ///
     /// # Safety
     ///
-    /// - `record` is memory of this arena's current page, valid for a `DropRecord` and placed
-    ///   after the values it drops.
-    /// - `value` holds `len` initialised values of `T` owned by the arena from now on.
-    pub(super) unsafe fn push_drop<T>(
-        &self,
-        record: NonNull<DropRecord>,
-        value: NonNull<u8>,
-        len: usize,
-    ) {
+    /// - `record` is memory of this arena's current page, valid for a `DropRecord`, placed after
+    ///   the memory of the values it will drop, and not reused while the record is linked.
+    pub(super) unsafe fn push_drop<T>(&self, record: NonNull<DropRecord>, value: NonNull<u8>) {
         let rec = DropRecord {
             drop_fn: drop_values::<T>,
             value,
-            len,
+            len: 0,
             prev: self.drops.get(),
             page: Arena::page_index(self.cur.get()),
         };
         // SAFETY: guaranteed by the caller.
         unsafe { record.write(rec) };
         self.drops.set(Some(record));
+    }
+
+    /// Makes a record from [`push_drop`](Arena::push_drop) cover `len` values.
+    ///
+    /// # Safety
+    ///
+    /// - `record` is linked and its `len` values of `T` are initialised and owned by the arena.
+    pub(super) unsafe fn set_drop_len(&self, record: NonNull<DropRecord>, len: usize) {
+        // SAFETY: the record is live (linked) and only accessed through the arena.
+        unsafe { (*record.as_ptr()).len = len };
     }
 
     /// Runs (and unlinks) every pending destructor at or after `pos`, newest first.

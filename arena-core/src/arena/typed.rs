@@ -98,11 +98,12 @@ impl Arena {
         }
         let (value, record) = self.alloc_with_record(Layout::new::<T>())?;
         let value = value.cast::<T>();
-        // SAFETY: `value` is valid for a `T`; the record slot follows it and is written (and
-        // linked) only once the value is initialised.
+        // SAFETY: `value` is valid for a `T` and the record slot follows it; the record covers
+        // the value only once it is initialised (a panicking `f` leaves it covering nothing).
         unsafe {
+            self.push_drop::<T>(record, value.cast());
             value.write(f());
-            self.push_drop::<T>(record, value.cast(), 1);
+            self.set_drop_len(record, 1);
             Ok(&mut *value.as_ptr())
         }
     }
@@ -309,6 +310,10 @@ impl Arena {
                 };
             }
         }
+        if let Some(record) = record {
+            // SAFETY: the record slot follows the array; it covers nothing until all are built.
+            unsafe { self.push_drop::<T>(record, base) };
+        }
         let mut built = Built { ptr, len: 0 };
         while built.len < len {
             // SAFETY: `built.len < len`, inside the array.
@@ -318,7 +323,7 @@ impl Arena {
         mem::forget(built);
         if let Some(record) = record {
             // SAFETY: the record slot follows the array; all values are built.
-            unsafe { self.push_drop::<T>(record, base, len) };
+            unsafe { self.set_drop_len(record, len) };
         }
         // SAFETY: `len` values are initialised at `ptr`, borrowed for the arena's borrow.
         Ok(unsafe { core::slice::from_raw_parts_mut(ptr.as_ptr(), len) })
