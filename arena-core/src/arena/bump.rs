@@ -14,7 +14,10 @@ impl Arena {
     fn bump_fast(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
         let ptr = self.ptr.get();
         let addr = ptr.as_ptr() as usize;
-        let pad = addr.wrapping_neg() & (align - 1);
+        // Round up in the form LLVM keeps short on the pointer's dependency chain; `pad` is the
+        // true padding (below `align`) even if the rounding wrapped, which the check then rejects.
+        let aligned = addr.wrapping_add(align - 1) & !(align - 1);
+        let pad = aligned.wrapping_sub(addr);
         let avail = self.end.get().as_ptr() as usize - addr;
         // `size <= isize::MAX` and `pad < align <= isize::MAX / 2 + 1`, so the sum cannot wrap.
         if size + pad <= avail {
