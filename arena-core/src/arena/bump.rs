@@ -14,16 +14,18 @@ impl Arena {
     fn bump_fast(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
         let ptr = self.ptr.get();
         let addr = ptr.as_ptr() as usize;
-        // Round up in the form LLVM keeps short on the pointer's dependency chain; `pad` is the
-        // true padding (below `align`) even if the rounding wrapped, which the check then rejects.
+        // Round up, then derive the pointer from the rounded address (not from `ptr + padding`),
+        // which keeps the bump pointer's dependency chain to add, and, add.
         let aligned = addr.wrapping_add(align - 1) & !(align - 1);
-        let pad = aligned.wrapping_sub(addr);
-        let avail = self.end.get().as_ptr() as usize - addr;
-        // `size <= isize::MAX` and `pad < align <= isize::MAX / 2 + 1`, so the sum cannot wrap.
-        if size + pad <= avail {
-            // SAFETY: `pad + size <= end - ptr`, so both pointers stay inside the current page.
+        // Negative when rounding passed `end`; `end - aligned <= isize::MAX` otherwise because a
+        // page is one allocation.
+        let remaining = (self.end.get().as_ptr() as usize).wrapping_sub(aligned) as isize;
+        // `aligned < addr` only if the rounding wrapped around the address space.
+        if aligned >= addr && size as isize <= remaining {
+            // SAFETY: `addr <= aligned` and `aligned + size <= end`, so both pointers stay inside
+            // the current page; `aligned >= addr > 0`.
             unsafe {
-                let start = ptr.add(pad);
+                let start = NonNull::new_unchecked(ptr.as_ptr().with_addr(aligned));
                 self.ptr.set(start.add(size));
                 Some(start)
             }
