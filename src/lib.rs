@@ -9,9 +9,13 @@
 #![forbid(unsafe_code)]
 
 pub use arena_core::*;
+pub use arena_derive::Layout;
 
 /// The names most programs want in scope.
-pub mod prelude {}
+pub mod prelude {
+    pub use arena_core::{HasLayout, StructLayout, assert_layout};
+    pub use arena_derive::Layout;
+}
 
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
