@@ -1,24 +1,16 @@
-//! arena-kit: the memory tools shipped game engines rely on, with lifetimes enforced by the type
-//! system.
-//!
-//! - [`derive@Layout`]: what a struct costs (offsets, padding, best field order) as a `const`,
-//!   and `#[layout(size = .., align = .., max_padding = ..)]` assertions that fail the build.
-//!
-//! - [`Arena`](arena_core::arena::Arena), [`FrameArena`](arena_core::arena::FrameArena),
-//!   [`scratch`](arena_core::arena::scratch): bump arenas whose values borrow the arena, so reset
-//!   and rewind cannot run under them; scopes as the stack allocator; N-buffered frame arenas.
-//!
-//! This crate re-exports the runtime ([`arena_core`]) and the derive macros ([`arena_derive`]).
-//! Most programs only need `use arena_kit::prelude::*;`.
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
 pub use arena_core::*;
+pub use arena_derive::Layout;
 
 /// The names most programs want in scope.
 pub mod prelude {
     pub use arena_core::arena::{Arena, ArenaError, Marker, Scope};
     #[cfg(feature = "std")]
     pub use arena_core::arena::{Frame, FrameArena, FrameReader, scratch};
+    pub use arena_core::{HasLayout, StructLayout, assert_layout};
+    pub use arena_derive::Layout;
 }
 
 /// Items used by generated code. Not part of the public API; may change in any release.

@@ -7,6 +7,7 @@
 //! | module | pick it when |
 //! | --- | --- |
 //! | [`arena`] | data that dies together: per-frame, per-level or per-call temporaries (bump allocation, O(1) reset, scopes, N-buffered frame arenas, per-thread scratch) |
+//! | [`layout`] | you want to know, or assert at compile time, what a struct costs in bytes |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -18,6 +19,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod arena;
+pub mod layout;
 pub mod poison;
 
 #[cfg(feature = "std")]
@@ -25,6 +27,7 @@ pub use arena::scratch;
 pub use arena::{Arena, ArenaError, Marker, Scope};
 #[cfg(feature = "alloc")]
 pub use arena::{Frame, FrameArena, FrameReader};
+pub use layout::{FieldLayout, HasLayout, Repr, ReprKind, StructLayout};
 
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
