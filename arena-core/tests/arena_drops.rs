@@ -44,7 +44,11 @@ fn reset_drops_in_reverse_allocation_order() {
         arena.alloc(logged(id, &log));
         arena.alloc(7u64); // values without drop glue in between
     }
-    assert_eq!(arena.pending_drops(), 20);
+    assert_eq!(
+        arena.pending_drops(),
+        20,
+        "values of other types in between break the runs"
+    );
     arena.reset();
     assert_eq!(taken(&log), (0..20).rev().collect::<Vec<_>>());
     assert_eq!(arena.pending_drops(), 0);
@@ -85,8 +89,8 @@ fn rewind_and_scopes_drop_only_what_came_after() {
     arena.rewind(m).unwrap();
     assert_eq!(
         taken(&log),
-        [10, 11, 12, 2],
-        "slice elements drop in index order, as a slice does"
+        [12, 11, 10, 2],
+        "slice elements drop last to first, like everything else"
     );
     drop(arena);
     assert_eq!(taken(&log), [1]);
@@ -225,7 +229,27 @@ fn a_constructor_that_allocates_keeps_the_drop_list_in_order() {
     arena.rewind(inner_mark.unwrap()).unwrap();
     // everything allocated after the mark is dropped, newest registration first: the slice's
     // nested values, the slice (registered before its elements were built), then value 2
-    assert_eq!(taken(&log), [11, 10, 20, 21, 2]);
+    assert_eq!(taken(&log), [11, 10, 21, 20, 2]);
     arena.reset();
     assert_eq!(taken(&log), [1]);
+}
+
+#[test]
+fn back_to_back_values_of_one_type_share_a_record_and_still_drop_in_reverse() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(4096);
+    for id in 0..10 {
+        arena.alloc(logged(id, &log));
+    }
+    assert_eq!(arena.pending_drops(), 1, "one run");
+    let m = arena.mark(); // a marker ends the run
+    arena.alloc(logged(10, &log));
+    arena.alloc(logged(11, &log));
+    assert_eq!(arena.pending_drops(), 2);
+    arena.rewind(m).unwrap();
+    assert_eq!(taken(&log), [11, 10]);
+    arena.alloc(logged(12, &log)); // after a rewind, a new run
+    assert_eq!(arena.pending_drops(), 2);
+    arena.reset();
+    assert_eq!(taken(&log), [12, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
 }

@@ -11,7 +11,7 @@ use super::{Arena, ArenaError};
 impl Arena {
     /// Allocates `layout` in the current page, or `None` if it does not fit there.
     #[inline(always)]
-    fn bump_fast(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
+    pub(super) fn bump_fast(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
         let ptr = self.ptr.get();
         let addr = ptr.as_ptr() as usize;
         // Round up, then derive the pointer from the rounded address (not from `ptr + padding`),

@@ -55,6 +55,8 @@ impl Marker {
 impl Arena {
     /// The current position, to [`rewind`](Arena::rewind) to later.
     pub fn mark(&self) -> Marker {
+        // Values after a marker must not join a run that began before it.
+        self.run_open.set(false);
         Marker {
             arena: self.id,
             epoch: self.epoch.get(),
@@ -161,6 +163,7 @@ impl Arena {
     }
 
     fn finish_rewind(&self, marker: Marker) {
+        self.run_open.set(false);
         self.high.set(self.high.get().max(self.used()));
         if poison::ENABLED {
             self.poison_from(marker.page, marker.ptr);

@@ -96,6 +96,8 @@ pub struct Arena {
     allocs: Cell<usize>,
     /// Newest pending destructor, or `None`.
     drops: Cell<Option<NonNull<DropRecord>>>,
+    /// Whether the newest drop record's run may still grow (no marker taken since it began).
+    run_open: Cell<bool>,
     /// Newest guarded allocation, or `None`.
     guards: Cell<Option<NonNull<GuardRecord>>>,
     // --- cold: pages and statistics ---
@@ -168,6 +170,7 @@ impl Arena {
             end: Cell::new(end),
             allocs: Cell::new(0),
             drops: Cell::new(None),
+            run_open: Cell::new(false),
             guards: Cell::new(None),
             cur: Cell::new(None),
             cur_start: Cell::new(start),

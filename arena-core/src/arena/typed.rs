@@ -96,24 +96,39 @@ impl Arena {
         if !mem::needs_drop::<T>() {
             return self.try_alloc_no_drop_with(f);
         }
-        let (value, record) = self.alloc_with_record(Layout::new::<T>())?;
+        if let Some(run) = self.open_run::<T>() {
+            // Values of `T` keep their alignment back to back, so the next one starts at `end`.
+            if let Some(value) = self.bump_fast(size_of::<T>(), align_of::<T>()) {
+                self.allocs.set(self.allocs.get() + 1);
+                let value = value.cast::<T>();
+                // SAFETY: `value` is valid for a `T` right after the run; the run covers it only
+                // once it is initialised (and only if nothing was allocated in between, which
+                // `open_run` checked before `f` could run).
+                unsafe {
+                    value.write(f());
+                    self.extend_run::<T>(run);
+                    return Ok(&mut *value.as_ptr());
+                }
+            }
+        }
+        let (record, value) = self.alloc_with_record(Layout::new::<T>())?;
         let value = value.cast::<T>();
-        // SAFETY: `value` is valid for a `T` and the record slot follows it; the record covers
-        // the value only once it is initialised (a panicking `f` leaves it covering nothing).
+        // SAFETY: `value` is valid for a `T` and the record precedes it; the record covers the
+        // value only once it is initialised (a panicking `f` leaves it covering nothing).
         unsafe {
             self.push_drop::<T>(record, value.cast());
             value.write(f());
-            self.set_drop_len(record, 1);
+            self.set_drop_len::<T>(record, 1);
             Ok(&mut *value.as_ptr())
         }
     }
 
-    /// Reserves memory for a value of `layout` followed by its drop record.
+    /// Reserves memory for a drop record followed by a value of `layout`.
     #[inline(always)]
     fn alloc_with_record(
         &self,
         layout: Layout,
-    ) -> Result<(NonNull<u8>, NonNull<DropRecord>), ArenaError> {
+    ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
         if crate::poison::ENABLED && self.guarded {
             return self.alloc_guarded_with_record(layout);
         }
@@ -121,25 +136,25 @@ impl Arena {
             elem_size: layout.size(),
             count: 1,
         };
-        let (block, off) = layout
-            .extend(Layout::new::<DropRecord>())
+        let (block, off) = Layout::new::<DropRecord>()
+            .extend(layout)
             .map_err(|_| overflow)?;
         let base = self.raw_alloc(block)?;
         // SAFETY: `off` is inside `block`.
-        Ok((base, unsafe { base.add(off) }.cast()))
+        Ok((base.cast(), unsafe { base.add(off) }))
     }
 
-    /// Guarded arenas put the record in its own block after the guarded value, so the back guard
-    /// sits right after the value.
+    /// Guarded arenas put the record in its own block before the guarded value, so the guards
+    /// sit right around the value.
     #[cold]
     fn alloc_guarded_with_record(
         &self,
         layout: Layout,
-    ) -> Result<(NonNull<u8>, NonNull<DropRecord>), ArenaError> {
+    ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
         let before = self.mark();
-        let value = self.raw_alloc(layout)?;
-        match self.bump(Layout::new::<DropRecord>()) {
-            Ok(record) => Ok((value, record.cast())),
+        let record = self.bump(Layout::new::<DropRecord>())?;
+        match self.raw_alloc(layout) {
+            Ok(value) => Ok((record.cast(), value)),
             Err(e) => {
                 self.rewind_to(before); // leave the arena unchanged
                 Err(e)
@@ -285,7 +300,7 @@ impl Arena {
         };
         let array = Layout::array::<T>(len).map_err(|_| overflow)?;
         let (base, record) = if mem::needs_drop::<T>() {
-            let (value, record) = self.alloc_with_record(array)?;
+            let (record, value) = self.alloc_with_record(array)?;
             (value, Some(record))
         } else if array.size() == 0 {
             (dangling(array.align()), None)
@@ -311,7 +326,7 @@ impl Arena {
             }
         }
         if let Some(record) = record {
-            // SAFETY: the record slot follows the array; it covers nothing until all are built.
+            // SAFETY: the record slot precedes the array; it covers nothing until all are built.
             unsafe { self.push_drop::<T>(record, base) };
         }
         let mut built = Built { ptr, len: 0 };
@@ -322,8 +337,8 @@ impl Arena {
         }
         mem::forget(built);
         if let Some(record) = record {
-            // SAFETY: the record slot follows the array; all values are built.
-            unsafe { self.set_drop_len(record, len) };
+            // SAFETY: the record precedes the array; all values are built.
+            unsafe { self.set_drop_len::<T>(record, len) };
         }
         // SAFETY: `len` values are initialised at `ptr`, borrowed for the arena's borrow.
         Ok(unsafe { core::slice::from_raw_parts_mut(ptr.as_ptr(), len) })
