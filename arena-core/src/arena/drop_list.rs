@@ -164,7 +164,8 @@ impl Arena {
         }
     }
 
-    /// Number of pending destructors (records, not values).
+    /// Number of drop records pending: one per run of same-typed values allocated back to back
+    /// (not one per value); 0 means nothing will be dropped.
     pub fn pending_drops(&self) -> usize {
         let mut n = 0;
         let mut next = self.drops.get();

@@ -69,7 +69,7 @@ impl Arena {
 
     /// Frees everything allocated after `marker` (the seeds' `FreeToMarker`): pending destructors
     /// run newest first, guard bytes are checked, freed bytes are poisoned with
-    /// [`poison::FREED`](crate::poison::FREED) in debug builds. Everything allocated before the
+    /// [`poison::FREED`] in debug builds. Everything allocated before the
     /// marker stays. Pages are kept.
     ///
     /// ```
@@ -90,6 +90,11 @@ impl Arena {
     ///
     /// [`MarkerError::Foreign`] for a marker of another arena, [`MarkerError::Stale`] for one
     /// taken before a reset or beyond the current position. The arena is unchanged then.
+    ///
+    /// One case is not detected: a marker rewound past and then allocated past again (the arena
+    /// regrew beyond it). Rewinding to it is accepted and means "free everything from this
+    /// position on", which is memory-safe: no borrow of the arena survives a rewind, and any
+    /// value reaching past the position is dropped whole.
     ///
     /// # Panics
     ///

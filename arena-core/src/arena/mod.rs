@@ -20,11 +20,13 @@
 //! # Destructors
 //!
 //! Values whose type needs dropping are dropped on reset, on rewind (and at the end of a scope)
-//! and when the arena is dropped, in reverse allocation order; their type must be
+//! and when the arena is dropped, in reverse allocation order (slice elements last to first);
+//! values of one type allocated back to back share one drop record. Their type must be
 //! `Send + 'static` because an arena can move to another thread and outlive borrowed data. Types
 //! without drop glue pay nothing. [`Arena::alloc_no_drop`] takes any type and never drops it.
 //! Leaking the arena itself (`mem::forget`) leaks its pages and skips every pending destructor,
-//! which is safe, like forgetting a `Vec`.
+//! which is safe, like forgetting a `Vec`. Forgetting a [`Scope`] skips its rewind: its values
+//! stay (and are dropped) until the next reset or an earlier rewind.
 //!
 //! # Example
 //!

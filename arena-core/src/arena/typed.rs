@@ -1,7 +1,8 @@
 //! Typed allocation: values, slices and strings, each with a `try_` form.
 //!
-//! Values whose type needs dropping get a [`DropRecord`] placed right after them (one bump for
-//! both); `needs_drop` is a compile-time constant, so other types pay nothing.
+//! Values whose type needs dropping get a [`DropRecord`] placed right before them (one bump for
+//! both), or join the newest record's run when they are of the same type and land right after
+//! it; `needs_drop` is a compile-time constant, so other types pay nothing.
 
 // Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
 #![allow(clippy::mut_from_ref)]
