@@ -7,6 +7,7 @@
 //! | module | pick it when |
 //! | --- | --- |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
+//! | [`pool`] | many objects of one type with independent lifetimes (bullets, enemies), referred to by generational handles |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -17,6 +18,10 @@ extern crate alloc;
 extern crate std;
 
 pub mod poison;
+#[cfg(feature = "alloc")]
+pub mod pool;
+#[cfg(feature = "alloc")]
+pub use pool::{Handle, Pool, PoolFull};
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
 pub mod __private {
