@@ -258,7 +258,7 @@ fn retired_slots_survive_clear() {
 
 #[test]
 #[cfg(debug_assertions)]
-#[should_panic(expected = "different Pool")]
+#[should_panic(expected = "different pool")]
 fn handle_from_another_pool_is_caught_in_debug_builds() {
     let mut enemies_a = Pool::with_capacity(4);
     let mut enemies_b = Pool::with_capacity(4);

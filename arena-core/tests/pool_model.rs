@@ -232,7 +232,7 @@ proptest! {
     #![proptest_config(proptest_config())]
 
     #[test]
-    fn pool_matches_hashmap_model(kind in kind(), ops in prop::collection::vec(op(), 0..64)) {
+    fn pool_matches_hashmap_model(kind in kind(), ops in prop::collection::vec(op(), 0..support::miri_or(64, 24))) {
         let mut h = Harness::new(kind);
         for op in &ops {
             h.step(op);

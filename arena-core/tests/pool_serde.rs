@@ -46,8 +46,15 @@ fn round_trip_keeps_handles_and_free_list_order() {
     let a: Vec<_> = original.iter().map(|(h, v)| (h, v.clone())).collect();
     let b: Vec<_> = restored.iter().map(|(h, v)| (h, v.clone())).collect();
     assert_eq!(a, b);
-    assert_eq!(replay(&mut original), replay(&mut restored), "deterministic after a reload");
-    assert_eq!(serde_json::to_string(&original).unwrap(), serde_json::to_string(&restored).unwrap());
+    assert_eq!(
+        replay(&mut original),
+        replay(&mut restored),
+        "deterministic after a reload"
+    );
+    assert_eq!(
+        serde_json::to_string(&original).unwrap(),
+        serde_json::to_string(&restored).unwrap()
+    );
 }
 
 #[test]
@@ -86,7 +93,9 @@ fn tampered_data_is_refused() {
     let tamper = |f: &dyn Fn(&mut serde_json::Value)| {
         let mut v = value.clone();
         f(&mut v);
-        serde_json::from_value::<Pool<String>>(v).unwrap_err().to_string()
+        serde_json::from_value::<Pool<String>>(v)
+            .unwrap_err()
+            .to_string()
     };
     let free = value["free_list"].as_array().unwrap().clone();
     let err = tamper(&|v| {

@@ -18,6 +18,8 @@
 
 use core::num::NonZeroU32;
 
+use super::Handle;
+
 /// Bit 31: set in the generations of tagged (debug-build) pools.
 const TAGGED: u32 = 1 << 31;
 /// Bits 24..=31: the tagged flag and the 7-bit pool tag.
@@ -153,6 +155,34 @@ impl Generations {
             TAGGED
         };
         raw & field == self.tag_bits
+    }
+
+    /// Called when a lookup with `handle` missed: a stale handle just misses, but one whose
+    /// generation carries another pool's tag panics, naming both tags. Only tagged (debug-build)
+    /// pools, and untagged pools shown a tagged handle, can tell.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn check_foreign<T>(self, handle: Handle<T>) {
+        if !self.owns(handle.generation().get()) {
+            self.foreign_handle(handle);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn foreign_handle<T>(self, handle: Handle<T>) -> ! {
+        let ty = core::any::type_name::<T>();
+        match (tag_of(handle.generation().get()), self.tag()) {
+            (theirs, Some(ours)) => panic!(
+                "{handle:?} was made by a different pool of {ty} (tag {theirs:?}) than this one \
+                 (tag {ours}); a handle is only valid in the pool that returned it"
+            ),
+            (_, None) => panic!(
+                "{handle:?} was made by a debug-build pool of {ty}, not this one; a handle is \
+                 only valid in the pool that returned it"
+            ),
+        }
     }
 }
 

@@ -404,10 +404,10 @@ impl<T> Pool<T> {
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     pub fn get(&self, handle: Handle<T>) -> Option<&T> {
-        if let Some(slot) = self.chunks.get(handle.index()) {
-            if let Some(value) = slot.get(handle.generation().get()) {
-                return Some(value);
-            }
+        if let Some(slot) = self.chunks.get(handle.index())
+            && let Some(value) = slot.get(handle.generation().get())
+        {
+            return Some(value);
         }
         self.miss(handle);
         None
@@ -420,12 +420,12 @@ impl<T> Pool<T> {
     #[inline]
     pub fn get_mut(&mut self, handle: Handle<T>) -> Option<&mut T> {
         let generation = self.generations;
-        if let Some(slot) = self.chunks.get_mut(handle.index()) {
-            if let Some(value) = slot.get_mut(handle.generation().get()) {
-                return Some(value);
-            }
+        if let Some(slot) = self.chunks.get_mut(handle.index())
+            && let Some(value) = slot.get_mut(handle.generation().get())
+        {
+            return Some(value);
         }
-        miss(generation, handle);
+        generation.check_foreign(handle);
         None
     }
 
@@ -441,7 +441,7 @@ impl<T> Pool<T> {
     /// A lookup failed: the handle is stale, or (caught here) from another tagged pool.
     #[inline]
     fn miss(&self, handle: Handle<T>) {
-        miss(self.generations, handle);
+        self.generations.check_foreign(handle);
     }
 
     /// Removes and returns the value `handle` points to, or `None` if it was already removed
@@ -603,36 +603,6 @@ impl<T> Pool<T> {
             }
         }
         None
-    }
-}
-
-/// A lookup missed. Stale handles just miss; a handle whose generation carries another pool's
-/// tag panics (only tagged, i.e. debug-build, pools can tell).
-#[inline]
-fn miss<T>(generations: Generations, handle: Handle<T>) {
-    if !generations.owns(handle.generation().get()) {
-        foreign_handle(generations, handle);
-    }
-}
-
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn foreign_handle<T>(generations: Generations, handle: Handle<T>) -> ! {
-    match (
-        generation::tag_of(handle.generation().get()),
-        generations.tag(),
-    ) {
-        (theirs, Some(ours)) => panic!(
-            "{handle:?} was made by a different Pool<{ty}> (tag {theirs:?}) than this one (tag \
-             {ours}); a handle is only valid in the pool that returned it",
-            ty = core::any::type_name::<T>()
-        ),
-        (_, None) => panic!(
-            "{handle:?} was made by a debug-build Pool<{ty}>, not this one; a handle is only \
-             valid in the pool that returned it",
-            ty = core::any::type_name::<T>()
-        ),
     }
 }
 

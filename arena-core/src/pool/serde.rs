@@ -141,7 +141,7 @@ impl<T> Pool<T> {
         let mut chunks = match r.chunk {
             None => Chunks::fixed(r.capacity, generations.first()),
             Some(len) => {
-                if !len.is_power_of_two() || r.capacity < len || r.capacity % len != 0 {
+                if !len.is_power_of_two() || r.capacity < len || !r.capacity.is_multiple_of(len) {
                     return Err(format!(
                         "capacity {} is not a whole number of chunks of {len} slots",
                         r.capacity
