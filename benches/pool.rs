@@ -54,120 +54,49 @@ trait Container {
     fn sum(&self) -> u64;
 }
 
-impl Container for Pool<Payload> {
-    type Key = Handle<Payload>;
-    const NAME: &'static str = "arena-kit Pool";
-    fn with_capacity(n: usize) -> Self {
-        Pool::with_capacity(n)
-    }
-    #[inline]
-    fn insert(&mut self, value: Payload) -> Self::Key {
-        Pool::insert(self, value)
-    }
-    #[inline]
-    fn remove(&mut self, key: Self::Key) -> Option<Payload> {
-        Pool::remove(self, key)
-    }
-    #[inline]
-    fn get(&self, key: Self::Key) -> Option<&Payload> {
-        Pool::get(self, key)
-    }
-    fn sum(&self) -> u64 {
-        self.iter().map(|(_, p)| p.value).sum()
-    }
+/// A container whose API already has the `Container` shape (ours and the peers).
+macro_rules! peer {
+    ($ty:ty, $key:ty, $name:literal, $remove:ident) => {
+        impl Container for $ty {
+            type Key = $key;
+            const NAME: &'static str = $name;
+            fn with_capacity(n: usize) -> Self {
+                <$ty>::with_capacity(n)
+            }
+            #[inline]
+            fn insert(&mut self, value: Payload) -> Self::Key {
+                <$ty>::insert(self, value)
+            }
+            #[inline]
+            fn remove(&mut self, key: Self::Key) -> Option<Payload> {
+                <$ty>::$remove(self, key)
+            }
+            #[inline]
+            fn get(&self, key: Self::Key) -> Option<&Payload> {
+                <$ty>::get(self, key)
+            }
+            fn sum(&self) -> u64 {
+                self.iter().map(|(_, p)| p.value).sum()
+            }
+        }
+    };
 }
 
-impl Container for slotmap::SlotMap<slotmap::DefaultKey, Payload> {
-    type Key = slotmap::DefaultKey;
-    const NAME: &'static str = "slotmap SlotMap";
-    fn with_capacity(n: usize) -> Self {
-        slotmap::SlotMap::with_capacity(n)
-    }
-    #[inline]
-    fn insert(&mut self, value: Payload) -> Self::Key {
-        slotmap::SlotMap::insert(self, value)
-    }
-    #[inline]
-    fn remove(&mut self, key: Self::Key) -> Option<Payload> {
-        slotmap::SlotMap::remove(self, key)
-    }
-    #[inline]
-    fn get(&self, key: Self::Key) -> Option<&Payload> {
-        slotmap::SlotMap::get(self, key)
-    }
-    fn sum(&self) -> u64 {
-        self.iter().map(|(_, p)| p.value).sum()
-    }
-}
-
-impl Container for slotmap::DenseSlotMap<slotmap::DefaultKey, Payload> {
-    type Key = slotmap::DefaultKey;
-    const NAME: &'static str = "slotmap DenseSlotMap";
-    fn with_capacity(n: usize) -> Self {
-        slotmap::DenseSlotMap::with_capacity(n)
-    }
-    #[inline]
-    fn insert(&mut self, value: Payload) -> Self::Key {
-        slotmap::DenseSlotMap::insert(self, value)
-    }
-    #[inline]
-    fn remove(&mut self, key: Self::Key) -> Option<Payload> {
-        slotmap::DenseSlotMap::remove(self, key)
-    }
-    #[inline]
-    fn get(&self, key: Self::Key) -> Option<&Payload> {
-        slotmap::DenseSlotMap::get(self, key)
-    }
-    fn sum(&self) -> u64 {
-        self.iter().map(|(_, p)| p.value).sum()
-    }
-}
-
-impl Container for thunderdome::Arena<Payload> {
-    type Key = thunderdome::Index;
-    const NAME: &'static str = "thunderdome";
-    fn with_capacity(n: usize) -> Self {
-        thunderdome::Arena::with_capacity(n)
-    }
-    #[inline]
-    fn insert(&mut self, value: Payload) -> Self::Key {
-        thunderdome::Arena::insert(self, value)
-    }
-    #[inline]
-    fn remove(&mut self, key: Self::Key) -> Option<Payload> {
-        thunderdome::Arena::remove(self, key)
-    }
-    #[inline]
-    fn get(&self, key: Self::Key) -> Option<&Payload> {
-        thunderdome::Arena::get(self, key)
-    }
-    fn sum(&self) -> u64 {
-        self.iter().map(|(_, p)| p.value).sum()
-    }
-}
-
-impl Container for slab::Slab<Payload> {
-    type Key = usize;
-    const NAME: &'static str = "slab";
-    fn with_capacity(n: usize) -> Self {
-        slab::Slab::with_capacity(n)
-    }
-    #[inline]
-    fn insert(&mut self, value: Payload) -> Self::Key {
-        slab::Slab::insert(self, value)
-    }
-    #[inline]
-    fn remove(&mut self, key: Self::Key) -> Option<Payload> {
-        slab::Slab::try_remove(self, key)
-    }
-    #[inline]
-    fn get(&self, key: Self::Key) -> Option<&Payload> {
-        slab::Slab::get(self, key)
-    }
-    fn sum(&self) -> u64 {
-        self.iter().map(|(_, p)| p.value).sum()
-    }
-}
+peer!(Pool<Payload>, Handle<Payload>, "arena-kit Pool", remove);
+peer!(slotmap::SlotMap<slotmap::DefaultKey, Payload>, slotmap::DefaultKey, "slotmap SlotMap", remove);
+peer!(
+    slotmap::DenseSlotMap<slotmap::DefaultKey, Payload>,
+    slotmap::DefaultKey,
+    "slotmap DenseSlotMap",
+    remove
+);
+peer!(
+    thunderdome::Arena<Payload>,
+    thunderdome::Index,
+    "thunderdome",
+    remove
+);
+peer!(slab::Slab<Payload>, usize, "slab", try_remove);
 
 /// The naive baseline: `Vec<Option<T>>` plus a stack of free indexes (no generations, so stale
 /// keys are not caught).

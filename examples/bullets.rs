@@ -21,7 +21,7 @@ struct Bullet {
 const POOL_SIZE: usize = 256;
 const SHOTS_PER_FRAME: usize = 6;
 const RANGE: f32 = 400.0;
-const LIFETIME: u16 = 90;
+const LIFETIME: u16 = 43;
 
 fn report(stats: &PoolStats) {
     println!(

@@ -491,3 +491,37 @@ fn debug_prints_live_values() {
     assert!(text.contains("\"x\""), "{text}");
     assert!(text.contains(&format!("{a:?}")));
 }
+
+#[test]
+fn pool_and_handles_cross_threads() {
+    fn send_sync<X: Send + Sync>() {}
+    send_sync::<Pool<u64>>();
+    send_sync::<Handle<std::rc::Rc<u8>>>(); // a handle is plain data whatever T is
+}
+
+#[test]
+fn clone_is_a_snapshot_with_the_same_future() {
+    let drops = Rc::new(Cell::new(0));
+    let mut pool = Pool::growable(2);
+    let hs: Vec<_> = (0..5)
+        .map(|i| pool.insert(Rc::new(DropCounter::new(i, &drops))))
+        .collect();
+    pool.remove(hs[3]);
+    pool.remove(hs[1]);
+    let mut snapshot = pool.clone();
+    assert_eq!(snapshot.stats(), pool.stats());
+    for h in &hs {
+        assert_eq!(snapshot.get(*h).map(|v| v.id), pool.get(*h).map(|v| v.id));
+    }
+    for i in 10..14 {
+        let v = Rc::new(DropCounter::new(i, &drops));
+        assert_eq!(snapshot.insert(Rc::clone(&v)), pool.insert(v));
+    }
+    drop(snapshot);
+    drop(pool);
+    assert_eq!(
+        drops.get(),
+        9,
+        "shared values dropped once, when both pools are gone"
+    );
+}

@@ -75,6 +75,28 @@ impl<T> Chunks<T> {
         Some(chunks)
     }
 
+    /// `capacity` slots laid out as a fixed pool (`chunk_len` = `None`) or as whole chunks of
+    /// `chunk_len` (a power of two); `None` if out of memory or the layout is impossible.
+    pub(crate) fn with_layout(
+        chunk_len: Option<u32>,
+        capacity: u32,
+        generation: u32,
+    ) -> Option<Self> {
+        let Some(len) = chunk_len else {
+            return Chunks::fixed(capacity, generation);
+        };
+        if !len.is_power_of_two() || capacity < len || !capacity.is_multiple_of(len) {
+            return None;
+        }
+        let mut chunks = Chunks::growable(len.trailing_zeros(), generation)?;
+        while chunks.capacity < capacity {
+            if !chunks.grow(generation) {
+                return None;
+            }
+        }
+        Some(chunks)
+    }
+
     /// The number of slots.
     #[inline]
     pub(crate) const fn capacity(&self) -> u32 {

@@ -50,6 +50,33 @@ impl<'a, T> Blocks<'a, T> {
     }
 }
 
+/// The walk shared by [`Iter`] and [`IterMut`]: yields the next occupied slot (read with
+/// `$occupied`) with its handle, opening the next block with `$open` when one runs out, and stops
+/// once `remaining` live values have been seen.
+macro_rules! walk_live {
+    ($it:ident, $occupied:ident, |$ptr:ident, $len:ident| $open:expr) => {{
+        while $it.remaining > 0 {
+            match $it.slots.next() {
+                Some(slot) => {
+                    let index = $it.index;
+                    $it.index += 1;
+                    if let Some((generation, value)) = slot.$occupied() {
+                        $it.remaining -= 1;
+                        return Some((Handle::new(index, Generations::occupy(generation)), value));
+                    }
+                }
+                None => {
+                    let (start, block, $len) = $it.blocks.next()?;
+                    let $ptr = block.as_ptr();
+                    $it.slots = $open;
+                    $it.index = start;
+                }
+            }
+        }
+        None
+    }};
+}
+
 /// Live values with their handles, in slot order: [`Pool::iter`].
 pub struct Iter<'a, T> {
     slots: slice::Iter<'a, Slot<T>>,
@@ -75,26 +102,12 @@ impl<'a, T> Iterator for Iter<'a, T> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        while self.remaining > 0 {
-            match self.slots.next() {
-                Some(slot) => {
-                    let index = self.index;
-                    self.index += 1;
-                    if let Some((generation, value)) = slot.occupied() {
-                        self.remaining -= 1;
-                        return Some((Handle::new(index, Generations::occupy(generation)), value));
-                    }
-                }
-                None => {
-                    let (start, ptr, len) = self.blocks.next()?;
-                    // SAFETY: the block has at least `len` initialized slots, shared-borrowed
-                    // for 'a through `blocks.chunks`.
-                    self.slots = unsafe { slice::from_raw_parts(ptr.as_ptr(), len) }.iter();
-                    self.index = start;
-                }
-            }
+        // SAFETY: the block has at least `len` initialized slots, shared-borrowed for 'a
+        // through `blocks.chunks`.
+        walk_live!(self, occupied, |ptr, len| unsafe {
+            slice::from_raw_parts(ptr, len)
         }
-        None
+        .iter())
     }
 
     #[inline]
@@ -143,27 +156,12 @@ impl<'a, T> Iterator for IterMut<'a, T> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        while self.remaining > 0 {
-            match self.slots.next() {
-                Some(slot) => {
-                    let index = self.index;
-                    self.index += 1;
-                    if let Some((generation, value)) = slot.occupied_mut() {
-                        self.remaining -= 1;
-                        return Some((Handle::new(index, Generations::occupy(generation)), value));
-                    }
-                }
-                None => {
-                    let (start, ptr, len) = self.blocks.next()?;
-                    // SAFETY: the block has at least `len` initialized slots; the pool is
-                    // borrowed mutably for 'a and the blocks never overlap, so each slot is
-                    // handed out once.
-                    self.slots = unsafe { slice::from_raw_parts_mut(ptr.as_ptr(), len) }.iter_mut();
-                    self.index = start;
-                }
-            }
+        // SAFETY: the block has at least `len` initialized slots; the pool is borrowed mutably
+        // for 'a and the blocks never overlap, so each slot is handed out once.
+        walk_live!(self, occupied_mut, |ptr, len| unsafe {
+            slice::from_raw_parts_mut(ptr, len)
         }
-        None
+        .iter_mut())
     }
 
     #[inline]

@@ -619,6 +619,46 @@ impl<T> Drop for Pool<T> {
     }
 }
 
+/// A copy with the same slots, generations, free list and counters: every handle of `self` is
+/// valid in the clone and the next inserts return the same handles in both (a snapshot for
+/// rollback). The clone shares the original's debug tag.
+impl<T: Clone> Clone for Pool<T> {
+    fn clone(&self) -> Self {
+        let chunks = Chunks::with_layout(
+            self.chunks.chunk_len(),
+            self.chunks.capacity(),
+            self.generations.first(),
+        );
+        let chunks = chunks
+            .unwrap_or_else(|| panic!("Pool::clone: out of memory for {} slots", self.capacity()));
+        let mut copy = Self::from_parts(chunks, self.generations);
+        for index in 0..self.high_water {
+            let from = self.chunks.get(index).expect("index below high water");
+            let to = copy.chunks.get_mut(index).expect("same capacity");
+            match from.content() {
+                slot::Content::Occupied(value) => {
+                    to.occupy(value.clone(), from.generation());
+                    // Counted as it goes, so a panicking `clone` leaves a pool that drops what
+                    // was cloned so far.
+                    copy.len += 1;
+                    copy.high_water = index + 1;
+                }
+                slot::Content::Vacant(next) => {
+                    *to = Slot::vacant(from.generation());
+                    to.set_next_free(next);
+                }
+            }
+        }
+        copy.high_water = self.high_water;
+        copy.free_head = self.free_head;
+        copy.peak_live = self.peak_live;
+        copy.inserts = self.inserts;
+        copy.removes = self.removes;
+        copy.retired = self.retired;
+        copy
+    }
+}
+
 /// Panics if `handle` is stale, with a message saying so.
 impl<T> Index<Handle<T>> for Pool<T> {
     type Output = T;

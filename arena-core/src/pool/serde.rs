@@ -138,25 +138,16 @@ impl<T> Pool<T> {
     fn from_repr(r: Repr<T>) -> Result<Self, alloc::string::String> {
         let generations = Generations::from_raw(r.generation_tag, r.first_generation)
             .ok_or("invalid generation_tag or first_generation")?;
-        let mut chunks = match r.chunk {
-            None => Chunks::fixed(r.capacity, generations.first()),
-            Some(len) => {
-                if !len.is_power_of_two() || r.capacity < len || !r.capacity.is_multiple_of(len) {
-                    return Err(format!(
-                        "capacity {} is not a whole number of chunks of {len} slots",
-                        r.capacity
-                    ));
-                }
-                let mut chunks = Chunks::growable(len.trailing_zeros(), generations.first());
-                while let Some(c) = chunks.as_mut().filter(|c| c.capacity() < r.capacity) {
-                    if !c.grow(generations.first()) {
-                        chunks = None;
-                    }
-                }
-                chunks
-            }
+        if let Some(len) = r.chunk
+            && (!len.is_power_of_two() || r.capacity < len || !r.capacity.is_multiple_of(len))
+        {
+            return Err(format!(
+                "capacity {} is not a whole number of chunks of {len} slots",
+                r.capacity
+            ));
         }
-        .ok_or_else(|| format!("out of memory allocating {} slots", r.capacity))?;
+        let mut chunks = Chunks::with_layout(r.chunk, r.capacity, generations.first())
+            .ok_or_else(|| format!("out of memory allocating {} slots", r.capacity))?;
         if r.slots.len() > r.capacity as usize {
             return Err(format!(
                 "{} slots listed for a capacity of {}",

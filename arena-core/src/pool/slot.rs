@@ -120,7 +120,6 @@ impl<T> Slot<T> {
 
     /// Re-links a vacant slot. Does nothing to an occupied one (and asserts in debug builds).
     #[inline]
-    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub(crate) fn set_next_free(&mut self, next: u32) {
         debug_assert!(!self.is_occupied());
         if !self.is_occupied() {
