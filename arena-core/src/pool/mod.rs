@@ -34,7 +34,7 @@
 //!
 //! # Design
 //!
-//! - **Slots** ([`slot`](self)): a `union` of the value and the next-free index, plus a `u32`
+//! - **Slots**: a `union` of the value and the next-free index, plus a `u32`
 //!   generation that is odd while the slot holds a value (slotmap's layout). A 64-byte value takes
 //!   a 72-byte slot.
 //! - **Handles**: `u32` index + `NonZeroU32` generation = 8 bytes; the generation is never zero
@@ -67,7 +67,6 @@ mod serde;
 mod slot;
 
 use core::fmt;
-use core::num::NonZeroU32;
 use core::ops::{Index, IndexMut};
 
 pub use chunks::MAX_CAPACITY;
@@ -110,8 +109,9 @@ pub struct Pool<T> {
     len: u32,
     generations: Generations,
     peak_live: u32,
+    /// Values inserted over the pool's life; removals are `inserts - len`, so the hot path keeps
+    /// one counter instead of two.
     inserts: u64,
-    removes: u64,
     retired: u32,
     drop_report: Option<fn(&PoolStats)>,
 }
@@ -220,7 +220,6 @@ impl<T> Pool<T> {
             generations,
             peak_live: 0,
             inserts: 0,
-            removes: 0,
             retired: 0,
             drop_report: None,
         }
@@ -256,7 +255,7 @@ impl<T> Pool<T> {
             capacity: self.capacity(),
             peak_live: self.peak_live as usize,
             inserts: self.inserts,
-            removes: self.removes,
+            removes: self.inserts - u64::from(self.len),
             retired: self.retired as usize,
             blocks: self.chunks.blocks(),
         }
@@ -282,7 +281,7 @@ impl<T> Pool<T> {
 
     /// The index of the slot the next insert would use, growing the pool if needed, or `None` if
     /// full. Changes nothing but the capacity.
-    #[inline]
+    #[inline(always)]
     fn next_slot(&mut self) -> Option<u32> {
         if self.free_head != NO_SLOT {
             Some(self.free_head)
@@ -300,25 +299,20 @@ impl<T> Pool<T> {
             .then_some(self.high_water)
     }
 
-    /// Inserts a value built from its own handle, if there is room; otherwise hands back `f`.
-    #[inline]
-    fn try_insert_inner<F: FnOnce(Handle<T>) -> T>(&mut self, f: F) -> Result<Handle<T>, F> {
-        let Some(index) = self.next_slot() else {
-            return Err(f);
-        };
-        let slot = self
-            .chunks
-            .get(index)
-            .expect("next_slot returns a slot index");
-        let generation = Generations::occupy(slot.generation());
-        let handle = Handle::new(index, generation);
-        // Build the value before touching the bookkeeping: if `f` panics, nothing changed.
-        let value = f(handle);
+    /// Puts the value `f` builds from its handle into slot `index`, which [`next_slot`]
+    /// returned. If `f` panics, nothing has changed.
+    ///
+    /// [`next_slot`]: Self::next_slot
+    #[inline(always)]
+    fn fill(&mut self, index: u32, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
         let free_head = self.free_head;
         let slot = self
             .chunks
             .get_mut(index)
             .expect("next_slot returns a slot index");
+        let generation = Generations::occupy(slot.generation());
+        let handle = Handle::new(index, generation);
+        let value = f(handle);
         if index == free_head {
             self.free_head = slot.next_free().expect("the free-list head is vacant");
         } else {
@@ -330,19 +324,16 @@ impl<T> Pool<T> {
         if self.len > self.peak_live {
             self.peak_live = self.len;
         }
-        Ok(handle)
+        handle
     }
 
     /// Inserts `value` and returns its handle, or gives it back inside [`PoolFull`] if every slot
     /// is in use (and the pool cannot grow). O(1).
-    #[inline]
+    #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
-        match self.try_insert_inner(|_| value) {
-            Ok(handle) => Ok(handle),
-            Err(f) => Err(PoolFull::new(
-                f(Handle::new(0, NonZeroU32::MIN)),
-                self.capacity(),
-            )),
+        match self.next_slot() {
+            Some(index) => Ok(self.fill(index, |_| value)),
+            None => Err(PoolFull::new(value, self.capacity())),
         }
     }
 
@@ -351,12 +342,12 @@ impl<T> Pool<T> {
     /// # Panics
     /// If the pool is full, with a message naming its capacity; see
     /// [`try_insert`](Self::try_insert).
-    #[inline]
+    #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        match self.try_insert_inner(|_| value) {
-            Ok(handle) => handle,
-            Err(_) => self.full_panic(),
+        match self.next_slot() {
+            Some(index) => self.fill(index, |_| value),
+            None => self.full_panic(),
         }
     }
 
@@ -375,16 +366,17 @@ impl<T> Pool<T> {
     /// If the pool is full (before calling `f`); see [`try_insert_with`](Self::try_insert_with).
     #[track_caller]
     pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
-        match self.try_insert_inner(f) {
-            Ok(handle) => handle,
-            Err(_) => self.full_panic(),
+        match self.next_slot() {
+            Some(index) => self.fill(index, f),
+            None => self.full_panic(),
         }
     }
 
     /// As [`insert_with`](Self::insert_with), but returns `None` without calling `f` if the pool
     /// is full.
     pub fn try_insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Option<Handle<T>> {
-        self.try_insert_inner(f).ok()
+        let index = self.next_slot()?;
+        Some(self.fill(index, f))
     }
 
     #[cold]
@@ -405,7 +397,7 @@ impl<T> Pool<T> {
     #[inline]
     pub fn get(&self, handle: Handle<T>) -> Option<&T> {
         if let Some(slot) = self.chunks.get(handle.index())
-            && let Some(value) = slot.get(handle.generation().get())
+            && let Some(value) = slot.get(handle.generation())
         {
             return Some(value);
         }
@@ -421,7 +413,7 @@ impl<T> Pool<T> {
     pub fn get_mut(&mut self, handle: Handle<T>) -> Option<&mut T> {
         let generation = self.generations;
         if let Some(slot) = self.chunks.get_mut(handle.index())
-            && let Some(value) = slot.get_mut(handle.generation().get())
+            && let Some(value) = slot.get_mut(handle.generation())
         {
             return Some(value);
         }
@@ -452,14 +444,32 @@ impl<T> Pool<T> {
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
+        let index = handle.index();
         let generation = handle.generation().get();
-        match self.chunks.get(handle.index()) {
-            Some(slot) if slot.generation() == generation => Some(self.remove_at(handle.index())),
-            _ => {
-                self.miss(handle);
-                None
+        let free_head = self.free_head;
+        let generations = self.generations;
+        let Some(slot) = self
+            .chunks
+            .get_mut(index)
+            .filter(|s| s.generation() == generation)
+        else {
+            self.miss(handle);
+            return None;
+        };
+        let value = match generations.vacate(generation) {
+            Some(vacant) => {
+                let value = slot.vacate(vacant, free_head);
+                self.free_head = index;
+                value
             }
-        }
+            None => {
+                let value = slot.vacate(generations.retired(), NO_SLOT);
+                self.retired += 1;
+                value
+            }
+        };
+        self.len -= 1;
+        Some(value)
     }
 
     /// Removes the value in occupied slot `index`.
@@ -484,7 +494,6 @@ impl<T> Pool<T> {
             }
         };
         self.len -= 1;
-        self.removes += 1;
         value
     }
 
@@ -653,7 +662,6 @@ impl<T: Clone> Clone for Pool<T> {
         copy.free_head = self.free_head;
         copy.peak_live = self.peak_live;
         copy.inserts = self.inserts;
-        copy.removes = self.removes;
         copy.retired = self.retired;
         copy
     }

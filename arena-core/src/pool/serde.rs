@@ -59,7 +59,6 @@ const FIELDS: &[&str] = &[
     "free_list",
     "peak_live",
     "inserts",
-    "removes",
 ];
 
 /// The used slots as a sequence of `(generation, Option<value>)`.
@@ -110,7 +109,6 @@ impl<T: Serialize> Serialize for Pool<T> {
         s.serialize_field("free_list", &FreeOut(self))?;
         s.serialize_field("peak_live", &self.peak_live)?;
         s.serialize_field("inserts", &self.inserts)?;
-        s.serialize_field("removes", &self.removes)?;
         s.end()
     }
 }
@@ -125,7 +123,6 @@ struct Repr<T> {
     free_list: Vec<u32>,
     peak_live: u32,
     inserts: u64,
-    removes: u64,
 }
 
 impl<T> Pool<T> {
@@ -198,8 +195,13 @@ impl<T> Pool<T> {
         pool.len = len;
         pool.retired = high_water - len - r.free_list.len() as u32;
         pool.peak_live = r.peak_live.max(len);
+        if r.inserts < u64::from(len) {
+            return Err(format!(
+                "inserts {} is below the {len} live values",
+                r.inserts
+            ));
+        }
         pool.inserts = r.inserts;
-        pool.removes = r.removes;
         Ok(pool)
     }
 }
@@ -213,7 +215,6 @@ enum Field {
     FreeList,
     PeakLive,
     Inserts,
-    Removes,
     Unknown,
 }
 
@@ -235,7 +236,6 @@ impl<'de> Deserialize<'de> for Field {
                     "free_list" => Field::FreeList,
                     "peak_live" => Field::PeakLive,
                     "inserts" => Field::Inserts,
-                    "removes" => Field::Removes,
                     _ => Field::Unknown,
                 })
             }
@@ -281,15 +281,13 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for PoolVisitor<T> {
             free_list: element!(),
             peak_live: element!(),
             inserts: element!(),
-            removes: element!(),
         };
         Pool::from_repr(repr).map_err(de::Error::custom)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pool<T>, A::Error> {
         let (mut tag, mut first, mut chunk, mut capacity) = (None, None, None, None);
-        let (mut slots, mut free_list, mut peak, mut inserts, mut removes) =
-            (None, None, None, None, None);
+        let (mut slots, mut free_list, mut peak, mut inserts) = (None, None, None, None);
         while let Some(key) = map.next_key()? {
             match key {
                 Field::GenerationTag => tag = Some(map.next_value()?),
@@ -300,7 +298,6 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for PoolVisitor<T> {
                 Field::FreeList => free_list = Some(map.next_value()?),
                 Field::PeakLive => peak = Some(map.next_value()?),
                 Field::Inserts => inserts = Some(map.next_value()?),
-                Field::Removes => removes = Some(map.next_value()?),
                 Field::Unknown => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
@@ -314,8 +311,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for PoolVisitor<T> {
             slots: missing(slots, "slots")?,
             free_list: missing(free_list, "free_list")?,
             peak_live: peak.unwrap_or(0),
-            inserts: inserts.unwrap_or(0),
-            removes: removes.unwrap_or(0),
+            inserts: missing(inserts, "inserts")?,
         };
         Pool::from_repr(repr).map_err(de::Error::custom)
     }

@@ -6,6 +6,7 @@
 //! here, behind accessors that check the generation first; the pool is written against them.
 
 use core::mem::{self, ManuallyDrop};
+use core::num::NonZeroU32;
 use core::ptr;
 
 use crate::poison;
@@ -67,22 +68,27 @@ impl<T> Slot<T> {
         }
     }
 
-    /// The value, if the slot is occupied with exactly this generation.
+    /// The value, if the slot is occupied with exactly this (handle's) generation. A handle's
+    /// generation is odd (an invariant `Handle::new` asserts), so equality alone proves the slot
+    /// is occupied: one compare, as in slotmap.
     #[inline]
-    pub(crate) fn get(&self, generation: u32) -> Option<&T> {
-        if self.generation == generation && self.is_occupied() {
-            // SAFETY: the generation is odd, so `value` is initialized.
+    pub(crate) fn get(&self, generation: NonZeroU32) -> Option<&T> {
+        debug_assert!(generation.get() & 1 == 1);
+        if self.generation == generation.get() {
+            // SAFETY: the slot's generation equals a handle generation, which is odd, so the
+            // slot is occupied and `value` is initialized.
             Some(unsafe { &self.cell.value })
         } else {
             None
         }
     }
 
-    /// The value mutably, if the slot is occupied with exactly this generation.
+    /// The value mutably, if the slot is occupied with exactly this (handle's) generation.
     #[inline]
-    pub(crate) fn get_mut(&mut self, generation: u32) -> Option<&mut T> {
-        if self.generation == generation && self.is_occupied() {
-            // SAFETY: the generation is odd, so `value` is initialized.
+    pub(crate) fn get_mut(&mut self, generation: NonZeroU32) -> Option<&mut T> {
+        debug_assert!(generation.get() & 1 == 1);
+        if self.generation == generation.get() {
+            // SAFETY: as in `get`: equal to an odd handle generation means occupied.
             Some(unsafe { &mut self.cell.value })
         } else {
             None
