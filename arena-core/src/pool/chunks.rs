@@ -8,6 +8,7 @@
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
+use core::alloc::Layout;
 use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 
@@ -36,12 +37,23 @@ unsafe impl<T: Send> Send for Chunks<T> {}
 unsafe impl<T: Sync> Sync for Chunks<T> {}
 
 /// Allocates `len` vacant slots of generation `generation`, or `None` if out of memory.
+///
+/// When `generation` is 0 (every release-build pool with the full generation budget), the block
+/// comes from the allocator already zeroed: all-zero bytes are a vacant slot of generation 0, and
+/// a fresh block's pages are only touched when values first arrive, as with a `Vec` that grows.
 fn alloc_block<T>(len: u32, generation: u32) -> Option<NonNull<Slot<T>>> {
-    let mut block: Vec<Slot<T>> = Vec::new();
-    block.try_reserve_exact(len as usize).ok()?;
-    block.extend((0..len).map(|_| Slot::vacant(generation)));
-    let raw = Box::into_raw(block.into_boxed_slice());
-    NonNull::new(raw.cast::<Slot<T>>())
+    let layout = Layout::array::<Slot<T>>(len as usize).ok()?;
+    if generation != 0 || layout.size() == 0 {
+        let mut block: Vec<Slot<T>> = Vec::new();
+        block.try_reserve_exact(len as usize).ok()?;
+        block.extend((0..len).map(|_| Slot::vacant(generation)));
+        let raw = Box::into_raw(block.into_boxed_slice());
+        return NonNull::new(raw.cast::<Slot<T>>());
+    }
+    // SAFETY: the layout has a non-zero size. Zero bytes are a valid `Slot<T>`: a `u32`
+    // generation 0 (even: vacant) and a union whose `next_free` field reads 0; the value field
+    // is never read while the generation is even.
+    NonNull::new(unsafe { alloc::alloc::alloc_zeroed(layout) }.cast::<Slot<T>>())
 }
 
 /// Frees a block made by [`alloc_block`].
@@ -49,8 +61,10 @@ fn alloc_block<T>(len: u32, generation: u32) -> Option<NonNull<Slot<T>>> {
 /// # Safety
 /// - `block` came from `alloc_block::<T>(len, _)` and is not used afterwards.
 unsafe fn free_block<T>(block: NonNull<Slot<T>>, len: u32) {
-    // SAFETY: the caller guarantees `block` is a boxed slice of `len` slots; slots have no drop
-    // glue of their own (values are dropped by the pool before this).
+    // SAFETY: the caller guarantees `block` holds `len` slots allocated with the global
+    // allocator and the layout of `[Slot<T>; len]` (a boxed slice, or `alloc_zeroed` with
+    // `Layout::array`, which is the layout `Box<[Slot<T>]>` frees with); slots have no drop glue
+    // of their own (values are dropped by the pool before this).
     drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(block.as_ptr(), len as usize)) });
 }
 

