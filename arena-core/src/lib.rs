@@ -10,6 +10,7 @@
 //! | [`layout`] | you want to know, or assert at compile time, what a struct costs in bytes |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
 //! | [`pool`] | many objects of one type with independent lifetimes (bullets, enemies), referred to by generational handles |
+//! | [`tags`] | you want to know which subsystem owns every byte, keep subsystems inside budgets, and catch leaks (names, tags, budgets, reports, CSV/JSON/SVG) |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -24,6 +25,7 @@ pub mod layout;
 pub mod poison;
 #[cfg(feature = "alloc")]
 pub mod pool;
+pub mod tags;
 
 #[cfg(feature = "std")]
 pub use arena::scratch;

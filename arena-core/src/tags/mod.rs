@@ -1,0 +1,85 @@
+//! Memory tags, budgets and reports: who owns every byte, across every allocator.
+//!
+//! The seeds' per-subsystem tracking ("when total memory creeps up over a two-hour session, who
+//! is using it?") without a global tracker: each allocator keeps its own counters, as it already
+//! does, and a [`Tracked`] wrapper gives it a name, a [`Tag`] (your own `enum MemoryTag`, with
+//! parents for hierarchies like `Rendering/Particles`) and optionally a [`Budget`]. Once a frame,
+//! a [`Registry`] reads every live allocator into a [`Report`] (current, peak, live allocations,
+//! reserved bytes and budget per tag and per allocator), checks tag budgets and keeps a
+//! [`History`], which exports to CSV, JSON and an SVG chart.
+//!
+//! **Pick it** to see where memory goes, to keep subsystems inside budgets, and to catch pools
+//! and heaps dropped with live values (leak reports in debug builds).
+//! **Costs:** an untracked allocator pays nothing. A tracked one pays one compare per allocation
+//! for its budget check (see `BENCHMARKS.md`); no lock, no shared atomic, no global state.
+//! Reading counters happens only when a report is taken.
+//! **Not for** per-allocation call stacks or per-allocation tags inside one allocator: the tag
+//! belongs to the allocator (as in the seeds, Unreal's LLM scopes aside), so give each subsystem
+//! its own allocators.
+//!
+//! | policy | what happens when an allocation would go over budget |
+//! | --- | --- |
+//! | [`Policy::Warn`] | it succeeds, and a warning goes to the `log` facade once per crossing |
+//! | [`Policy::Fail`] | the `try_` form returns [`Refused::OverBudget`] with a [`BudgetExceeded`]; nothing is allocated |
+//! | [`Policy::Panic`] | it panics with the [`BudgetExceeded`] text |
+//!
+//! An allocator's own budget is checked on every allocation made through its [`Tracked`]
+//! wrapper. A tag's budget ([`Registry::set_budget`]) covers all its allocators and its child
+//! tags, and is checked when the frame ends ([`Registry::end_frame`]): a per-allocation check of
+//! a shared total would need a shared counter on every allocation path.
+//!
+//! ```
+//! use arena_core::arena::Arena;
+//! use arena_core::pool::Pool;
+//! use arena_core::tags::{Registry, Tag, Tracked};
+//!
+//! #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+//! enum MemoryTag { Physics, AI }
+//!
+//! impl Tag for MemoryTag {
+//!     fn name(&self) -> &'static str {
+//!         match self { MemoryTag::Physics => "Physics", MemoryTag::AI => "AI" }
+//!     }
+//! }
+//!
+//! let mut bodies = Tracked::new(Pool::with_capacity(64), "rigid bodies", MemoryTag::Physics);
+//! let mut paths = Tracked::new(Arena::with_capacity(4096), "pathfinding", MemoryTag::AI);
+//! let mut registry = Registry::new();
+//! for _ in 0..64 {
+//!     bodies.insert([0u8; 64]);
+//! }
+//! paths.alloc([0u8; 2048]);
+//! let report = registry.end_frame(&[&bodies, &paths]).unwrap();
+//! assert_eq!(report.totals().to_string(), "Physics: 4096 bytes\nAI: 2048 bytes\n");
+//! bodies.clear(); // or `forgive_leaks()`: a pool dropped with live values is reported
+//! ```
+
+mod arena;
+mod budget;
+#[cfg(feature = "alloc")]
+mod export;
+#[cfg(feature = "alloc")]
+mod history;
+#[cfg(feature = "alloc")]
+mod pool;
+#[cfg(feature = "alloc")]
+mod registry;
+#[cfg(feature = "alloc")]
+mod report;
+#[cfg(feature = "alloc")]
+mod svg;
+mod tag;
+mod tracked;
+mod usage;
+
+pub use arena::BumpAllocator;
+pub use budget::{Budget, BudgetExceeded, Policy};
+#[cfg(feature = "alloc")]
+pub use history::{FrameSample, History};
+#[cfg(feature = "alloc")]
+pub use registry::{DEFAULT_HISTORY, OverBudget, Registry};
+#[cfg(feature = "alloc")]
+pub use report::{AllocatorRow, Report, TagRow, Totals};
+pub use tag::{MAX_DEPTH, Tag, TagPath};
+pub use tracked::{Leak, Refused, Source, Tracked};
+pub use usage::{MemoryUsage, Usage};

@@ -1,0 +1,135 @@
+//! [`Usage`] and [`MemoryUsage`]: the counters every allocator already keeps, read in one shape.
+//!
+//! Nothing here runs on the allocation path: each allocator keeps its own plain counters (the
+//! arena's bump pointer and high-water mark, the pool's length and peak, ...) and these impls only
+//! read them when a report is taken.
+
+use core::ops::Add;
+
+use crate::arena::{Arena, BufferArena};
+#[cfg(feature = "alloc")]
+use crate::arena::{Frame, FrameArena};
+#[cfg(feature = "alloc")]
+use crate::pool::Pool;
+
+/// What one allocator (or every allocator of a tag) holds, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct Usage {
+    /// Bytes handed out now (arenas count alignment padding; pools count live values).
+    pub current: usize,
+    /// The highest `current` reached (for a sum over allocators: the sum of their peaks, an upper
+    /// bound on the peak of the sum).
+    pub peak: usize,
+    /// Live allocations: arena allocations since the last reset, pool values, heap blocks.
+    pub allocations: usize,
+    /// Bytes the allocator holds for its use, handed out or not (an arena's capacity, a pool's
+    /// slots, a heap's block space).
+    pub reserved: usize,
+}
+
+impl Add for Usage {
+    type Output = Usage;
+    fn add(self, o: Usage) -> Usage {
+        Usage {
+            current: self.current.saturating_add(o.current),
+            peak: self.peak.saturating_add(o.peak),
+            allocations: self.allocations.saturating_add(o.allocations),
+            reserved: self.reserved.saturating_add(o.reserved),
+        }
+    }
+}
+
+/// An allocator that can say what it holds. Implemented for every allocator of this crate; read
+/// when a report is taken, never on the allocation path.
+pub trait MemoryUsage {
+    /// The allocator's counters now.
+    fn usage(&self) -> Usage;
+
+    /// Whether values still live when the allocator is dropped are leaks worth reporting: true for
+    /// pools and heaps (objects with independent lifetimes), false for arenas (whose values die
+    /// together by design).
+    fn reports_leaks(&self) -> bool {
+        false
+    }
+}
+
+impl<A: MemoryUsage + ?Sized> MemoryUsage for &A {
+    fn usage(&self) -> Usage {
+        (**self).usage()
+    }
+    fn reports_leaks(&self) -> bool {
+        (**self).reports_leaks()
+    }
+}
+
+/// Current = [`Arena::used`], peak = [`Arena::high_water`], reserved = [`Arena::capacity`].
+impl MemoryUsage for Arena {
+    fn usage(&self) -> Usage {
+        Usage {
+            current: self.used(),
+            peak: self.high_water(),
+            allocations: self.allocation_count(),
+            reserved: self.capacity(),
+        }
+    }
+}
+
+impl MemoryUsage for BufferArena<'_> {
+    fn usage(&self) -> Usage {
+        (**self).usage()
+    }
+}
+
+/// The frame's own buffer only.
+#[cfg(feature = "alloc")]
+impl MemoryUsage for Frame<'_> {
+    fn usage(&self) -> Usage {
+        self.arena().usage()
+    }
+}
+
+/// The sum over all `N` buffers: the frame being built and the older frames readers may still
+/// hold. The peak is the sum of the buffers' peaks.
+#[cfg(feature = "alloc")]
+impl<const N: usize> MemoryUsage for FrameArena<N> {
+    fn usage(&self) -> Usage {
+        (0..N)
+            .map(|i| self.buffer(i).usage())
+            .fold(Usage::default(), Add::add)
+    }
+}
+
+/// Current = live values × `size_of::<T>()`, peak = most values live at once × the same,
+/// reserved = slots × slot size (the value and its generation).
+#[cfg(feature = "alloc")]
+impl<T> MemoryUsage for Pool<T> {
+    fn usage(&self) -> Usage {
+        let stats = self.stats();
+        Usage {
+            current: stats.len.saturating_mul(size_of::<T>()),
+            peak: stats.peak_live.saturating_mul(size_of::<T>()),
+            allocations: stats.len,
+            reserved: stats.capacity.saturating_mul(pool_slot_bytes::<T>()),
+        }
+    }
+
+    fn reports_leaks(&self) -> bool {
+        true
+    }
+}
+
+/// The bytes of one pool slot: the value (or the free-list link) and a `u32` generation.
+#[cfg(feature = "alloc")]
+pub(crate) fn pool_slot_bytes<T>() -> usize {
+    #[allow(dead_code)]
+    union Cell<T> {
+        value: core::mem::ManuallyDrop<T>,
+        next_free: u32,
+    }
+    #[allow(dead_code)]
+    struct Slot<T> {
+        cell: Cell<T>,
+        generation: u32,
+    }
+    size_of::<Slot<T>>()
+}
