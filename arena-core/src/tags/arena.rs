@@ -161,13 +161,6 @@ impl<A: BumpAllocator, G: Tag> Tracked<A, G> {
     }
 }
 
-impl<G: Tag> Tracked<Arena, G> {
-    /// [`Arena::reset`]: frees everything (the high-water mark stays).
-    pub fn reset(&mut self) {
-        self.inner.reset();
-    }
-}
-
 #[cfg(feature = "alloc")]
 impl<const N: usize, G: Tag> Tracked<FrameArena<N>, G> {
     /// [`FrameArena::begin_frame`]: the next frame, tracked under the same name, tag and budget.

@@ -58,6 +58,7 @@ mod arena;
 mod budget;
 #[cfg(feature = "alloc")]
 mod export;
+mod guard;
 #[cfg(feature = "alloc")]
 mod history;
 #[cfg(feature = "alloc")]
@@ -74,6 +75,7 @@ mod usage;
 
 pub use arena::BumpAllocator;
 pub use budget::{Budget, BudgetExceeded, Policy};
+pub use guard::GuardReport;
 #[cfg(feature = "alloc")]
 pub use history::{FrameSample, History};
 #[cfg(feature = "alloc")]
