@@ -10,6 +10,10 @@ pub mod prelude {
     #[cfg(feature = "std")]
     pub use arena_core::arena::{Frame, FrameArena, FrameReader, scratch};
     pub use arena_core::pool::{Handle, Pool, PoolFull};
+    pub use arena_core::tags::{
+        Budget, BudgetExceeded, MemoryUsage, Policy, Refused, Registry, Report, Tag, TagPath,
+        Tracked, Usage,
+    };
     pub use arena_core::{HasLayout, StructLayout, assert_layout};
     pub use arena_derive::Layout;
 }

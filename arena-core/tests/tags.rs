@@ -438,13 +438,14 @@ fn guard_corruption_names_the_allocator() {
         "hud text",
         Rendering,
     );
-    let health = arena.alloc_slice_copy(&[100i32, 80, 50]);
-    let overrun = health.as_mut_ptr();
+    // The seeds' health array: three ints, then a write one past the end.
+    let health = arena.alloc_layout(std::alloc::Layout::array::<i32>(3).unwrap());
     assert!(arena.check_guards().is_ok());
-    // SAFETY (test): writes one element past the end, into the back guard, which lies inside
-    // the arena's memory when guards are on; skipped otherwise.
     if arena_core::poison::ENABLED {
-        unsafe { overrun.add(3).write(999) };
+        // SAFETY (test): the write lands in the back guard, inside the arena's own block (the
+        // pointer came from the arena's bump pointer), so it simulates an overrun without
+        // undefined behaviour.
+        unsafe { health.cast::<i32>().add(3).write_unaligned(999) };
         let report = arena.check_guards().unwrap_err();
         assert_eq!((report.allocator, report.tag), ("hud text", "Rendering"));
         assert_eq!(report.violation.side, GuardSide::Back);
