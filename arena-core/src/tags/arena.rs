@@ -63,7 +63,9 @@ impl<A: BumpAllocator, G: Tag> Tracked<A, G> {
     #[inline(always)]
     fn gate(&self, bytes: usize) -> Result<&Arena, Refused<ArenaError>> {
         let arena = self.inner.arena();
-        self.check(arena.used(), bytes).map_err(over_budget)?;
+        if self.has_budget() {
+            self.check(arena.used(), bytes).map_err(over_budget)?;
+        }
         Ok(arena)
     }
 

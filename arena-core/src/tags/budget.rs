@@ -91,7 +91,8 @@ pub(crate) fn check(
     current: usize,
     requested: usize,
 ) -> Result<(), BudgetExceeded> {
-    if current.saturating_add(requested) <= budget {
+    // Both are at most `isize::MAX` (a live size and a request size), so the sum cannot wrap.
+    if current + requested <= budget {
         return Ok(());
     }
     over(

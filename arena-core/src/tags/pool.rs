@@ -2,6 +2,7 @@
 
 use core::ops::Deref;
 
+use super::budget::BudgetExceeded;
 use super::tag::Tag;
 use super::tracked::{Refused, Tracked};
 use crate::pool::{Handle, Pool, PoolFull};
@@ -13,11 +14,12 @@ impl<T, G: Tag> Tracked<Pool<T>, G> {
     ///
     /// [`Refused::OverBudget`] under [`Policy::Fail`](super::Policy::Fail), or
     /// [`Refused::Allocator`] when the pool is full; both hand the value back.
-    #[inline]
+    #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, Refused<PoolFull<T>, T>> {
-        let current = self.inner.len().saturating_mul(size_of::<T>());
-        if let Err(exceeded) = self.check(current, size_of::<T>()) {
-            return Err(Refused::OverBudget { exceeded, value });
+        if self.has_budget() {
+            if let Err(exceeded) = self.check(self.current_bytes(), size_of::<T>()) {
+                return Err(Refused::OverBudget { exceeded, value });
+            }
         }
         self.inner.try_insert(value).map_err(Refused::Allocator)
     }
@@ -27,23 +29,30 @@ impl<T, G: Tag> Tracked<Pool<T>, G> {
     /// # Panics
     ///
     /// When the pool is full, or over budget under a `Fail` or `Panic` policy.
-    #[inline]
+    #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        match self.try_insert(value) {
-            Ok(h) => h,
-            Err(e) => refused(e),
+        // Not through `try_insert`: the value goes straight to the pool, never through a `Result`.
+        if self.has_budget()
+            && let Err(exceeded) = self.check(self.current_bytes(), size_of::<T>())
+        {
+            over_budget(exceeded)
         }
+        self.inner.insert(value)
+    }
+
+    fn current_bytes(&self) -> usize {
+        self.inner.len().saturating_mul(size_of::<T>())
     }
 
     /// [`Pool::remove`].
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
         self.inner.remove(handle)
     }
 
     /// [`Pool::get_mut`].
-    #[inline]
+    #[inline(always)]
     pub fn get_mut(&mut self, handle: Handle<T>) -> Option<&mut T> {
         self.inner.get_mut(handle)
     }
@@ -57,11 +66,8 @@ impl<T, G: Tag> Tracked<Pool<T>, G> {
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn refused<T>(e: Refused<PoolFull<T>, T>) -> ! {
-    match e {
-        Refused::OverBudget { exceeded, .. } => panic!("{exceeded}"),
-        Refused::Allocator(full) => panic!("{full}"),
-    }
+fn over_budget(exceeded: BudgetExceeded) -> ! {
+    panic!("{exceeded}")
 }
 
 /// Reading a tracked pool is reading the pool ([`Pool::get`], [`Pool::iter`], `pool[handle]`);

@@ -136,6 +136,12 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
         })
     }
 
+    /// Whether a budget is set (the allocation paths skip reading the counters otherwise).
+    #[inline(always)]
+    pub(super) fn has_budget(&self) -> bool {
+        self.labels.budget != usize::MAX
+    }
+
     /// Checks `requested` more bytes against the budget, given `current` bytes in use.
     #[inline(always)]
     pub(super) fn check(&self, current: usize, requested: usize) -> Result<(), BudgetExceeded> {
