@@ -131,7 +131,7 @@ pub fn run() {
                 live_sparks.push(sparks.insert(Particle::default()));
             }
         }
-        let burnt = live_sparks.len().min(60);
+        let burnt = live_sparks.len().min(sparks_per_frame / 4);
         for h in live_sparks.drain(..burnt) {
             sparks.remove(h);
         }

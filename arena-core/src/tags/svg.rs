@@ -32,14 +32,14 @@ impl fmt::Display for Bytes {
     }
 }
 
-/// The smallest "round" axis top at or above `max`: 1, 2, 4 or 8 times a power of 1024 steps of
-/// two, so grid lines fall on whole KiB and MiB.
+/// The axis top: `max` rounded up to a whole number of power-of-two steps, at most four, so
+/// grid lines fall on round KiB and MiB values and the lines fill most of the plot.
 fn axis_top(max: usize) -> f64 {
-    let mut top = 1u128;
-    while top < max as u128 {
-        top *= 2;
+    let mut step = 1u128;
+    while step * 4 < max as u128 {
+        step *= 2;
     }
-    top as f64
+    ((max as u128).div_ceil(step) * step) as f64
 }
 
 /// Escapes text for SVG.
@@ -61,9 +61,15 @@ impl<G: Tag> History<G> {
     /// giving each tag's highest value.
     pub fn to_svg(&self, width: u32, height: u32) -> String {
         let (w, h) = (f64::from(width.max(200)), f64::from(height.max(120)));
-        let (left, right, top, bottom) = (80.0, 180.0, 36.0, 40.0);
-        let (pw, ph) = (w - left - right, h - top - bottom);
         let tags = self.tags();
+        // The legend's width: about 7 px per character of `Rendering/Particles (max 1.5 MiB)`.
+        let longest = tags
+            .iter()
+            .map(|&t| alloc::format!("{}", TagPath(t)).len() + 16)
+            .max()
+            .unwrap_or(0);
+        let (left, right, top, bottom) = (80.0, 40.0 + 7.0 * longest as f64, 36.0, 40.0);
+        let (pw, ph) = ((w - left - right).max(40.0), h - top - bottom);
         let frames: Vec<u64> = self.samples().map(|s| s.frame).collect();
         let max = tags
             .iter()
