@@ -9,6 +9,7 @@
 //! | [`arena`] | data that dies together: per-frame, per-level or per-call temporaries (bump allocation, O(1) reset, scopes, N-buffered frame arenas, per-thread scratch) |
 //! | [`layout`] | you want to know, or assert at compile time, what a struct costs in bytes |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
+//! | [`pool`] | many objects of one type with independent lifetimes (bullets, enemies), referred to by generational handles |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -21,6 +22,8 @@ extern crate std;
 pub mod arena;
 pub mod layout;
 pub mod poison;
+#[cfg(feature = "alloc")]
+pub mod pool;
 
 #[cfg(feature = "std")]
 pub use arena::scratch;
@@ -28,6 +31,8 @@ pub use arena::{Arena, ArenaError, Marker, Scope};
 #[cfg(feature = "alloc")]
 pub use arena::{Frame, FrameArena, FrameReader};
 pub use layout::{FieldLayout, HasLayout, Repr, ReprKind, StructLayout};
+#[cfg(feature = "alloc")]
+pub use pool::{Handle, Pool, PoolFull};
 
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
