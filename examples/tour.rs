@@ -15,9 +15,18 @@ mod telemetry;
 fn main() {
     let stops: [(&str, fn()); 4] = [
         ("what structs cost: #[derive(Layout)]", layout_report::run),
-        ("per-frame scratch: FrameArena and scratch()", frame_scratch::run),
-        ("one arena per thread: the telemetry profiler", telemetry::run),
-        ("a machine gun: Pool<Bullet> and Handle<Bullet>", bullets::run),
+        (
+            "per-frame scratch: FrameArena and scratch()",
+            frame_scratch::run,
+        ),
+        (
+            "one arena per thread: the telemetry profiler",
+            telemetry::run,
+        ),
+        (
+            "a machine gun: Pool<Bullet> and Handle<Bullet>",
+            bullets::run,
+        ),
     ];
     for (i, (title, run)) in stops.iter().enumerate() {
         println!("\n######## {}/{}: {title}\n", i + 1, stops.len());
