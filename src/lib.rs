@@ -11,7 +11,9 @@
 pub use arena_core::*;
 
 /// The names most programs want in scope.
-pub mod prelude {}
+pub mod prelude {
+    pub use arena_core::heap::{Fit, FreeListHeap, HeapError};
+}
 
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]

@@ -6,6 +6,7 @@
 //!
 //! | module | pick it when |
 //! | --- | --- |
+//! | [`heap`] | irregular, long-lived allocations of many sizes freed in any order (level assets): a free-list heap with O(1) good fit, coalescing, safe double frees and a memory map |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -16,6 +17,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod heap;
 pub mod poison;
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
