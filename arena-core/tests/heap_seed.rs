@@ -29,18 +29,27 @@ fn seed_main_allocates_frees_and_coalesces() {
     let p1 = heap.alloc(bytes(100)).unwrap();
     let p2 = heap.alloc(bytes(200)).unwrap();
     heap.check().unwrap();
-    assert_eq!(heap.to_string(), "[Size: 100, Allocated] [Size: 200, Allocated] [Size: 656, Free]");
+    assert_eq!(
+        heap.to_string(),
+        "[Size: 100, Allocated] [Size: 200, Allocated] [Size: 656, Free]"
+    );
 
     heap.free(p1).unwrap();
     heap.check().unwrap();
-    assert_eq!(heap.to_string(), "[Size: 112, Free] [Size: 200, Allocated] [Size: 656, Free]");
+    assert_eq!(
+        heap.to_string(),
+        "[Size: 112, Free] [Size: 200, Allocated] [Size: 656, Free]"
+    );
 
     // Freeing p2 merges it with the free block after it and the one before it.
     heap.free(p2).unwrap();
     heap.check().unwrap();
     assert_eq!(heap.to_string(), "[Size: 1008, Free]");
     let stats = heap.stats();
-    assert_eq!((stats.free_blocks, stats.live_blocks, stats.used), (1, 0, 0));
+    assert_eq!(
+        (stats.free_blocks, stats.live_blocks, stats.used),
+        (1, 0, 0)
+    );
     assert_eq!(stats.fragmentation(), 0.0);
 }
 
@@ -64,7 +73,11 @@ fn seed_block_walk_matches_the_layout_line() {
 fn seed_first_and_best_fit_differ_as_described() {
     use arena_core::heap::Fit;
     // Free blocks of 300 (low address) and 120 (high address), separated by live blocks.
-    for (fit, expect_low) in [(Fit::First, true), (Fit::Best, false), (Fit::Segregated, false)] {
+    for (fit, expect_low) in [
+        (Fit::First, true),
+        (Fit::Best, false),
+        (Fit::Segregated, false),
+    ] {
         let mut heap = FreeListHeap::with_capacity(2048).with_fit(fit);
         let a = heap.alloc(bytes(300)).unwrap();
         let _keep1 = heap.alloc(bytes(16)).unwrap();

@@ -155,13 +155,7 @@ impl FreeListHeap<'static> {
         let base = NonNull::new(base).ok_or(HeapError::BackingAllocFailed { bytes: total })?;
         // SAFETY: the fresh allocation is valid for `total` bytes and only this heap uses it.
         let region = unsafe { Region::new(base, total) };
-        Ok(Self::init(
-            region,
-            0,
-            first,
-            first + area,
-            Some(layout),
-        ))
+        Ok(Self::init(region, 0, first, first + area, Some(layout)))
     }
 }
 
