@@ -3,6 +3,8 @@
 //!
 //! - [`derive@Layout`]: what a struct costs (offsets, padding, best field order) as a `const`,
 //!   and `#[layout(size = .., align = .., max_padding = ..)]` assertions that fail the build.
+//! - [`heap::FreeListHeap`]: a general-purpose free-list heap over one region (boundary tags,
+//!   O(1) segregated fit, double frees caught as errors, stats and an SVG memory map).
 //!
 //! This crate re-exports the runtime ([`arena_core`]) and the derive macros ([`arena_derive`]).
 //! Most programs only need `use arena_kit::prelude::*;`.
