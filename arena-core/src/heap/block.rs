@@ -83,13 +83,11 @@ impl Region {
         (off < self.len).then_some(off)
     }
 
-    #[inline]
+    #[inline(always)]
     fn check(&self, off: usize, bytes: usize) {
-        assert!(
-            off <= self.len && bytes <= self.len - off,
-            "heap bookkeeping out of bounds: {bytes} bytes at {off} in a {}-byte region",
-            self.len
-        );
+        if bytes > self.len || off > self.len - bytes {
+            out_of_bounds(off, bytes, self.len);
+        }
     }
 
     /// The word at `off`.
@@ -172,7 +170,7 @@ impl Region {
     }
 
     /// The footer of the block at `b` of `size` bytes: `Ok(size)` if free, `Err(requested)` if live.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn footer(&self, b: usize, size: usize) -> Result<usize, usize> {
         let w = self.word(b + size - TAG);
         if w & USED == 0 {
@@ -230,6 +228,13 @@ impl Region {
         let mask = 1u64 << (i % 64);
         self.set_word(off, if on { w | mask } else { w & !mask });
     }
+}
+
+/// The failure path of [`Region`]'s bounds checks, kept out of the hot path.
+#[cold]
+#[inline(never)]
+fn out_of_bounds(off: usize, bytes: usize, len: usize) -> ! {
+    panic!("heap bookkeeping out of bounds: {bytes} bytes at {off} in a {len}-byte region")
 }
 
 #[cfg(test)]

@@ -281,8 +281,8 @@ impl<'buf> FreeListHeap<'buf> {
     /// block, from elsewhere) returns an error and changes nothing: checked in O(1) against the
     /// bitmap of live block starts, in every build.
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
-        let (b, size) = self.live_block(ptr)?;
-        self.release(b, size);
+        let (b, size, requested) = self.live_block(ptr)?;
+        self.release(b, size, requested);
         Ok(())
     }
 
@@ -301,10 +301,9 @@ impl<'buf> FreeListHeap<'buf> {
         ptr: NonNull<u8>,
         new_layout: Layout,
     ) -> Result<NonNull<u8>, HeapError> {
-        let (b, size) = self.live_block(ptr)?;
+        let (b, size, old_requested) = self.live_block(ptr)?;
         let need = self.need(new_layout)?;
         let payload = b + TAG;
-        let old_requested = self.region.footer(b, size).err().unwrap_or(0);
         let new_requested = new_layout.size();
         if ptr.as_ptr().addr() & (new_layout.align() - 1) == 0 {
             if need <= size {
@@ -329,7 +328,7 @@ impl<'buf> FreeListHeap<'buf> {
             .expect("alloc returns pointers into the region");
         self.region
             .copy_within(payload, dst, old_requested.min(new_requested));
-        self.release(b, size);
+        self.release(b, size, old_requested);
         Ok(new)
     }
 
@@ -514,8 +513,10 @@ impl<'buf> FreeListHeap<'buf> {
         }
     }
 
-    /// The block whose payload starts at `ptr`, if it is live.
-    fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize), HeapError> {
+    /// The block whose payload starts at `ptr`, if it is live: its offset, size and requested
+    /// length.
+    #[inline]
+    fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize, usize), HeapError> {
         let off = match self.region.offset_of(ptr) {
             Some(off) if off >= self.first + TAG && off < self.end => off,
             _ => {
@@ -534,17 +535,18 @@ impl<'buf> FreeListHeap<'buf> {
             return Err(not_allocated);
         }
         let h = self.region.header(b);
-        if !h.used
-            || h.size < MIN_BLOCK
-            || h.size > self.end - b
-            || self.region.footer(b, h.size).is_ok()
-        {
-            return Err(HeapError::Corrupt {
+        let requested = if !h.used || h.size < MIN_BLOCK || h.size > self.end - b {
+            None
+        } else {
+            self.region.footer(b, h.size).err()
+        };
+        match requested {
+            Some(requested) => Ok((b, h.size, requested)),
+            None => Err(HeapError::Corrupt {
                 offset: b - self.first,
                 problem: "live block's tags were overwritten",
-            });
+            }),
         }
-        Ok((b, h.size))
     }
 
     /// Turns the free block placement `p` (already off its list) into a live block of `need`
@@ -579,8 +581,8 @@ impl<'buf> FreeListHeap<'buf> {
     }
 
     /// Frees the live block `b` of `size` bytes, coalescing both ways.
-    fn release(&mut self, mut b: usize, mut size: usize) {
-        let requested = self.region.footer(b, size).err().unwrap_or(0);
+    #[inline]
+    fn release(&mut self, mut b: usize, mut size: usize, requested: usize) {
         self.region
             .set_bit(self.bitmap, (b - self.first) / GRANULE, false);
         self.used -= size;
