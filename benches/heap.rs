@@ -97,7 +97,10 @@ impl Talc {
         let pool = Pool::new();
         let mut talc = talc::base::Talc::new(talc::source::Manual);
         // SAFETY: as for rlsf.
-        unsafe { talc.claim(pool.0.as_ptr(), REGION).expect("talc claims the pool") };
+        unsafe {
+            talc.claim(pool.0.as_ptr(), REGION)
+                .expect("talc claims the pool")
+        };
         Talc { talc, _pool: pool }
     }
 }
@@ -187,7 +190,11 @@ impl<S: Subject> Workload<S> {
                 (subject.alloc(l).expect("the region holds the live set"), l)
             })
             .collect();
-        Workload { subject, slots, rng }
+        Workload {
+            subject,
+            slots,
+            rng,
+        }
     }
 
     #[inline]
@@ -197,7 +204,10 @@ impl<S: Subject> Workload<S> {
         // SAFETY: every slot holds a live block with its layout.
         unsafe { self.subject.free(ptr, layout) };
         let l = self.rng.layout();
-        let p = self.subject.alloc(l).expect("the region holds the live set");
+        let p = self
+            .subject
+            .alloc(l)
+            .expect("the region holds the live set");
         self.slots[i] = (black_box(p), l);
     }
 
@@ -284,7 +294,10 @@ fn random_alloc_free(c: &mut Criterion) {
                 &|| Box::new(Workload::new($make(), live)) as Box<dyn Stepper>
             };
         }
-        one("FreeListHeap (segregated)", boxed!(|| ours(Fit::Segregated)));
+        one(
+            "FreeListHeap (segregated)",
+            boxed!(|| ours(Fit::Segregated)),
+        );
         one("FreeListHeap (best fit)", boxed!(|| ours(Fit::Best)));
         one("FreeListHeap (first fit)", boxed!(|| ours(Fit::First)));
         one("rlsf", boxed!(Rlsf::new));

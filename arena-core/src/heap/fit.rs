@@ -212,6 +212,7 @@ impl FreeLists {
     }
 
     /// Finds a free block for a `need`-byte block aligned to `align`, by `fit`.
+    #[inline]
     pub(crate) fn find(
         &self,
         region: &Region,
@@ -226,6 +227,7 @@ impl FreeLists {
         }
     }
 
+    #[inline]
     fn good_fit(&self, region: &Region, need: usize, align: usize) -> Option<Placement> {
         let search = if align > GRANULE {
             need.checked_add(align + MIN_BLOCK)?

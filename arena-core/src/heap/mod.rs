@@ -256,6 +256,7 @@ impl<'buf> FreeListHeap<'buf> {
     ///
     /// The memory is uninitialised (filled with [`poison::FRESH`] when [`poison::ENABLED`]).
     /// On error nothing changes.
+    #[inline]
     pub fn alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
         let need = self.need(layout)?;
         let Some(p) = self
@@ -280,6 +281,7 @@ impl<'buf> FreeListHeap<'buf> {
     /// A pointer that is not the start of a live block of this heap (freed already, inside a
     /// block, from elsewhere) returns an error and changes nothing: checked in O(1) against the
     /// bitmap of live block starts, in every build.
+    #[inline]
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
         let (b, size, requested) = self.live_block(ptr)?;
         self.release(b, size, requested);
@@ -485,6 +487,7 @@ impl<'buf> FreeListHeap<'buf> {
     // ----- internals ---------------------------------------------------------------------
 
     /// The block size for `layout`, or the error that says why there is none.
+    #[inline]
     fn need(&self, layout: Layout) -> Result<usize, HeapError> {
         if layout.size() == 0 {
             return Err(HeapError::ZeroSize);
@@ -551,6 +554,7 @@ impl<'buf> FreeListHeap<'buf> {
 
     /// Turns the free block placement `p` (already off its list) into a live block of `need`
     /// bytes holding `requested`; returns the payload offset.
+    #[inline]
     fn carve(&mut self, p: Placement, need: usize, requested: usize) -> usize {
         let mut b = p.block;
         let mut size = p.size;
