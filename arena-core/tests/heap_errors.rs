@@ -166,11 +166,8 @@ fn realloc_failure_keeps_the_block() {
         Err(HeapError::OutOfMemory { .. })
     ));
     // SAFETY: `p` is still live: a failed realloc leaves it alone.
-    assert!(
-        unsafe { core::slice::from_raw_parts(p.as_ptr(), 100) }
-            .iter()
-            .all(|&b| b == 7)
-    );
+    let kept = unsafe { core::slice::from_raw_parts(p.as_ptr(), 100) };
+    assert!(kept.iter().all(|&b| b == 7));
     heap.free(p).unwrap();
     heap.check().unwrap();
 }

@@ -383,7 +383,7 @@ impl<'buf> FreeListHeap<'buf> {
             (self.first, false, 0, 0, 0, 0);
         while b < self.end {
             let h = self.region.header(b);
-            if h.size < MIN_BLOCK || h.size % GRANULE != 0 || h.size > self.end - b {
+            if h.size < MIN_BLOCK || !h.size.is_multiple_of(GRANULE) || h.size > self.end - b {
                 return corrupt(b, "block header holds an impossible size");
             }
             let bit = self.region.bit(self.bitmap, (b - self.first) / GRANULE);
@@ -532,7 +532,7 @@ impl<'buf> FreeListHeap<'buf> {
         let not_allocated = HeapError::NotAllocated {
             offset: off - self.first,
         };
-        if (b - self.first) % GRANULE != 0
+        if !(b - self.first).is_multiple_of(GRANULE)
             || !self.region.bit(self.bitmap, (b - self.first) / GRANULE)
         {
             return Err(not_allocated);
@@ -603,12 +603,12 @@ impl<'buf> FreeListHeap<'buf> {
                 size += h.size;
             }
         }
-        if b > self.first {
-            if let Some(prev) = self.region.free_size_before(b) {
-                self.lists.remove(&mut self.region, b - prev, prev);
-                b -= prev;
-                size += prev;
-            }
+        if b > self.first
+            && let Some(prev) = self.region.free_size_before(b)
+        {
+            self.lists.remove(&mut self.region, b - prev, prev);
+            b -= prev;
+            size += prev;
         }
         self.region.write_free(b, size);
         self.lists.insert(&mut self.region, b, size);

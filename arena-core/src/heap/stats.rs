@@ -129,7 +129,7 @@ impl Iterator for Blocks<'_> {
         }
         let b = self.at;
         let h = self.region.header(b);
-        if h.size < MIN_BLOCK || h.size % GRANULE != 0 || h.size > self.end - b {
+        if h.size < MIN_BLOCK || !h.size.is_multiple_of(GRANULE) || h.size > self.end - b {
             self.at = self.end;
             return None;
         }
