@@ -74,6 +74,14 @@ mod cell {
         }
     }
 
+    impl HeapCell<'_> {
+        fn realloc(&self, ptr: NonNull<u8>, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
+            let mut heap = self.heap.borrow_mut();
+            let new = heap.realloc(ptr, layout).map_err(|_| AllocError)?;
+            Ok(NonNull::slice_from_raw_parts(new, layout.size()))
+        }
+    }
+
     fn dangling(layout: Layout) -> NonNull<[u8]> {
         let ptr = NonNull::new(core::ptr::without_provenance_mut::<u8>(layout.align()))
             .expect("alignments are non-zero");
@@ -113,12 +121,7 @@ mod cell {
             if old_layout.size() == 0 {
                 return self.allocate(new_layout);
             }
-            let new = self
-                .heap
-                .borrow_mut()
-                .realloc(ptr, new_layout)
-                .map_err(|_| AllocError)?;
-            Ok(NonNull::slice_from_raw_parts(new, new_layout.size()))
+            self.realloc(ptr, new_layout)
         }
 
         unsafe fn shrink(
@@ -133,12 +136,7 @@ mod cell {
                 unsafe { self.deallocate(ptr, old_layout) };
                 return Ok(dangling(new_layout));
             }
-            let new = self
-                .heap
-                .borrow_mut()
-                .realloc(ptr, new_layout)
-                .map_err(|_| AllocError)?;
-            Ok(NonNull::slice_from_raw_parts(new, new_layout.size()))
+            self.realloc(ptr, new_layout)
         }
     }
 }

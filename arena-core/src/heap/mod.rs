@@ -595,14 +595,7 @@ impl<'buf> FreeListHeap<'buf> {
         if poison::ENABLED {
             self.region.fill(b + TAG, size - OVERHEAD, poison::FREED);
         }
-        let next = b + size;
-        if next < self.end {
-            let h = self.region.header(next);
-            if !h.used {
-                self.lists.remove(&mut self.region, next, h.size);
-                size += h.size;
-            }
-        }
+        size += self.take_free_block_at(b + size);
         if b > self.first
             && let Some(prev) = self.region.free_size_before(b)
         {
@@ -612,6 +605,21 @@ impl<'buf> FreeListHeap<'buf> {
         }
         self.region.write_free(b, size);
         self.lists.insert(&mut self.region, b, size);
+    }
+
+    /// If a free block starts at `at`, takes it off its list and returns its size (to be merged
+    /// into the block before it); otherwise 0.
+    #[inline]
+    fn take_free_block_at(&mut self, at: usize) -> usize {
+        if at >= self.end {
+            return 0;
+        }
+        let h = self.region.header(at);
+        if h.used {
+            return 0;
+        }
+        self.lists.remove(&mut self.region, at, h.size);
+        h.size
     }
 
     /// Makes the live block `b` (now `size` bytes, counted in `used`) hold `need` bytes /
@@ -628,14 +636,7 @@ impl<'buf> FreeListHeap<'buf> {
             let tail = b + need;
             let mut tail_size = size - need;
             self.used -= tail_size;
-            let next = b + size;
-            if next < self.end {
-                let h = self.region.header(next);
-                if !h.used {
-                    self.lists.remove(&mut self.region, next, h.size);
-                    tail_size += h.size;
-                }
-            }
+            tail_size += self.take_free_block_at(b + size);
             if poison::ENABLED {
                 self.region
                     .fill(tail + TAG, size - need - OVERHEAD, poison::FREED);
