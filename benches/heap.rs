@@ -290,7 +290,11 @@ fn report_interleaved() {
                 subjects.push(($name, Box::new(Workload::new($make(), live)), $steps))
             };
         }
-        add!("FreeListHeap (segregated)", || ours(Fit::Segregated), 50_000);
+        add!(
+            "FreeListHeap (segregated)",
+            || ours(Fit::Segregated),
+            50_000
+        );
         add!("FreeListHeap (best fit)", || ours(Fit::Best), 50_000);
         add!("FreeListHeap (first fit)", || ours(Fit::First), 5_000);
         add!("rlsf", Rlsf::new, 50_000);
