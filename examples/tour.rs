@@ -9,11 +9,13 @@ mod bullets;
 mod frame_scratch;
 #[path = "layout_report.rs"]
 mod layout_report;
+#[path = "level_heap.rs"]
+mod level_heap;
 #[path = "telemetry.rs"]
 mod telemetry;
 
 fn main() {
-    let stops: [(&str, fn()); 4] = [
+    let stops: [(&str, fn()); 5] = [
         ("what structs cost: #[derive(Layout)]", layout_report::run),
         (
             "per-frame scratch: FrameArena and scratch()",
@@ -26,6 +28,10 @@ fn main() {
         (
             "a machine gun: Pool<Bullet> and Handle<Bullet>",
             bullets::run,
+        ),
+        (
+            "loading and unloading a level: FreeListHeap",
+            level_heap::run,
         ),
     ];
     for (i, (title, run)) in stops.iter().enumerate() {
