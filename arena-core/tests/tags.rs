@@ -7,7 +7,10 @@ use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
 
+use std::alloc::Layout;
+
 use arena_core::arena::{Arena, FrameArena, GuardSide};
+use arena_core::heap::FreeListHeap;
 use arena_core::pool::Pool;
 use arena_core::tags::{
     Budget, MemoryUsage, Policy, Refused, Registry, Report, Source, Tag, TagPath, Tracked,
@@ -429,6 +432,68 @@ fn leak_reports_name_the_allocator_count_bytes_and_tag() {
         assert!(arena.leak().is_none());
     });
     assert!(quiet.is_empty(), "{quiet:?}");
+}
+
+#[test]
+fn heaps_are_tracked_budgeted_and_leak_checked() {
+    let layout = Layout::from_size_align(1000, 8).unwrap();
+    let records = logged(|| {
+        let mut sounds = Tracked::new(FreeListHeap::with_capacity(8192), "sound bank", Audio)
+            .with_budget(Budget::fail(2500));
+        let a = sounds.try_alloc(layout).unwrap();
+        let b = sounds.try_alloc(layout).unwrap();
+        // 2 blocks of 1000 bytes, rounded to 1008, plus 16 bytes of tags each: 2048 in use.
+        let err = sounds.try_alloc(layout).unwrap_err();
+        let exceeded = *err.budget_exceeded().unwrap();
+        assert_eq!((exceeded.current, exceeded.requested), (2048, 1000));
+        let usage = sounds.usage();
+        assert_eq!(
+            (usage.current, usage.allocations, usage.reserved),
+            (2048, 2, 8192)
+        );
+        sounds.free(a).unwrap();
+        assert!(sounds.free(a).is_err()); // the heap's double-free check still answers
+        let report = Report::gather(&[&sounds]);
+        assert_eq!(report.totals().to_string(), "Audio: 1024 bytes\n");
+        assert_eq!(report.tag(Audio).unwrap().usage.peak, 2048);
+        assert_eq!(sounds.stats().live_blocks, 1); // reads go to the heap
+        let _ = b; // dropped with one live block: a leak
+    });
+    if arena_core::poison::ENABLED {
+        assert_eq!(records.len(), 1, "{records:?}");
+        assert!(
+            records[0].2.contains(
+                "`sound bank` (tag Audio) was dropped with 1 live allocation(s), 1024 bytes"
+            ),
+            "{records:?}"
+        );
+    }
+    let quiet = logged(|| {
+        let mut level =
+            Tracked::new(FreeListHeap::with_capacity(4096), "level", Audio).forgive_leaks();
+        level.try_alloc(layout).unwrap();
+    });
+    assert!(quiet.is_empty());
+}
+
+#[test]
+fn poison_is_visible_after_heap_free() {
+    let mut heap = Tracked::new(FreeListHeap::with_capacity(4096), "assets", Rendering);
+    let p = heap
+        .try_alloc(Layout::from_size_align(64, 8).unwrap())
+        .unwrap();
+    // SAFETY (test): `p` is a live 64-byte block.
+    unsafe { p.write_bytes(7, 64) };
+    heap.free(p).unwrap();
+    if arena_core::poison::ENABLED {
+        // SAFETY (test): the freed block's payload is still heap memory (now on a free list,
+        // its first bytes hold list links); the bytes after the links read as FREED.
+        let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr().add(32), 32) };
+        assert!(
+            bytes.iter().all(|&b| b == arena_core::poison::FREED),
+            "{bytes:?}"
+        );
+    }
 }
 
 #[test]

@@ -59,6 +59,7 @@ mod budget;
 #[cfg(feature = "alloc")]
 mod export;
 mod guard;
+mod heap;
 #[cfg(feature = "alloc")]
 mod history;
 #[cfg(feature = "alloc")]
