@@ -482,11 +482,11 @@ fn poison_is_visible_after_heap_free() {
     let p = heap
         .try_alloc(Layout::from_size_align(64, 8).unwrap())
         .unwrap();
-    // SAFETY (test): `p` is a live 64-byte block.
+    // SAFETY: `p` is a live 64-byte block.
     unsafe { p.write_bytes(7, 64) };
     heap.free(p).unwrap();
     if arena_core::poison::ENABLED {
-        // SAFETY (test): the freed block's payload is still heap memory (now on a free list,
+        // SAFETY: the freed block's payload is still heap memory (now on a free list,
         // its first bytes hold list links); the bytes after the links read as FREED.
         let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr().add(32), 32) };
         assert!(
@@ -507,7 +507,7 @@ fn guard_corruption_names_the_allocator() {
     let health = arena.alloc_layout(std::alloc::Layout::array::<i32>(3).unwrap());
     assert!(arena.check_guards().is_ok());
     if arena_core::poison::ENABLED {
-        // SAFETY (test): the write lands in the back guard, inside the arena's own block (the
+        // SAFETY: the write lands in the back guard, inside the arena's own block (the
         // pointer came from the arena's bump pointer), so it simulates an overrun without
         // undefined behaviour.
         unsafe { health.cast::<i32>().add(3).write_unaligned(999) };
@@ -538,7 +538,7 @@ fn poison_is_visible_after_reset() {
     arena.reset();
     let fresh = arena.alloc_layout(std::alloc::Layout::new::<[u8; 16]>());
     assert_eq!(fresh.as_ptr(), p);
-    // SAFETY (test): the 16 bytes were just allocated and filled by the arena in debug builds.
+    // SAFETY: the 16 bytes were just allocated and filled by the arena in debug builds.
     let bytes = unsafe { std::slice::from_raw_parts(fresh.as_ptr(), 16) };
     if arena_core::poison::ENABLED {
         assert!(bytes.iter().all(|&b| b == arena_core::poison::FRESH));

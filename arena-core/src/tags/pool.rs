@@ -16,10 +16,10 @@ impl<T, G: Tag> Tracked<Pool<T>, G> {
     /// [`Refused::Allocator`] when the pool is full; both hand the value back.
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, Refused<PoolFull<T>, T>> {
-        if self.has_budget() {
-            if let Err(exceeded) = self.check(self.current_bytes(), size_of::<T>()) {
-                return Err(Refused::OverBudget { exceeded, value });
-            }
+        if self.has_budget()
+            && let Err(exceeded) = self.check(self.current_bytes(), size_of::<T>())
+        {
+            return Err(Refused::OverBudget { exceeded, value });
         }
         self.inner.try_insert(value).map_err(Refused::Allocator)
     }
