@@ -13,7 +13,8 @@ use arena_core::arena::{Arena, FrameArena, GuardSide};
 use arena_core::heap::FreeListHeap;
 use arena_core::pool::Pool;
 use arena_core::tags::{
-    Budget, MemoryUsage, Policy, Refused, Registry, Report, Source, Tag, TagPath, Tracked,
+    Budget, GuardedHeap, MemoryUsage, Policy, Refused, Registry, Report, Source, Tag, TagPath,
+    Tracked,
 };
 use proptest::prelude::*;
 use support::{miri_or, proptest_config};
@@ -528,6 +529,80 @@ fn guard_corruption_names_the_allocator() {
         assert!(records[0].2.contains("`hud text`"));
     } else {
         assert!(arena.check_guards().is_ok());
+    }
+}
+
+#[test]
+fn heap_guard_corruption_names_the_allocator_and_size() {
+    let mut heap = Tracked::new(
+        GuardedHeap::new(FreeListHeap::with_capacity(4096)),
+        "enemy table",
+        AI,
+    );
+    let layout = Layout::array::<i32>(3).unwrap();
+    let a = heap.try_alloc(layout).unwrap();
+    let b = heap
+        .try_alloc(Layout::from_size_align(40, 32).unwrap())
+        .unwrap();
+    assert_eq!(b.as_ptr() as usize % 32, 0);
+    assert!(heap.check_guards().is_ok());
+    heap.free(b).unwrap();
+    assert!(heap.free(b).is_err()); // double free: the heap's error, nothing changes
+    assert!(heap.check_guards().is_ok());
+    if !arena_core::poison::ENABLED {
+        heap.free(a).unwrap();
+        return;
+    }
+    // The seeds' overrun: health[3] = 999, into the back guard (inside the block, through the
+    // pointer the heap handed out).
+    // SAFETY: the write lands in the 8 guard bytes after the 12-byte allocation, inside its block.
+    unsafe { a.cast::<i32>().add(3).write_unaligned(999) };
+    let report = heap.check_guards().unwrap_err();
+    assert_eq!((report.allocator, report.tag), ("enemy table", "AI"));
+    assert_eq!(
+        (report.violation.size, report.violation.side),
+        (12, GuardSide::Back)
+    );
+    assert_eq!(report.violation.found, 0xE7); // 999 = 0x3E7, little end first
+    let text = report.to_string();
+    assert!(
+        text.starts_with("in `enemy table` (tag AI): guard bytes after the 12-byte"),
+        "{text}"
+    );
+    let panic = catch_unwind(AssertUnwindSafe(|| heap.free(a))).unwrap_err();
+    let text = panic.downcast_ref::<String>().unwrap();
+    assert!(
+        text.contains("`enemy table`") && text.contains("12-byte"),
+        "{text}"
+    );
+    assert_eq!(heap.usage().allocations, 1); // not freed
+    heap.set_forgive_leaks(true);
+}
+
+#[test]
+fn heap_front_guard_and_poison_after_free() {
+    let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(1024));
+    let p = heap
+        .try_alloc(Layout::from_size_align(24, 8).unwrap())
+        .unwrap();
+    if arena_core::poison::ENABLED {
+        // SAFETY: the byte just before the allocation is its front guard, inside its block.
+        unsafe { p.sub(1).write(0) };
+        let v = heap.check_guards().unwrap_err();
+        assert_eq!((v.side, v.byte, v.found), (GuardSide::Front, 0, 0));
+        // SAFETY: as above; restores the guard.
+        unsafe { p.sub(1).write(arena_core::poison::GUARD) };
+    }
+    heap.try_free(p).unwrap();
+    assert_eq!(heap.stats().live_blocks, 0);
+    if arena_core::poison::ENABLED {
+        // SAFETY: the freed block's payload is still heap memory; past its free-list links the
+        // heap filled it with FREED.
+        let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr().add(16), 8) };
+        assert!(
+            bytes.iter().all(|&b| b == arena_core::poison::FREED),
+            "{bytes:?}"
+        );
     }
 }
 

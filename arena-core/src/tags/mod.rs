@@ -61,6 +61,8 @@ mod export;
 mod guard;
 mod heap;
 #[cfg(feature = "alloc")]
+mod heap_guard;
+#[cfg(feature = "alloc")]
 mod history;
 #[cfg(feature = "alloc")]
 mod pool;
@@ -77,6 +79,8 @@ mod usage;
 pub use arena::BumpAllocator;
 pub use budget::{Budget, BudgetExceeded, Policy};
 pub use guard::GuardReport;
+#[cfg(feature = "alloc")]
+pub use heap_guard::GuardedHeap;
 #[cfg(feature = "alloc")]
 pub use history::{FrameSample, History};
 #[cfg(feature = "alloc")]

@@ -1,0 +1,212 @@
+//! [`GuardedHeap`]: the arena's guard bytes for a [`FreeListHeap`].
+
+use alloc::collections::BTreeMap;
+use core::alloc::Layout;
+use core::ops::Deref;
+use core::ptr::NonNull;
+
+use super::usage::{MemoryUsage, Usage};
+use crate::arena::{GuardSide, GuardViolation};
+use crate::heap::{FreeListHeap, HeapError};
+use crate::poison;
+
+/// Guard bytes on each side of a guarded heap allocation.
+const GUARD_BYTES: usize = 8;
+
+/// A [`FreeListHeap`] whose allocations carry [`poison::GUARD`] bytes on both sides, checked on
+/// free and by [`check_guards`](GuardedHeap::check_guards). Only effective when
+/// [`poison::ENABLED`] (debug builds or the `debug-checks` feature); otherwise it is the plain
+/// heap plus an empty map. New memory reads [`poison::FRESH`] and freed memory
+/// [`poison::FREED`], as the heap fills them.
+///
+/// Each guarded allocation costs 16 guard bytes (more when its alignment exceeds 8) in the heap
+/// and one entry in a side map, so it is a debug layer, not a release default. Wrap it in
+/// [`Tracked`](super::Tracked) to get reports that name the allocator and tag.
+///
+/// ```
+/// use core::alloc::Layout;
+/// use arena_core::heap::FreeListHeap;
+/// use arena_core::tags::GuardedHeap;
+///
+/// let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(1024));
+/// let p = heap.alloc(Layout::new::<[u32; 3]>()).unwrap();
+/// assert!(heap.check_guards().is_ok());
+/// heap.free(p).unwrap();
+/// ```
+pub struct GuardedHeap<'buf> {
+    heap: FreeListHeap<'buf>,
+    /// Live guarded allocations: value address -> (value, front bytes before it in its block,
+    /// size).
+    live: BTreeMap<usize, Guarded>,
+}
+
+/// One live guarded allocation.
+#[derive(Clone, Copy)]
+struct Guarded {
+    value: NonNull<u8>,
+    front: usize,
+    size: usize,
+}
+
+// SAFETY: the pointers in `live` point into the heap's own memory, which the heap owns exclusively
+// (it is `Send`); they are only dereferenced through `&self`/`&mut self` of this heap.
+unsafe impl Send for GuardedHeap<'_> {}
+
+impl<'buf> GuardedHeap<'buf> {
+    /// Guards `heap`'s future allocations.
+    pub fn new(heap: FreeListHeap<'buf>) -> Self {
+        GuardedHeap {
+            heap,
+            live: BTreeMap::new(),
+        }
+    }
+
+    /// [`FreeListHeap::alloc`], with guard bytes before and after the allocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`FreeListHeap::alloc`] (the request is 16 or more bytes larger); nothing changes.
+    pub fn alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
+        if !poison::ENABLED {
+            return self.heap.alloc(layout);
+        }
+        let front = GUARD_BYTES.next_multiple_of(layout.align());
+        let too_large = HeapError::TooLarge {
+            requested: layout.size(),
+            capacity: self.heap.capacity(),
+        };
+        let total = front
+            .checked_add(layout.size())
+            .and_then(|n| n.checked_add(GUARD_BYTES))
+            .ok_or_else(|| too_large.clone())?;
+        let outer = Layout::from_size_align(total, layout.align()).map_err(|_| too_large)?;
+        let base = self.heap.alloc(outer)?;
+        // SAFETY: the block holds `front + size + GUARD_BYTES` bytes from `base`.
+        let value = unsafe {
+            base.write_bytes(poison::GUARD, front);
+            let value = base.add(front);
+            value
+                .add(layout.size())
+                .write_bytes(poison::GUARD, GUARD_BYTES);
+            value
+        };
+        let record = Guarded {
+            value,
+            front,
+            size: layout.size(),
+        };
+        self.live.insert(value.as_ptr() as usize, record);
+        Ok(value)
+    }
+
+    /// [`alloc`](Self::alloc) under the crate's `try_` naming convention.
+    ///
+    /// # Errors
+    ///
+    /// As [`alloc`](Self::alloc).
+    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
+        self.alloc(layout)
+    }
+
+    /// Checks the allocation's guards, then frees it.
+    ///
+    /// # Errors
+    ///
+    /// As [`FreeListHeap::free`]: `ptr` is not a live allocation of this heap; nothing changes.
+    ///
+    /// # Panics
+    ///
+    /// If a guard byte of the allocation was overwritten (the block is not freed then).
+    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
+        let Some(&record) = self.live.get(&(ptr.as_ptr() as usize)) else {
+            // Not one of ours: the heap tells a double free or a foreign pointer apart.
+            return self.heap.free(ptr);
+        };
+        if let Some(v) = check_one(record) {
+            panic!("{v}");
+        }
+        self.live.remove(&(ptr.as_ptr() as usize));
+        // SAFETY: `record.value` is a live guarded allocation, `front` bytes after its block's
+        // start.
+        self.heap.free(unsafe { record.value.sub(record.front) })
+    }
+
+    /// The damaged guard of the live allocation at `ptr`, if `ptr` is one and a guard is damaged.
+    pub(super) fn check_allocation(&self, ptr: NonNull<u8>) -> Option<GuardViolation> {
+        self.live
+            .get(&(ptr.as_ptr() as usize))
+            .and_then(|&r| check_one(r))
+    }
+
+    /// [`free`](Self::free) under the crate's `try_` naming convention.
+    ///
+    /// # Errors
+    ///
+    /// As [`free`](Self::free).
+    ///
+    /// # Panics
+    ///
+    /// As [`free`](Self::free).
+    pub fn try_free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
+        self.free(ptr)
+    }
+
+    /// Checks the guards of every live allocation, lowest address first.
+    ///
+    /// # Errors
+    ///
+    /// The first damaged guard; `offset` in it is the allocation's address (a heap has no single
+    /// base to count from).
+    pub fn check_guards(&self) -> Result<(), GuardViolation> {
+        self.live
+            .values()
+            .find_map(|&r| check_one(r))
+            .map_or(Ok(()), Err)
+    }
+}
+
+/// The first damaged guard byte around a live guarded allocation, if any.
+fn check_one(r: Guarded) -> Option<GuardViolation> {
+    // SAFETY: `r` is a live guarded allocation: `front` guard bytes before it and `GUARD_BYTES`
+    // after its `size` bytes are inside its block.
+    let (before, after) = unsafe {
+        (
+            core::slice::from_raw_parts(r.value.sub(r.front).as_ptr(), r.front),
+            core::slice::from_raw_parts(r.value.add(r.size).as_ptr(), GUARD_BYTES),
+        )
+    };
+    let report = |side, byte, found| GuardViolation {
+        offset: r.value.as_ptr() as usize,
+        size: r.size,
+        side,
+        byte,
+        found,
+    };
+    if let Some(i) = poison::first_mismatch(after, poison::GUARD) {
+        return Some(report(GuardSide::Back, i, after[i]));
+    }
+    before
+        .iter()
+        .rev()
+        .position(|&b| b != poison::GUARD)
+        .map(|i| report(GuardSide::Front, i, before[r.front - 1 - i]))
+}
+
+/// The heap's usage, guard bytes included (they are memory the heap holds for this user).
+impl MemoryUsage for GuardedHeap<'_> {
+    fn usage(&self) -> Usage {
+        self.heap.usage()
+    }
+
+    fn reports_leaks(&self) -> bool {
+        true
+    }
+}
+
+/// Reading a guarded heap is reading the heap (stats, memory map, consistency check).
+impl<'buf> Deref for GuardedHeap<'buf> {
+    type Target = FreeListHeap<'buf>;
+    fn deref(&self) -> &FreeListHeap<'buf> {
+        &self.heap
+    }
+}
