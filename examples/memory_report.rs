@@ -5,6 +5,7 @@
 //! Run: `cargo run --example memory_report` (`ARENA_KIT_SMOKE=1` for a short run).
 #![allow(dead_code)]
 
+use std::alloc::Layout;
 use std::path::PathBuf;
 
 use arena_kit::prelude::*;
@@ -89,7 +90,8 @@ pub fn run() {
     };
     let mut bodies = Tracked::new(Pool::with_capacity(256), "rigid bodies", Physics)
         .with_budget(Budget::fail(256 * 64));
-    let mut level = Tracked::new(Arena::with_capacity(256 << 10), "level audio", Audio);
+    let mut sounds = Tracked::new(FreeListHeap::with_capacity(256 << 10), "sound bank", Audio);
+    let mut music = None;
     let mut draw = Tracked::new(FrameArena::<2>::chained(64 << 10), "draw lists", Rendering);
     let mut sparks =
         Tracked::new(Pool::growable(256), "sparks", Particles).with_budget(Budget::warn(24 << 10));
@@ -120,10 +122,13 @@ pub fn run() {
         }
         // Audio: the level's music is decoded at 10% and unloaded at 80%.
         if f == frames / 10 {
-            level.alloc_slice_copy(&vec![0i16; 32 << 10]);
+            let decoded = Layout::array::<i16>(32 << 10).expect("64 KiB");
+            music = sounds.try_alloc(decoded).ok();
         }
-        if f == frames * 4 / 5 {
-            level.reset();
+        if f == frames * 4 / 5
+            && let Some(buffer) = music.take()
+        {
+            sounds.free(buffer).expect("a live block of this heap");
         }
         // Particles: an explosion at 40% sprays sparks, which then burn out.
         if (0.4..0.5).contains(&t) {
@@ -147,12 +152,12 @@ pub fn run() {
                 refused_paths += 1;
             }
         }
-        if let Err(over) = registry.end_frame(&[&bodies, &level, &draw, &sparks, &paths]) {
+        if let Err(over) = registry.end_frame(&[&bodies, &sounds, &draw, &sparks, &paths]) {
             println!("  frame {}: {over}", over.report.frame());
         }
     }
 
-    let report = registry.report(&[&bodies, &level, &draw, &sparks, &paths]);
+    let report = registry.report(&[&bodies, &sounds, &draw, &sparks, &paths]);
     println!("The seeds' report, from the allocators themselves:");
     print!("{}", report.totals());
     println!();
