@@ -7,6 +7,7 @@
 //! | module | pick it when |
 //! | --- | --- |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
+//! | [`soa`] | hot loops read a few fields of many values: one column per field, `SoaVec`, SoA slices |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -17,8 +18,13 @@ extern crate alloc;
 extern crate std;
 
 pub mod poison;
+pub mod soa;
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
 pub mod __private {
     pub use core;
+    /// What `#[derive(Soa)]` names.
+    pub mod soa {
+        pub use crate::soa::{Col, Columns, Nested, Soa};
+    }
 }

@@ -29,7 +29,10 @@ pub struct DropCounter {
 
 impl DropCounter {
     pub fn new(id: u64, drops: &Rc<Cell<usize>>) -> Self {
-        DropCounter { id, drops: Rc::clone(drops) }
+        DropCounter {
+            id,
+            drops: Rc::clone(drops),
+        }
     }
 }
 
