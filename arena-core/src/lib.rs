@@ -6,6 +6,7 @@
 //!
 //! | module | pick it when |
 //! | --- | --- |
+//! | [`layout`] | you want to know, or assert at compile time, what a struct costs in bytes |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
 //! | [`soa`] | hot loops read a few fields of many values: one column per field, `SoaVec`, SoA slices |
 #![no_std]
@@ -17,8 +18,11 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod layout;
 pub mod poison;
 pub mod soa;
+
+pub use layout::{FieldLayout, HasLayout, Repr, ReprKind, StructLayout};
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
 pub mod __private {

@@ -1,0 +1,372 @@
+//! What a struct costs in memory, known at compile time.
+//!
+//! `#[derive(Layout)]` (from the `arena-kit` facade) implements [`HasLayout`] for a struct: its
+//! [`StructLayout`] holds every field's offset, size and alignment as the compiler laid them out
+//! (read with `core::mem::offset_of!`, so it is right for `repr(Rust)` too, where the compiler
+//! reorders fields). From that it tells the padding, the smallest size any field order could
+//! give and the order that gives it, and prints a report in the spirit of `pahole`.
+//!
+//! Pick it when a struct is stored by the thousand (components, particles, network messages) and
+//! every byte of padding is a byte of cache you pay for in each pass. Assertions such as
+//! `#[layout(size = 16)]` or [`assert_layout!`](crate::assert_layout) keep it that way: a field
+//! added later that grows the struct fails the build with the holes and the fix.
+//!
+//! ```
+//! use arena_core::layout::{FieldLayout, Repr, StructLayout};
+//!
+//! // What `#[derive(Layout)]` generates for `#[repr(C)] struct Bad { a: u8, b: f64, c: u8 }`.
+//! const BAD: StructLayout = StructLayout::new(
+//!     "Bad",
+//!     Repr::C,
+//!     24,
+//!     8,
+//!     &[
+//!         FieldLayout::new("a", "u8", 0, 1, 1),
+//!         FieldLayout::new("b", "f64", 8, 8, 8),
+//!         FieldLayout::new("c", "u8", 16, 1, 1),
+//!     ],
+//! );
+//! const { assert!(BAD.padding() == 14) };
+//! assert_eq!(BAD.min_size(), 16);
+//! let best: Vec<&str> = BAD.best_order().map(|f| f.name).collect();
+//! assert_eq!(best, ["b", "a", "c"]);
+//! ```
+//!
+//! Not for: enums and unions (their size depends on the variant), or types whose layout is only
+//! known at run time.
+
+pub mod check;
+mod order;
+mod report;
+pub mod text;
+
+pub use order::FieldOrder;
+
+/// A type whose memory layout is known as a constant. Implemented by `#[derive(Layout)]`.
+pub trait HasLayout {
+    /// Offsets, sizes and alignments of the type and its fields.
+    const LAYOUT: StructLayout;
+}
+
+/// The `#[repr]` of a struct, as far as it decides the layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Repr {
+    /// The base representation.
+    pub kind: ReprKind,
+    /// `packed(N)`: every field's alignment is capped at `N`.
+    pub packed: Option<usize>,
+    /// `align(N)`: the struct's alignment is raised to at least `N`.
+    pub align: Option<usize>,
+}
+
+/// The base representation of a struct.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReprKind {
+    /// The default: the compiler may reorder fields.
+    Rust,
+    /// Fields in declaration order, each at the next offset its alignment allows.
+    C,
+    /// Same layout as the one non-zero-sized field.
+    Transparent,
+}
+
+impl Repr {
+    /// `repr(Rust)`, the default.
+    pub const RUST: Repr = Repr {
+        kind: ReprKind::Rust,
+        packed: None,
+        align: None,
+    };
+    /// `repr(C)`.
+    pub const C: Repr = Repr {
+        kind: ReprKind::C,
+        packed: None,
+        align: None,
+    };
+    /// `repr(transparent)`.
+    pub const TRANSPARENT: Repr = Repr {
+        kind: ReprKind::Transparent,
+        packed: None,
+        align: None,
+    };
+
+    /// This representation with `packed(n)` added.
+    pub const fn packed(self, n: usize) -> Repr {
+        Repr {
+            packed: Some(n),
+            ..self
+        }
+    }
+
+    /// This representation with `align(n)` added.
+    pub const fn aligned(self, n: usize) -> Repr {
+        Repr {
+            align: Some(n),
+            ..self
+        }
+    }
+
+    /// Whether the declaration order is the memory order (`repr(C)`), so reordering the source
+    /// changes the size.
+    pub const fn keeps_declaration_order(&self) -> bool {
+        matches!(self.kind, ReprKind::C)
+    }
+
+    /// The alignment a field of alignment `align` gets in this representation.
+    pub const fn field_align(&self, align: usize) -> usize {
+        match self.packed {
+            Some(pack) if pack < align => pack,
+            _ => align,
+        }
+    }
+}
+
+impl core::fmt::Display for Repr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut text = text::Text::<48>::new();
+        report::write_repr(&mut text, self);
+        f.write_str(text.as_str())
+    }
+}
+
+/// One field of a [`StructLayout`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FieldLayout {
+    /// The field's name: its identifier, or its position (`"0"`) in a tuple struct.
+    pub name: &'static str,
+    /// The field's type as written in the source.
+    pub ty: &'static str,
+    /// Bytes from the start of the struct.
+    pub offset: usize,
+    /// `size_of` the field's type.
+    pub size: usize,
+    /// `align_of` the field's type (before any `packed` cap).
+    pub align: usize,
+}
+
+impl FieldLayout {
+    /// A field description.
+    pub const fn new(
+        name: &'static str,
+        ty: &'static str,
+        offset: usize,
+        size: usize,
+        align: usize,
+    ) -> Self {
+        FieldLayout {
+            name,
+            ty,
+            offset,
+            size,
+            align,
+        }
+    }
+
+    /// The offset one past the field's last byte.
+    pub const fn end(&self) -> usize {
+        self.offset + self.size
+    }
+
+    /// The first 64-byte cache line the field touches (counted from the struct's start).
+    pub const fn first_cache_line(&self) -> usize {
+        self.offset / CACHE_LINE
+    }
+
+    /// The last 64-byte cache line the field touches; a field that straddles two lines has
+    /// `last_cache_line() > first_cache_line()`.
+    pub const fn last_cache_line(&self) -> usize {
+        if self.size == 0 {
+            self.first_cache_line()
+        } else {
+            (self.end() - 1) / CACHE_LINE
+        }
+    }
+}
+
+/// The cache-line size the reports count in, common to desktop and console CPUs.
+pub const CACHE_LINE: usize = 64;
+
+/// The memory layout of a struct: its size, alignment and fields.
+///
+/// Every method is a `const fn`, so layouts can be checked in `const` items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StructLayout {
+    name: &'static str,
+    repr: Repr,
+    size: usize,
+    align: usize,
+    fields: &'static [FieldLayout],
+}
+
+impl StructLayout {
+    /// A layout from its parts: `fields` in declaration order.
+    pub const fn new(
+        name: &'static str,
+        repr: Repr,
+        size: usize,
+        align: usize,
+        fields: &'static [FieldLayout],
+    ) -> Self {
+        StructLayout {
+            name,
+            repr,
+            size,
+            align,
+            fields,
+        }
+    }
+
+    /// The struct's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The struct's representation.
+    pub const fn repr(&self) -> Repr {
+        self.repr
+    }
+
+    /// `size_of` the struct.
+    pub const fn size(&self) -> usize {
+        self.size
+    }
+
+    /// `align_of` the struct.
+    pub const fn align(&self) -> usize {
+        self.align
+    }
+
+    /// The fields in declaration order. [`Self::memory_order`] gives them by offset.
+    pub const fn fields(&self) -> &'static [FieldLayout] {
+        self.fields
+    }
+
+    /// The bytes the fields themselves hold: the sum of their sizes. This is also what one element
+    /// costs stored as struct-of-arrays, one column per field.
+    pub const fn fields_size(&self) -> usize {
+        let mut sum = 0;
+        let mut i = 0;
+        while i < self.fields.len() {
+            sum += self.fields[i].size;
+            i += 1;
+        }
+        sum
+    }
+
+    /// Bytes per element stored as struct-of-arrays (one column per field, no padding between
+    /// elements): the same as [`Self::fields_size`].
+    pub const fn soa_size(&self) -> usize {
+        self.fields_size()
+    }
+
+    /// All wasted bytes: holes between fields and the tail padding.
+    pub const fn padding(&self) -> usize {
+        self.size - self.fields_size()
+    }
+
+    /// The smallest size any order of these fields could give under the same representation:
+    /// the field bytes rounded up to the struct's alignment. Sorting fields by decreasing
+    /// alignment reaches it, because every size is a multiple of its own alignment.
+    pub const fn min_size(&self) -> usize {
+        if matches!(self.repr.kind, ReprKind::Transparent) {
+            return self.size;
+        }
+        round_up(self.fields_size(), self.align)
+    }
+
+    /// The bytes a better field order would save: `size() - min_size()`.
+    pub const fn savings(&self) -> usize {
+        self.size.saturating_sub(self.min_size())
+    }
+
+    /// Whether no field order gives a smaller struct.
+    pub const fn is_optimal(&self) -> bool {
+        self.size <= self.min_size()
+    }
+
+    /// The alignment field `index` has inside this struct (its type's, capped by `packed`).
+    pub const fn field_align(&self, index: usize) -> usize {
+        self.repr.field_align(self.fields[index].align)
+    }
+
+    /// The fields by increasing offset (declaration order breaks ties between zero-sized fields).
+    pub fn memory_order(&self) -> FieldOrder<'_> {
+        FieldOrder::memory(self)
+    }
+
+    /// The fields in the order that gives [`Self::min_size`]: by decreasing alignment, declaration
+    /// order among equals.
+    pub fn best_order(&self) -> FieldOrder<'_> {
+        FieldOrder::best(self)
+    }
+}
+
+/// `n` rounded up to a multiple of `align` (a power of two).
+pub const fn round_up(n: usize, align: usize) -> usize {
+    (n + align - 1) & !(align - 1)
+}
+
+/// Checks at compile time that a type has the layout you expect.
+///
+/// Takes a type that implements [`HasLayout`] and any of `size = N`, `max_size = N`,
+/// `align = N`, `max_padding = N`, `optimal`. Use it for concrete instantiations of generic
+/// structs, where `#[layout(...)]` on the struct cannot know the type arguments.
+///
+/// ```
+/// use arena_core::{assert_layout, layout::{FieldLayout, HasLayout, Repr, StructLayout}};
+///
+/// struct Pair<T>(T, T);
+/// impl<T> HasLayout for Pair<T> {
+///     const LAYOUT: StructLayout = StructLayout::new(
+///         "Pair",
+///         Repr::RUST,
+///         size_of::<Self>(),
+///         align_of::<Self>(),
+///         &[],
+///     );
+/// }
+/// assert_layout!(Pair<u32>, size = 8, align = 4);
+/// ```
+///
+/// A failing check stops the build (under `cargo check` too) with one line that names the holes
+/// and the fix:
+///
+/// ```compile_fail
+/// # use arena_core::{assert_layout, layout::{HasLayout, Repr, StructLayout}};
+/// # struct Pair<T>(T, T);
+/// # impl<T> HasLayout for Pair<T> {
+/// #     const LAYOUT: StructLayout =
+/// #         StructLayout::new("Pair", Repr::RUST, size_of::<Self>(), align_of::<Self>(), &[]);
+/// # }
+/// assert_layout!(Pair<u64>, size = 8);
+/// ```
+#[macro_export]
+macro_rules! assert_layout {
+    ($ty:ty, $($key:ident $(= $value:expr)?),+ $(,)?) => {
+        $(
+            const _: () = if let ::core::option::Option::Some(message) =
+                $crate::__assert_layout_one!($ty, $key $(= $value)?)
+            {
+                ::core::panic!("{}", message.as_str())
+            };
+        )+
+    };
+}
+
+/// One assertion of [`assert_layout!`]. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __assert_layout_one {
+    ($ty:ty, optimal) => {
+        $crate::layout::check::optimal::<
+            $ty,
+            { <$ty as $crate::layout::HasLayout>::LAYOUT.fields().len() },
+        >()
+    };
+    ($ty:ty, $key:ident = $n:expr) => {
+        $crate::layout::check::$key::<
+            $ty,
+            { <$ty as $crate::layout::HasLayout>::LAYOUT.fields().len() },
+        >($n)
+    };
+}

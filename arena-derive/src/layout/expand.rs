@@ -1,0 +1,193 @@
+//! Code generation for `#[derive(Layout)]`: the `HasLayout` impl, then one free `const _` item per
+//! assertion on the concrete type, so `cargo check` (and editors) evaluate it.
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::{DeriveInput, GenericParam, Lifetime, parse_quote};
+
+use crate::ast::{Input, InputData};
+use crate::ctxt::Ctxt;
+
+use super::attr::{self, Attrs, Kind};
+use super::valid;
+
+/// Expands `#[derive(Layout)]`. The impl is emitted even when attributes are wrong, so uses of
+/// `LAYOUT` don't add follow-on errors to the real ones.
+pub fn derive(node: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let input = Input::from_syn(&cx, node);
+    let attrs = attr::parse(&cx, input.attrs);
+    valid::check(&cx, &input, &attrs);
+
+    let krate = attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| parse_quote!(::arena_kit));
+    let imp = impl_has_layout(&input, &krate);
+    let checks = if cx.has_errors() {
+        TokenStream::new()
+    } else {
+        assertions(&input, &attrs, &krate)
+    };
+    match cx.check() {
+        Ok(()) => quote!(#imp #checks),
+        Err(err) => {
+            let errors = err.to_compile_error();
+            quote!(#imp #errors)
+        }
+    }
+}
+
+fn impl_has_layout(input: &Input<'_>, krate: &syn::Path) -> TokenStream {
+    let InputData::Struct(_, fields) = &input.data else {
+        return TokenStream::new();
+    };
+    let ident = input.ident;
+    let name = ident.unraw().to_string();
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let core = quote!(#krate::__private::core);
+    let repr = repr_expr(input, krate);
+    let field_layouts = fields.iter().map(|f| {
+        let name = f.name();
+        let ty = f.ty;
+        let ty_text = type_text(ty);
+        let member = &f.member;
+        quote! {
+            #krate::FieldLayout::new(
+                #name,
+                #ty_text,
+                #core::mem::offset_of!(Self, #member),
+                #core::mem::size_of::<#ty>(),
+                #core::mem::align_of::<#ty>(),
+            )
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::HasLayout for #ident #ty_generics #where_clause {
+            const LAYOUT: #krate::StructLayout = #krate::StructLayout::new(
+                #name,
+                #repr,
+                #core::mem::size_of::<Self>(),
+                #core::mem::align_of::<Self>(),
+                &[#(#field_layouts),*],
+            );
+        }
+    }
+}
+
+fn repr_expr(input: &Input<'_>, krate: &syn::Path) -> TokenStream {
+    let repr = &input.repr;
+    let mut expr = if repr.transparent {
+        quote!(#krate::Repr::TRANSPARENT)
+    } else if repr.c {
+        quote!(#krate::Repr::C)
+    } else {
+        quote!(#krate::Repr::RUST)
+    };
+    if let Some(n) = repr.packed {
+        let n = n as usize;
+        expr = quote!(#expr.packed(#n));
+    }
+    if let Some(n) = repr.align {
+        let n = n as usize;
+        expr = quote!(#expr.aligned(#n));
+    }
+    expr
+}
+
+/// One `const _` item per assertion, and one for `report`. The `panic!` path carries the key's
+/// span and its argument group the value's, so rustc underlines `size = 16`, not the derive.
+fn assertions(input: &Input<'_>, attrs: &Attrs, krate: &syn::Path) -> TokenStream {
+    let InputData::Struct(_, fields) = &input.data else {
+        return TokenStream::new();
+    };
+    let ty = concrete_type(input);
+    let n = fields.len();
+    let core = quote!(#krate::__private::core);
+    let mut out = TokenStream::new();
+    for a in &attrs.assertions {
+        let check = match a.kind {
+            Kind::Size => quote!(size),
+            Kind::MaxSize => quote!(max_size),
+            Kind::Align => quote!(align),
+            Kind::MaxPadding => quote!(max_padding),
+            Kind::Optimal => quote!(optimal),
+        };
+        let arg = a.value.as_ref().map(|v| quote!(#v));
+        let value_span = a.value.as_ref().map_or(a.key.span(), |v| v.span());
+        let panic = spanned_panic(&core, a.key.span(), value_span);
+        out.extend(quote! {
+            const _: () = match #krate::layout::check::#check::<#ty, #n>(#arg) {
+                #core::option::Option::Some(message) => #panic,
+                #core::option::Option::None => {}
+            };
+        });
+    }
+    if let Some(span) = attrs.report {
+        let panic = spanned_panic(&core, span, span);
+        out.extend(quote! {
+            const _: () = {
+                let message = #krate::layout::check::report::<
+                    #ty,
+                    #n,
+                    { #krate::layout::check::report_capacity(#n) },
+                >();
+                #panic
+            };
+        });
+    }
+    out
+}
+
+/// `core::panic!("{}", message.as_str())` with the path spanned at the key and the argument group
+/// at the value: rustc reports a macro call from its path to its closing delimiter.
+fn spanned_panic(core: &TokenStream, key: Span, value: Span) -> TokenStream {
+    let path = quote_spanned!(key=> #core::panic!);
+    let mut args = Group::new(Delimiter::Parenthesis, quote!("{}", message.as_str()));
+    args.set_span(value);
+    quote!(#path #args)
+}
+
+/// The struct's type for a free const item: lifetimes become `'static` (they don't change the
+/// layout); type parameters were rejected before this runs.
+fn concrete_type(input: &Input<'_>) -> TokenStream {
+    let ident = input.ident;
+    let lifetimes: Vec<Lifetime> = input
+        .generics
+        .params
+        .iter()
+        .filter(|p| matches!(p, GenericParam::Lifetime(_)))
+        .map(|_| parse_quote!('static))
+        .collect();
+    if lifetimes.is_empty() {
+        quote!(#ident)
+    } else {
+        quote!(#ident<#(#lifetimes),*>)
+    }
+}
+
+/// A type as a person writes it: `Vec<u32>`, not the token printer's `Vec < u32 >`.
+fn type_text(ty: &syn::Type) -> String {
+    let mut s = ty.to_token_stream().to_string();
+    for (from, to) in [
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        (" ;", ";"),
+        (":: ", "::"),
+        (" ::", "::"),
+        ("& ", "&"),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("* const", "*const"),
+        ("* mut", "*mut"),
+    ] {
+        s = s.replace(from, to);
+    }
+    s.replace("-><", "-> <").replace("dyn<", "dyn <")
+}
