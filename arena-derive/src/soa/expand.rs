@@ -215,6 +215,8 @@ fn generate(
         views.extend(quote! {
             #[doc = #doc]
             #derive_attr
+            // Not every program reads every view's every field.
+            #[allow(dead_code)]
             #vis struct #view_name<#decl_params> #body
         });
         let (assoc, f) = view.assoc();
