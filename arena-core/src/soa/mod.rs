@@ -65,6 +65,11 @@ pub use vec::{IntoIter, SoaVec};
 /// The impl only converts between a row (`Self`) and its column values (a nested tuple such as
 /// `(f32, (f32, ()))`), and between tuples of references and the generated view structs. It is
 /// safe to implement by hand: the containers never trust it with a pointer.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a `Soa` type, so it cannot be stored as columns",
+    label = "`{Self}` needs `#[derive(Soa)]`",
+    note = "a `#[soa(nested)]` field needs a type that derives `Soa`; drop `nested` to store it as one column"
+)]
 pub trait Soa: Sized {
     /// The columns, as a list of [`Col<F>`] and [`Nested<S>`] ending in `()`.
     type Columns: Columns;

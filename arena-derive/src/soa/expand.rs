@@ -242,6 +242,12 @@ fn generate(
         #views
         #[doc(hidden)]
         const _: () = {
+            // A row is split into its fields and rebuilt, so a type with its own `Drop` would run
+            // it on values that never existed: this impl conflicts with the blanket one if so.
+            trait SoaStructMustNotImplementDrop {}
+            #[allow(drop_bounds)]
+            impl<T: #krate::__private::core::ops::Drop> SoaStructMustNotImplementDrop for T {}
+            impl #impl_generics SoaStructMustNotImplementDrop for #ident #ty_generics #where_clause {}
             #[automatically_derived]
             impl #impl_generics #soa::Soa for #ident #ty_generics #where_clause {
                 type Columns = #columns;
