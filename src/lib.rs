@@ -1,13 +1,4 @@
-//! arena-kit: the memory tools shipped game engines rely on, with lifetimes enforced by the type
-//! system.
-//!
-//! - [`derive@Layout`]: what a struct costs (offsets, padding, best field order) as a `const`,
-//!   and `#[layout(size = .., align = .., max_padding = ..)]` assertions that fail the build.
-//! - [`derive@Soa`]: struct-of-arrays storage, one column per field, for [`SoaVec`](soa::SoaVec)
-//!   and SoA slices in arenas.
-//!
-//! This crate re-exports the runtime ([`arena_core`]) and the derive macros ([`arena_derive`]).
-//! Most programs only need `use arena_kit::prelude::*;`.
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
 pub use arena_core::*;

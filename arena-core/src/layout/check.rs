@@ -3,9 +3,9 @@
 //!
 //! Each check returns `None` when it holds and `Some(message)` when it fails; the generated code
 //! panics with the message, so the panic carries the span of the attribute that failed. A passing
-//! check costs O(fields). The message is built only on failure, in O(n log n): the field orders
-//! it lists are sorted with a heap sort over `N` indices, where `N` is the field count the caller
-//! passes as a const parameter.
+//! check costs O(fields). The message is built only on failure, in O(n log n): memory order is
+//! sorted with a heap sort over `N` indices (`N` is the field count the caller passes as a const
+//! parameter; `repr(C)` needs no sort), and the fix names at most 16 fields of the best order.
 
 use super::order::{OrderKind, Walk, sorted};
 use super::report::{write_fix_short, write_holes, write_report_message};
@@ -164,17 +164,25 @@ const fn key<const CAP: usize>(t: &mut Text<CAP>, key: &str, value: usize) {
 }
 
 /// `: padding 7 between a and b, 7 at the end; reordering to (b, a, c) gives 16 bytes, saving 8`.
+///
+/// Memory order is declaration order under `repr(C)` and needs a sort otherwise; the fix lists at
+/// most a few names of the best order, so scanning for each is cheaper than sorting them all.
 const fn holes_and_fix<const N: usize>(t: &mut Message, l: &StructLayout) {
-    let memory = sorted::<N>(l, OrderKind::Memory);
-    let best = sorted::<N>(l, OrderKind::Best);
+    let sorted_memory;
+    let memory = if l.repr().keeps_declaration_order() {
+        Walk::Declaration
+    } else {
+        sorted_memory = sorted::<N>(l, OrderKind::Memory);
+        Walk::Sorted(&sorted_memory)
+    };
     if l.padding() > 0 {
         t.str(": padding ");
-        write_holes(t, l, Walk::Sorted(&memory));
+        write_holes(t, l, memory);
         t.str("; ");
     } else {
         t.str(": ");
     }
-    write_fix_short(t, l, Walk::Sorted(&best));
+    write_fix_short(t, l, Walk::Scan(OrderKind::Best));
 }
 
 const fn most_aligned_field(l: &StructLayout) -> Option<usize> {

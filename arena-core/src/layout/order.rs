@@ -28,7 +28,11 @@ const fn key(layout: &StructLayout, kind: OrderKind, index: usize) -> u128 {
 /// How an order is walked: by scanning or through indices sorted beforehand.
 #[derive(Clone, Copy)]
 pub(crate) enum Walk<'a> {
+    /// Declaration order, which is memory order under `repr(C)`.
+    Declaration,
+    /// Find each next field by scanning: O(n) a step, no buffer.
     Scan(OrderKind),
+    /// Indices sorted beforehand.
     Sorted(&'a [u32]),
 }
 
@@ -41,6 +45,13 @@ impl Walk<'_> {
         prev: Option<usize>,
     ) -> Option<usize> {
         match self {
+            Walk::Declaration => {
+                if pos < layout.fields.len() {
+                    Some(pos)
+                } else {
+                    None
+                }
+            }
             Walk::Sorted(indices) => {
                 if pos < indices.len() {
                     Some(indices[pos] as usize)

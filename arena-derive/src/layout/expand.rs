@@ -1,8 +1,8 @@
 //! Code generation for `#[derive(Layout)]`: the `HasLayout` impl, then one free `const _` item per
 //! assertion on the concrete type, so `cargo check` (and editors) evaluate it.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 use syn::{DeriveInput, GenericParam, Lifetime, parse_quote};
 
@@ -144,10 +144,28 @@ fn assertions(input: &Input<'_>, attrs: &Attrs, krate: &syn::Path) -> TokenStrea
 /// `core::panic!("{}", message.as_str())` with the path spanned at the key and the argument group
 /// at the value: rustc reports a macro call from its path to its closing delimiter.
 fn spanned_panic(core: &TokenStream, key: Span, value: Span) -> TokenStream {
-    let path = quote_spanned!(key=> #core::panic!);
+    let path = respan(quote!(#core::panic!), key);
     let mut args = Group::new(Delimiter::Parenthesis, quote!("{}", message.as_str()));
     args.set_span(value);
     quote!(#path #args)
+}
+
+/// `tokens` with every span set to `span`; a span that starts at the derive would make rustc
+/// report the whole call at the derive.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
 }
 
 /// The struct's type for a free const item: lifetimes become `'static` (they don't change the

@@ -1,0 +1,10 @@
+use arena_kit::Layout;
+
+#[derive(Layout)]
+#[layout(size = 16, size = 24)]
+struct Good {
+    b: f64,
+    a: u8,
+}
+
+fn main() {}
