@@ -122,6 +122,13 @@ pub struct Nested<S: Soa> {
     inner: S::Columns,
 }
 
+impl<S: Soa> Nested<S> {
+    #[allow(dead_code)] // used by the `serde` feature
+    pub(crate) fn inner(self) -> S::Columns {
+        self.inner
+    }
+}
+
 impl<S: Soa> Clone for Nested<S> {
     fn clone(&self) -> Self {
         *self
@@ -215,6 +222,15 @@ pub trait Columns: Copy + sealed::Sealed {
     ///   which copy owns the values afterwards.
     unsafe fn copy(src: Self, from: usize, dst: Self, to: usize, count: usize);
 
+    /// Moves rows `0..count` of every column from `src` to `dst`, last column first: after a block
+    /// grew in place, every column's new start is at or after its old one, so moving the last
+    /// column first never overwrites a column not yet moved.
+    ///
+    /// # Safety
+    /// - both are placements in one block, `dst` for a capacity at least `src`'s, and rows
+    ///   `0..count` of `src` are initialised.
+    unsafe fn shift_up(src: Self, dst: Self, count: usize);
+
     /// Swaps rows `i` and `j`.
     ///
     /// # Safety
@@ -281,6 +297,8 @@ impl Columns for () {
     }
     #[inline]
     unsafe fn copy(_: Self, _: usize, _: Self, _: usize, _: usize) {}
+    #[inline]
+    unsafe fn shift_up(_: Self, _: Self, _: usize) {}
     #[inline]
     unsafe fn swap(self, _: usize, _: usize) {}
     #[inline]
@@ -363,6 +381,11 @@ impl<F> Columns for Col<F> {
     unsafe fn copy(src: Self, from: usize, dst: Self, to: usize, count: usize) {
         // SAFETY: the caller guarantees both ranges are in bounds; `ptr::copy` allows overlap.
         unsafe { ptr::copy(src.ptr.add(from), dst.ptr.add(to), count) }
+    }
+    #[inline]
+    unsafe fn shift_up(src: Self, dst: Self, count: usize) {
+        // SAFETY: the caller guarantees both ranges lie in the block; `ptr::copy` allows overlap.
+        unsafe { ptr::copy(src.ptr, dst.ptr, count) }
     }
     #[inline]
     unsafe fn swap(self, i: usize, j: usize) {
@@ -479,6 +502,14 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
         }
     }
     #[inline]
+    unsafe fn shift_up(src: Self, dst: Self, count: usize) {
+        // SAFETY: forwarded from the caller; the later columns move first.
+        unsafe {
+            B::shift_up(src.1, dst.1, count);
+            A::shift_up(src.0, dst.0, count);
+        }
+    }
+    #[inline]
     unsafe fn swap(self, i: usize, j: usize) {
         // SAFETY: forwarded from the caller.
         unsafe {
@@ -582,6 +613,11 @@ impl<S: Soa> Columns for Nested<S> {
     unsafe fn copy(src: Self, from: usize, dst: Self, to: usize, count: usize) {
         // SAFETY: forwarded from the caller.
         unsafe { S::Columns::copy(src.inner, from, dst.inner, to, count) }
+    }
+    #[inline]
+    unsafe fn shift_up(src: Self, dst: Self, count: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { S::Columns::shift_up(src.inner, dst.inner, count) }
     }
     #[inline]
     unsafe fn swap(self, i: usize, j: usize) {

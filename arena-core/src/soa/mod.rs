@@ -50,6 +50,10 @@ mod columns;
 mod iter;
 #[cfg(feature = "alloc")]
 mod raw;
+#[cfg(feature = "rayon")]
+mod rayon;
+#[cfg(feature = "serde")]
+pub mod serde;
 mod slice;
 #[cfg(feature = "alloc")]
 mod vec;

@@ -47,6 +47,11 @@ impl<'a, T: Soa + 'a> SoaSlice<'a, T> {
         self.len
     }
 
+    #[allow(dead_code)] // used by the `rayon` feature
+    pub(crate) fn columns(&self) -> T::Columns {
+        self.cols
+    }
+
     /// Whether there are no rows.
     #[inline]
     pub fn is_empty(&self) -> bool {
@@ -106,6 +111,11 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
     #[inline]
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    #[allow(dead_code)] // used by the `rayon` feature
+    pub(crate) fn columns(&self) -> T::Columns {
+        self.cols
     }
 
     /// Whether there are no rows.

@@ -100,7 +100,7 @@ impl<T: Soa> SoaVec<T> {
     }
 
     #[inline]
-    fn push_columns(&mut self, parts: <T::Columns as Columns>::Owned) {
+    pub(crate) fn push_columns(&mut self, parts: <T::Columns as Columns>::Owned) {
         if self.len == self.capacity() {
             self.reserve(1);
         }
