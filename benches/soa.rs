@@ -69,7 +69,15 @@ struct Hand {
 impl Hand {
     fn with_capacity(n: usize) -> Self {
         let v = || Vec::with_capacity(n);
-        Hand { x: v(), y: v(), z: v(), vx: v(), vy: v(), vz: v(), life: v() }
+        Hand {
+            x: v(),
+            y: v(),
+            z: v(),
+            vx: v(),
+            vy: v(),
+            vz: v(),
+            life: v(),
+        }
     }
     fn push(&mut self, p: ours::Particle) {
         self.x.push(p.x);
@@ -84,13 +92,37 @@ impl Hand {
 
 fn seed(i: usize) -> ours::Particle {
     let f = (i % 1000) as f32;
-    ours::Particle { x: f, y: -f, z: f * 0.5, vx: 1.0, vy: 2.0, vz: 3.0, life: (i % 97) as f32 }
+    ours::Particle {
+        x: f,
+        y: -f,
+        z: f * 0.5,
+        vx: 1.0,
+        vy: 2.0,
+        vz: 3.0,
+        life: (i % 97) as f32,
+    }
 }
 fn to_sd(p: ours::Particle) -> sd::Particle {
-    sd::Particle { x: p.x, y: p.y, z: p.z, vx: p.vx, vy: p.vy, vz: p.vz, life: p.life }
+    sd::Particle {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+        vx: p.vx,
+        vy: p.vy,
+        vz: p.vz,
+        life: p.life,
+    }
 }
 fn to_sr(p: ours::Particle) -> sr::Particle {
-    sr::Particle { x: p.x, y: p.y, z: p.z, vx: p.vx, vy: p.vy, vz: p.vz, life: p.life }
+    sr::Particle {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+        vx: p.vx,
+        vy: p.vy,
+        vz: p.vz,
+        life: p.life,
+    }
 }
 
 fn sizes() -> Vec<usize> {
@@ -182,7 +214,11 @@ fn update_x(c: &mut Criterion) {
 /// Push `n` particles, from empty (`grow`) and into reserved capacity (`reserved`).
 fn push(c: &mut Criterion) {
     for reserved in [false, true] {
-        let name = if reserved { "soa/push_reserved" } else { "soa/push_empty" };
+        let name = if reserved {
+            "soa/push_reserved"
+        } else {
+            "soa/push_empty"
+        };
         let mut g = c.benchmark_group(name);
         g.sample_size(10);
         for n in sizes() {
@@ -330,7 +366,15 @@ fn sort(c: &mut Criterion) {
                 |h| {
                     let mut order: Vec<usize> = (0..h.life.len()).collect();
                     order.sort_by(|&a, &b| h.life[a].total_cmp(&h.life[b]));
-                    for col in [&mut h.x, &mut h.y, &mut h.z, &mut h.vx, &mut h.vy, &mut h.vz, &mut h.life] {
+                    for col in [
+                        &mut h.x,
+                        &mut h.y,
+                        &mut h.z,
+                        &mut h.vx,
+                        &mut h.vy,
+                        &mut h.vz,
+                        &mut h.life,
+                    ] {
                         let sorted: Vec<f32> = order.iter().map(|&i| col[i]).collect();
                         *col = sorted;
                     }

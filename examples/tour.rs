@@ -4,7 +4,11 @@
 
 #[path = "layout_report.rs"]
 mod layout_report;
+#[path = "particles.rs"]
+mod particles;
 
 fn main() {
     layout_report::run();
+    println!();
+    particles::run();
 }

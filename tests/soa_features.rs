@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 /// A row that serializes both ways.
 #[derive(Soa, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
-#[soa(derive(serde::Serialize))]
+#[soa(derive(Debug, serde::Serialize))]
 pub struct Enemy {
     /// Position.
     pub x: f32,

@@ -135,11 +135,11 @@ impl<T: Soa> RawSoa<T> {
 
     /// Frees the block (the values must already be dropped or moved out).
     fn free(&mut self) {
-        if let Ok(layout) = block_layout::<T>(self.cap) {
-            if layout.size() != 0 {
-                // SAFETY: `base` was allocated with this layout (`cap` is unchanged since).
-                unsafe { dealloc(self.base, layout) };
-            }
+        if let Ok(layout) = block_layout::<T>(self.cap)
+            && layout.size() != 0
+        {
+            // SAFETY: `base` was allocated with this layout (`cap` is unchanged since).
+            unsafe { dealloc(self.base, layout) };
         }
     }
 }

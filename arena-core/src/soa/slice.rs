@@ -224,12 +224,10 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
     {
         let cols = self.cols;
         let mut order: alloc::vec::Vec<usize> = (0..self.len).collect();
-        // SAFETY: every index is an initialised row; no row moves while the views are alive.
         order.sort_by(|&a, &b| {
-            compare(
-                T::view(unsafe { cols.get(a) }),
-                T::view(unsafe { cols.get(b) }),
-            )
+            // SAFETY: every index is an initialised row; no row moves while the views are alive.
+            let (ra, rb) = unsafe { (cols.get(a), cols.get(b)) };
+            compare(T::view(ra), T::view(rb))
         });
         // SAFETY: `order` is a permutation of `0..len`, all initialised rows.
         unsafe { super::raw::permute::<T>(cols, &order) }
