@@ -10,6 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/target/soa-compile-cost"
 structs=${STRUCTS:-50}
 mkdir -p "$out"
+export CARGO_TARGET_DIR="$out/target"
 
 gen() { # name, dependency line, use line, derive attribute, count
     local dir="$out/$1"

@@ -6,6 +6,10 @@ pub use arena_derive::{Layout, Soa};
 
 /// The names most programs want in scope.
 pub mod prelude {
+    pub use arena_core::arena::{Arena, ArenaError, Marker, Scope};
+    #[cfg(feature = "std")]
+    pub use arena_core::arena::{Frame, FrameArena, FrameReader, scratch};
+    pub use arena_core::pool::{Handle, Pool, PoolFull};
     pub use arena_core::soa::{Soa, SoaSlice, SoaSliceMut, SoaVec};
     pub use arena_core::{HasLayout, StructLayout, assert_layout};
     pub use arena_derive::{Layout, Soa};

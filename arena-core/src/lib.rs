@@ -6,8 +6,10 @@
 //!
 //! | module | pick it when |
 //! | --- | --- |
+//! | [`arena`] | data that dies together: per-frame, per-level or per-call temporaries (bump allocation, O(1) reset, scopes, N-buffered frame arenas, per-thread scratch) |
 //! | [`layout`] | you want to know, or assert at compile time, what a struct costs in bytes |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
+//! | [`pool`] | many objects of one type with independent lifetimes (bullets, enemies), referred to by generational handles |
 //! | [`soa`] | hot loops read a few fields of many values: one column per field, `SoaVec`, SoA slices |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -18,11 +20,22 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod arena;
 pub mod layout;
 pub mod poison;
+#[cfg(feature = "alloc")]
+pub mod pool;
 pub mod soa;
 
+#[cfg(feature = "std")]
+pub use arena::scratch;
+pub use arena::{Arena, ArenaError, Marker, Scope};
+#[cfg(feature = "alloc")]
+pub use arena::{Frame, FrameArena, FrameReader};
 pub use layout::{FieldLayout, HasLayout, Repr, ReprKind, StructLayout};
+#[cfg(feature = "alloc")]
+pub use pool::{Handle, Pool, PoolFull};
+
 /// Items used by generated code. Not part of the public API; may change in any release.
 #[doc(hidden)]
 pub mod __private {

@@ -1,0 +1,106 @@
+//! `allocator_api2::alloc::Allocator` for `&Arena` (the 0.2 line hashbrown and bumpalo use), so
+//! `allocator_api2::vec::Vec<T, &Arena>` and `hashbrown::HashMap<K, V, S, &Arena>` allocate from
+//! an arena.
+//!
+//! It is implemented for `&Arena`, not `Arena`: a collection that owned its arena could expose it
+//! mutably and call the safe [`Arena::reset`] while its own elements are still in it
+//! (bump-scope#137). With `&Arena` the borrow checker forbids the reset.
+//!
+//! ```
+//! use allocator_api2::vec::Vec;
+//! use arena_core::arena::Arena;
+//! use hashbrown::{DefaultHashBuilder, HashMap};
+//!
+//! let mut arena = Arena::chained(4096);
+//! {
+//!     let mut v: Vec<u32, &Arena> = Vec::new_in(&arena);
+//!     v.extend(0..100);
+//!     let mut names = HashMap::with_hasher_in(DefaultHashBuilder::default(), &arena);
+//!     names.insert("player", 1);
+//!     assert_eq!(v.iter().sum::<u32>(), 4950);
+//!     assert_eq!(names["player"], 1);
+//! }
+//! arena.reset(); // fine: the collections are gone
+//! ```
+//!
+//! Freeing or shrinking the newest allocation gives its bytes back, and growing it extends it in
+//! place, so a lone growing `Vec` does not waste the arena. Other frees are no-ops until reset.
+
+use core::alloc::Layout;
+use core::ptr::NonNull;
+
+use allocator_api2::alloc::{AllocError, Allocator};
+
+use super::Arena;
+
+impl Arena {
+    /// Whether `[ptr, ptr + size)` ends exactly at the bump pointer and may be given back.
+    fn is_last(&self, ptr: NonNull<u8>, size: usize) -> bool {
+        !(crate::poison::ENABLED && self.guarded)
+            && ptr.as_ptr() as usize >= self.cur_start.get().as_ptr() as usize
+            && (ptr.as_ptr() as usize).checked_add(size) == Some(self.ptr.get().as_ptr() as usize)
+    }
+}
+
+// SAFETY: memory returned by `allocate` stays valid and unaliased while the `&Arena` borrow (and
+// so every copy of this allocator) lives: the arena can only be reset, rewound or dropped through
+// `&mut Arena` or by value. `deallocate`, `grow` and `shrink` only move the bump pointer when the
+// block is the newest allocation.
+unsafe impl Allocator for &Arena {
+    #[inline]
+    fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
+        let ptr = self.try_alloc_layout(layout).map_err(|_| AllocError)?;
+        Ok(NonNull::slice_from_raw_parts(ptr, layout.size()))
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        if layout.size() != 0 && self.is_last(ptr, layout.size()) {
+            self.high.set(self.high.get().max(self.used()));
+            self.ptr.set(ptr);
+            self.allocs.set(self.allocs.get() - 1);
+        }
+    }
+
+    unsafe fn grow(
+        &self,
+        ptr: NonNull<u8>,
+        old: Layout,
+        new: Layout,
+    ) -> Result<NonNull<[u8]>, AllocError> {
+        let addr = ptr.as_ptr() as usize;
+        if old.size() != 0 && self.is_last(ptr, old.size()) && addr.is_multiple_of(new.align()) {
+            let avail = self.end.get().as_ptr() as usize - addr;
+            if new.size() <= avail {
+                // SAFETY: `ptr + new.size()` is within the current page.
+                self.ptr.set(unsafe { ptr.add(new.size()) });
+                return Ok(NonNull::slice_from_raw_parts(ptr, new.size()));
+            }
+        }
+        let fresh = self.allocate(new)?;
+        // SAFETY: the old block holds `old.size()` initialised bytes and is not the new block.
+        unsafe {
+            fresh.cast::<u8>().copy_from_nonoverlapping(ptr, old.size());
+            self.deallocate(ptr, old);
+        }
+        Ok(fresh)
+    }
+
+    unsafe fn shrink(
+        &self,
+        ptr: NonNull<u8>,
+        old: Layout,
+        new: Layout,
+    ) -> Result<NonNull<[u8]>, AllocError> {
+        if !(ptr.as_ptr() as usize).is_multiple_of(new.align()) {
+            let fresh = self.allocate(new)?;
+            // SAFETY: `new.size() <= old.size()` bytes are initialised in the old block.
+            unsafe { fresh.cast::<u8>().copy_from_nonoverlapping(ptr, new.size()) };
+            return Ok(fresh);
+        }
+        if old.size() != 0 && new.size() != 0 && self.is_last(ptr, old.size()) {
+            // SAFETY: shrinking stays inside the block.
+            self.ptr.set(unsafe { ptr.add(new.size()) });
+        }
+        Ok(NonNull::slice_from_raw_parts(ptr, new.size()))
+    }
+}

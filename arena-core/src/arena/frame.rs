@@ -1,0 +1,358 @@
+//! N-buffered frame arenas: the seeds' double-buffered (ping-pong) frame allocator, generalised
+//! to N buffers, with reader tokens so a buffer is never reset under a reader.
+
+use alloc::sync::Arc;
+use core::fmt;
+use core::mem::ManuallyDrop;
+use core::ops::Deref;
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use super::Arena;
+
+/// Readers of one buffer, shared with its [`FrameReader`]s.
+#[derive(Default)]
+struct Readers {
+    count: AtomicUsize,
+    /// The producer thread waiting in [`FrameArena::begin_frame`], if any.
+    #[cfg(feature = "std")]
+    waiter: std::sync::Mutex<Option<std::thread::Thread>>,
+}
+
+impl Readers {
+    fn release(&self) {
+        if self.count.fetch_sub(1, Ordering::Release) == 1 {
+            #[cfg(feature = "std")]
+            if let Some(t) = self
+                .waiter
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+            {
+                t.unpark();
+            }
+        }
+    }
+}
+
+struct Buffer {
+    arena: ManuallyDrop<Arena>,
+    readers: Arc<Readers>,
+}
+
+/// `N` arenas used in rotation, one per frame in flight: `N = 2` is the seeds' double
+/// buffering, `N = 3` triple buffering. [`begin_frame`](FrameArena::begin_frame) moves to the
+/// oldest buffer and resets it, unless a [`FrameReader`] still holds it: then
+/// [`try_begin_frame`](FrameArena::try_begin_frame) returns [`FrameInUse`] and `begin_frame`
+/// waits for the reader. A frame's data borrows the frame arena, so within a thread it cannot be
+/// kept past the next `begin_frame`; across threads, a [`FrameReader`] keeps its frame alive.
+///
+/// Pick it for data a consumer reads a frame or more later (render thread, GPU upload,
+/// telemetry). Not for data that must live longer than `N` frames.
+///
+/// ```
+/// use arena_core::arena::FrameArena;
+///
+/// let mut frames = FrameArena::<2>::with_capacity(1024);
+/// let buffers: Vec<usize> = (0..4)
+///     .map(|_| {
+///         let frame = frames.begin_frame();
+///         frame.alloc([0u8; 64]); // this frame's transform matrices
+///         frame.buffer_index()
+///     })
+///     .collect();
+/// assert_eq!(buffers, [0, 1, 0, 1]); // the seeds' trace
+/// ```
+pub struct FrameArena<const N: usize = 2> {
+    buffers: [Buffer; N],
+    /// Buffer of the current frame (`N - 1` before the first frame, so frame 0 uses buffer 0).
+    current: usize,
+    /// Frames begun so far.
+    frames: u64,
+}
+
+/// The frame being built, from [`FrameArena::begin_frame`]. It dereferences to the frame's
+/// [`Arena`]; [`Frame::arena`] gives the arena for the whole frame lifetime `'f`.
+pub struct Frame<'f> {
+    arena: &'f Arena,
+    readers: &'f Arc<Readers>,
+    index: usize,
+    number: u64,
+}
+
+/// A handle that keeps one frame's buffer from being reset while it lives, and reads a value in
+/// it. Made by [`Frame::publish`]; `Send` and `Sync` when `T` is `Sync`, so it can go to a
+/// render or consumer thread. Cloning adds a reader.
+pub struct FrameReader<T: ?Sized> {
+    ptr: NonNull<T>,
+    readers: Arc<Readers>,
+    frame: u64,
+}
+
+/// [`FrameArena::try_begin_frame`] found the oldest buffer still held by readers; nothing was
+/// reset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameInUse {
+    /// The buffer that would have been reset.
+    pub buffer: usize,
+    /// How many [`FrameReader`]s hold it.
+    pub readers: usize,
+}
+
+impl fmt::Display for FrameInUse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "frame buffer {} is still read by {} reader(s); drop the FrameReaders of that frame \
+             first, call begin_frame to wait for them, or use more buffers",
+            self.buffer, self.readers
+        )
+    }
+}
+
+impl core::error::Error for FrameInUse {}
+
+impl<const N: usize> FrameArena<N> {
+    fn from_fn(make: impl Fn() -> Arena) -> Self {
+        const { assert!(N >= 1, "a FrameArena needs at least one buffer") };
+        FrameArena {
+            buffers: core::array::from_fn(|_| Buffer {
+                arena: ManuallyDrop::new(make()),
+                readers: Arc::new(Readers::default()),
+            }),
+            current: N - 1,
+            frames: 0,
+        }
+    }
+
+    /// `N` fixed buffers of `bytes` bytes each (see [`Arena::with_capacity`]).
+    pub fn with_capacity(bytes: usize) -> Self {
+        Self::from_fn(|| Arena::with_capacity(bytes))
+    }
+
+    /// `N` buffers growing by pages of `page_bytes` (see [`Arena::chained`]); pages are kept
+    /// across frames.
+    pub fn chained(page_bytes: usize) -> Self {
+        Self::from_fn(|| Arena::chained(page_bytes))
+    }
+
+    /// Starts the next frame in the oldest buffer, resetting it (its values are dropped).
+    ///
+    /// # Errors
+    ///
+    /// [`FrameInUse`] if a [`FrameReader`] of that buffer is alive; nothing changes then.
+    pub fn try_begin_frame(&mut self) -> Result<Frame<'_>, FrameInUse> {
+        let next = (self.current + 1) % N;
+        let readers = self.buffers[next].readers.count.load(Ordering::Acquire);
+        if readers > 0 {
+            return Err(FrameInUse {
+                buffer: next,
+                readers,
+            });
+        }
+        Ok(self.start(next))
+    }
+
+    /// Starts the next frame, first waiting until no [`FrameReader`] holds the oldest buffer
+    /// (parking the thread with `std`, spinning without). Never resets under a reader.
+    ///
+    /// Waiting forever is possible if this thread itself holds a reader of that buffer; use
+    /// [`try_begin_frame`](FrameArena::try_begin_frame) when that can happen.
+    pub fn begin_frame(&mut self) -> Frame<'_> {
+        let next = (self.current + 1) % N;
+        let readers = &self.buffers[next].readers;
+        while readers.count.load(Ordering::Acquire) > 0 {
+            #[cfg(feature = "std")]
+            {
+                *readers.waiter.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(std::thread::current());
+                if readers.count.load(Ordering::Acquire) > 0 {
+                    std::thread::park_timeout(core::time::Duration::from_millis(1));
+                }
+                *readers.waiter.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            }
+            #[cfg(not(feature = "std"))]
+            core::hint::spin_loop();
+        }
+        self.start(next)
+    }
+
+    fn start(&mut self, next: usize) -> Frame<'_> {
+        self.current = next;
+        let number = self.frames;
+        self.frames += 1;
+        let buffer = &mut self.buffers[next];
+        buffer.arena.reset();
+        Frame {
+            arena: &buffer.arena,
+            readers: &buffer.readers,
+            index: next,
+            number,
+        }
+    }
+
+    /// Number of buffers, `N`.
+    pub const fn buffer_count(&self) -> usize {
+        N
+    }
+
+    /// The arena of buffer `index`, for statistics.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= N`.
+    pub fn buffer(&self, index: usize) -> &Arena {
+        &self.buffers[index].arena
+    }
+
+    /// Live [`FrameReader`]s of buffer `index`.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= N`.
+    pub fn readers(&self, index: usize) -> usize {
+        self.buffers[index].readers.count.load(Ordering::Acquire)
+    }
+
+    /// Frames begun so far.
+    pub fn frames_begun(&self) -> u64 {
+        self.frames
+    }
+}
+
+impl<const N: usize> Drop for FrameArena<N> {
+    fn drop(&mut self) {
+        for buffer in &mut self.buffers {
+            if buffer.readers.count.load(Ordering::Acquire) == 0 {
+                // SAFETY: dropped once, here; no reader can appear (frames borrow `self`).
+                unsafe { ManuallyDrop::drop(&mut buffer.arena) };
+            }
+            // Otherwise a reader on another thread still reads this buffer: its memory is
+            // leaked (pending destructors skipped) rather than freed under the reader.
+        }
+    }
+}
+
+impl<const N: usize> fmt::Debug for FrameArena<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FrameArena")
+            .field("buffers", &N)
+            .field("current", &self.current)
+            .field("frames", &self.frames)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'f> Frame<'f> {
+    /// The frame's arena, borrowed for the whole frame: values allocated through it live until
+    /// the next [`FrameArena::begin_frame`].
+    pub fn arena(&self) -> &'f Arena {
+        self.arena
+    }
+
+    /// Which buffer this frame writes into (`0..N`).
+    pub fn buffer_index(&self) -> usize {
+        self.index
+    }
+
+    /// The frame's number, counting from 0.
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// A reader token for `data`, which must live in this frame's buffer. The token can cross
+    /// threads; while it (or a clone) lives, this buffer is not reset. `data` stays shared for
+    /// the rest of the frame, so nobody can write to it while readers read.
+    ///
+    /// ```
+    /// use arena_core::arena::FrameArena;
+    ///
+    /// let mut frames = FrameArena::<2>::chained(4096);
+    /// let frame = frames.begin_frame();
+    /// let events = frame.arena().alloc_slice_copy(&[1u32, 2, 3]);
+    /// let reader = frame.publish(&*events).unwrap();
+    /// let total = std::thread::spawn(move || reader.iter().sum::<u32>()).join().unwrap();
+    /// assert_eq!(total, 6);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Returns `data` back if it does not lie in this frame's buffer.
+    pub fn publish<T: ?Sized + Sync>(&self, data: &'f T) -> Result<FrameReader<T>, &'f T> {
+        let size = size_of_val(data);
+        if size != 0 && !self.arena.contains((data as *const T).cast(), size) {
+            return Err(data);
+        }
+        self.readers.count.fetch_add(1, Ordering::Relaxed);
+        Ok(FrameReader {
+            ptr: NonNull::from(data),
+            readers: Arc::clone(self.readers),
+            frame: self.number,
+        })
+    }
+}
+
+impl Deref for Frame<'_> {
+    type Target = Arena;
+    fn deref(&self) -> &Arena {
+        self.arena
+    }
+}
+
+impl fmt::Debug for Frame<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Frame")
+            .field("buffer", &self.index)
+            .field("number", &self.number)
+            .finish()
+    }
+}
+
+impl<T: ?Sized> FrameReader<T> {
+    /// The number of the frame the data belongs to.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+}
+
+impl<T: ?Sized> Deref for FrameReader<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the data lives in a frame buffer that is neither reset nor freed while this
+        // reader is counted (`begin_frame` and `Drop for FrameArena` check the count), and the
+        // producer only holds shared borrows of it.
+        unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T: ?Sized> Clone for FrameReader<T> {
+    fn clone(&self) -> Self {
+        self.readers.count.fetch_add(1, Ordering::Relaxed);
+        FrameReader {
+            ptr: self.ptr,
+            readers: Arc::clone(&self.readers),
+            frame: self.frame,
+        }
+    }
+}
+
+impl<T: ?Sized> Drop for FrameReader<T> {
+    fn drop(&mut self) {
+        self.readers.release();
+    }
+}
+
+// SAFETY: a reader only gives shared access to `T`, so sending it is sharing `T`: sound for
+// `T: Sync`. The reader count is atomic.
+unsafe impl<T: ?Sized + Sync> Send for FrameReader<T> {}
+// SAFETY: as above.
+unsafe impl<T: ?Sized + Sync> Sync for FrameReader<T> {}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for FrameReader<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FrameReader")
+            .field("frame", &self.frame)
+            .field("data", &&**self)
+            .finish()
+    }
+}

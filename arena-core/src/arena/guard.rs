@@ -1,0 +1,172 @@
+//! Debug guard bytes: [`poison::GUARD`] before and after each allocation of an arena built
+//! [`with_guards`](super::Arena::with_guards), checked on reset, rewind and on demand.
+
+use core::alloc::Layout;
+use core::fmt;
+use core::ptr::NonNull;
+
+use super::marker::Pos;
+use super::{Arena, ArenaError};
+use crate::poison;
+
+/// Guard bytes on each side of a guarded allocation.
+pub(super) const GUARD_BYTES: usize = 8;
+
+/// One guarded allocation, linked newest first through the arena's memory.
+pub(super) struct GuardRecord {
+    value: NonNull<u8>,
+    size: usize,
+    prev: Option<NonNull<GuardRecord>>,
+    page: usize,
+}
+
+/// Which side of an allocation a damaged guard is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GuardSide {
+    /// The guard before the allocation: something wrote below its start (an underrun).
+    Front,
+    /// The guard after the allocation: something wrote past its end (an overrun).
+    Back,
+}
+
+/// A guard byte that no longer holds [`poison::GUARD`]: memory around an allocation was
+/// overwritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GuardViolation {
+    /// Offset of the allocation in the arena (see [`Arena::offset_of`]).
+    pub offset: usize,
+    /// Size of the allocation in bytes.
+    pub size: usize,
+    /// Which guard was damaged.
+    pub side: GuardSide,
+    /// Index of the first damaged byte inside that guard (0 = nearest the allocation).
+    pub byte: usize,
+    /// The value found there instead of `0xFE`.
+    pub found: u8,
+}
+
+impl fmt::Display for GuardViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.side {
+            GuardSide::Front => "before",
+            GuardSide::Back => "after",
+        };
+        write!(
+            f,
+            "guard bytes {what} the {}-byte allocation at offset {} were overwritten (guard byte \
+             {} is {:#04x}, expected {:#04x}): code wrote {} its allocation; find the write with \
+             a watchpoint on that address",
+            self.size,
+            self.offset,
+            self.byte,
+            self.found,
+            poison::GUARD,
+            if self.side == GuardSide::Back {
+                "past the end of"
+            } else {
+                "before the start of"
+            },
+        )
+    }
+}
+
+impl core::error::Error for GuardViolation {}
+
+impl Arena {
+    /// Allocates `layout` with guard bytes on both sides and a record to find them again.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn alloc_guarded(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        let guard = Layout::new::<[u8; GUARD_BYTES]>();
+        let overflow = ArenaError::SizeOverflow {
+            elem_size: layout.size(),
+            count: 1,
+        };
+        let (block, value_off) = guard.extend(layout).map_err(|_| overflow)?;
+        let (block, _) = block.extend(guard).map_err(|_| overflow)?;
+        let (block, rec_off) = block
+            .extend(Layout::new::<GuardRecord>())
+            .map_err(|_| overflow)?;
+        let base = self.bump(block)?;
+        // SAFETY: `block` covers the front guard, the value, the back guard and the record, at
+        // the offsets `Layout::extend` computed.
+        unsafe {
+            let value = base.add(value_off);
+            value
+                .sub(GUARD_BYTES)
+                .write_bytes(poison::GUARD, GUARD_BYTES);
+            value
+                .add(layout.size())
+                .write_bytes(poison::GUARD, GUARD_BYTES);
+            let record = base.add(rec_off).cast::<GuardRecord>();
+            record.write(GuardRecord {
+                value,
+                size: layout.size(),
+                prev: self.guards.get(),
+                page: Arena::page_index(self.cur.get()),
+            });
+            self.guards.set(Some(record));
+            self.allocs.set(self.allocs.get() + 1);
+            Ok(value)
+        }
+    }
+
+    /// Checks the guard bytes of every live guarded allocation and reports the first damaged
+    /// one, newest allocation first. Always `Ok` for an arena without guards.
+    ///
+    /// # Errors
+    ///
+    /// The [`GuardViolation`] found.
+    pub fn check_guards(&self) -> Result<(), GuardViolation> {
+        match self.check_guards_from(Pos::MIN) {
+            Some(v) => Err(v),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks the guards of allocations at or after `pos`.
+    pub(super) fn check_guards_from(&self, pos: Pos) -> Option<GuardViolation> {
+        let mut next = self.guards.get();
+        while let Some(rec_ptr) = next {
+            // SAFETY: guard records are live until popped by `pop_guards_from`.
+            let rec = unsafe { rec_ptr.as_ref() };
+            if Pos::new(rec.page, rec_ptr.cast()) < pos {
+                break;
+            }
+            // SAFETY: the guards around a live record are inside its block.
+            let (front, back) = unsafe {
+                (
+                    core::slice::from_raw_parts(rec.value.sub(GUARD_BYTES).as_ptr(), GUARD_BYTES),
+                    core::slice::from_raw_parts(rec.value.add(rec.size).as_ptr(), GUARD_BYTES),
+                )
+            };
+            let report = |side, byte: usize, found| GuardViolation {
+                offset: self.offset_of(rec.value.as_ptr()).unwrap_or(0),
+                size: rec.size,
+                side,
+                byte,
+                found,
+            };
+            if let Some(i) = back.iter().position(|&b| b != poison::GUARD) {
+                return Some(report(GuardSide::Back, i, back[i]));
+            }
+            if let Some(i) = front.iter().rev().position(|&b| b != poison::GUARD) {
+                return Some(report(GuardSide::Front, i, front[GUARD_BYTES - 1 - i]));
+            }
+            next = rec.prev;
+        }
+        None
+    }
+
+    /// Unlinks the guard records at or after `pos`.
+    pub(super) fn pop_guards_from(&self, pos: Pos) {
+        while let Some(rec_ptr) = self.guards.get() {
+            // SAFETY: as in `check_guards_from`.
+            let rec = unsafe { rec_ptr.as_ref() };
+            if Pos::new(rec.page, rec_ptr.cast()) < pos {
+                break;
+            }
+            self.guards.set(rec.prev);
+        }
+    }
+}

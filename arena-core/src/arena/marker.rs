@@ -1,0 +1,213 @@
+//! Markers, rewind and reset: the seeds' stack allocator with LIFO rollback, checked.
+
+use core::ptr::NonNull;
+
+use super::page::{self, PageHeader};
+use super::{Arena, MarkerError};
+use crate::poison;
+
+/// A position in an arena: page index first, then address inside the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Pos {
+    page: usize,
+    addr: usize,
+}
+
+impl Pos {
+    pub(super) const MIN: Pos = Pos { page: 0, addr: 0 };
+
+    pub(super) fn new(page: usize, ptr: NonNull<u8>) -> Pos {
+        Pos {
+            page,
+            addr: ptr.as_ptr() as usize,
+        }
+    }
+}
+
+/// A saved position of an [`Arena`], from [`Arena::mark`]. [`Arena::rewind`] frees everything
+/// allocated after it (running pending destructors) and keeps everything before it.
+///
+/// A marker is plain data: it can be copied, and a wrong one is refused with a [`MarkerError`]
+/// instead of corrupting the arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    arena: usize,
+    epoch: u64,
+    page: Option<NonNull<PageHeader>>,
+    ptr: NonNull<u8>,
+    used: usize,
+    allocs: usize,
+}
+
+// SAFETY: a marker is an identity plus a position; its pointers are only dereferenced by the
+// arena it came from (checked by identity), while that arena is alive.
+unsafe impl Send for Marker {}
+// SAFETY: as above; a shared marker exposes no pointer.
+unsafe impl Sync for Marker {}
+
+impl Marker {
+    /// [`Arena::used`] at the time the marker was taken: the seeds' marker offset.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+}
+
+impl Arena {
+    /// The current position, to [`rewind`](Arena::rewind) to later.
+    pub fn mark(&self) -> Marker {
+        // Values after a marker must not join a run that began before it.
+        self.run_open.set(false);
+        Marker {
+            arena: self.id,
+            epoch: self.epoch.get(),
+            page: self.cur.get(),
+            ptr: self.ptr.get(),
+            used: self.used(),
+            allocs: self.allocs.get(),
+        }
+    }
+
+    /// Frees everything allocated after `marker` (the seeds' `FreeToMarker`): pending destructors
+    /// run newest first, guard bytes are checked, freed bytes are poisoned with
+    /// [`poison::FREED`] in debug builds. Everything allocated before the
+    /// marker stays. Pages are kept.
+    ///
+    /// ```
+    /// use arena_core::arena::{Arena, MarkerError};
+    ///
+    /// let mut arena = Arena::with_capacity(256);
+    /// arena.alloc([0u8; 64]); // level data
+    /// let frame = arena.mark();
+    /// arena.alloc([0u8; 48]); // path buffer
+    /// assert_eq!(arena.used(), 112);
+    /// arena.rewind(frame)?;
+    /// assert_eq!(arena.used(), 64);
+    /// assert_eq!(Arena::with_capacity(8).rewind(frame), Err(MarkerError::Foreign));
+    /// # Ok::<(), MarkerError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MarkerError::Foreign`] for a marker of another arena, [`MarkerError::Stale`] for one
+    /// taken before a reset or beyond the current position. The arena is unchanged then.
+    ///
+    /// One case is not detected: a marker rewound past and then allocated past again (the arena
+    /// regrew beyond it). Rewinding to it is accepted and means "free everything from this
+    /// position on", which is memory-safe: no borrow of the arena survives a rewind, and any
+    /// value reaching past the position is dropped whole.
+    ///
+    /// # Panics
+    ///
+    /// After completing the rewind, if a guard byte of a freed allocation was overwritten
+    /// (see [`Arena::with_guards`]).
+    pub fn rewind(&mut self, marker: Marker) -> Result<(), MarkerError> {
+        if marker.arena != self.id {
+            return Err(MarkerError::Foreign);
+        }
+        if marker.epoch != self.epoch.get() || self.pos_of(marker.page, marker.ptr) > self.pos() {
+            return Err(MarkerError::Stale);
+        }
+        self.rewind_to(marker);
+        Ok(())
+    }
+
+    /// Frees everything: pending destructors run newest first, the bump pointer returns to the
+    /// start of the first block. O(1) when nothing needs dropping (plus the debug poison fill).
+    /// Pages are kept for reuse, so a steady-state loop never calls the system allocator. Every
+    /// [`Marker`] taken before is stale afterwards.
+    ///
+    /// # Panics
+    ///
+    /// After completing the reset, if a guard byte was overwritten (see [`Arena::with_guards`]).
+    pub fn reset(&mut self) {
+        self.epoch.set(self.epoch.get() + 1);
+        let page = if self.root_start == self.root_end {
+            self.first_page.get()
+        } else {
+            None
+        };
+        let (start, _) = self.page_bounds(page);
+        let marker = Marker {
+            arena: self.id,
+            epoch: self.epoch.get(),
+            page,
+            ptr: start,
+            used: 0,
+            allocs: 0,
+        };
+        self.rewind_to(marker);
+    }
+
+    /// The current position.
+    fn pos(&self) -> Pos {
+        Pos::new(Arena::page_index(self.cur.get()), self.ptr.get())
+    }
+
+    fn pos_of(&self, page: Option<NonNull<PageHeader>>, ptr: NonNull<u8>) -> Pos {
+        Pos::new(Arena::page_index(page), ptr)
+    }
+
+    /// Rewinds to a marker already known to be valid for this arena.
+    pub(super) fn rewind_to(&self, marker: Marker) {
+        /// Moves the bump pointer back even if a destructor panics.
+        struct Finish<'a>(&'a Arena, Marker);
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                self.0.finish_rewind(self.1);
+            }
+        }
+        let pos = self.pos_of(marker.page, marker.ptr);
+        let violation = self.check_guards_from(pos);
+        self.pop_guards_from(pos);
+        let finish = Finish(self, marker);
+        self.run_drops_from(pos);
+        drop(finish);
+        if let Some(v) = violation {
+            panic!("{v}");
+        }
+    }
+
+    fn finish_rewind(&self, marker: Marker) {
+        self.run_open.set(false);
+        self.high.set(self.high.get().max(self.used()));
+        if poison::ENABLED {
+            self.poison_from(marker.page, marker.ptr);
+        }
+        let (start, _) = self.page_bounds(marker.page);
+        let in_page = marker.ptr.as_ptr() as usize - start.as_ptr() as usize;
+        self.enter_page(marker.page, marker.ptr, marker.used - in_page);
+        self.allocs.set(marker.allocs);
+    }
+
+    /// Fills every used byte from `(page, from)` up to the current position with `FREED`.
+    fn poison_from(&self, page: Option<NonNull<PageHeader>>, from: NonNull<u8>) {
+        let mut p = page;
+        let mut start = from;
+        loop {
+            let end = self.page_used_end(p);
+            let len = (end.as_ptr() as usize).saturating_sub(start.as_ptr() as usize);
+            // SAFETY: `[start, end)` is used memory of a page of this arena, and nothing
+            // allocated there is borrowed any more (rewind and reset take `&mut self`, scopes
+            // rewind when their exclusive borrow ends).
+            unsafe { start.as_ptr().write_bytes(poison::FREED, len) };
+            if p == self.cur.get() {
+                break;
+            }
+            p = self.next_page(p);
+            match p {
+                Some(next) => start = page::data_start(next),
+                None => break,
+            }
+        }
+    }
+
+    /// Runs every destructor and checks every guard; used when the arena is dropped.
+    pub(super) fn drop_all_and_check(&self) {
+        let violation = self.check_guards_from(Pos::MIN);
+        self.pop_guards_from(Pos::MIN);
+        self.run_drops_from(Pos::MIN);
+        if let Some(v) = violation {
+            panic!("{v}");
+        }
+    }
+}

@@ -1,0 +1,523 @@
+//! Bump arenas: [`Arena`], scopes (the stack allocator), N-buffered [`FrameArena`]s and
+//! per-thread [`scratch`] arenas.
+//!
+//! An arena hands out memory by bumping a pointer through a block and frees everything at once
+//! with [`Arena::reset`]. The borrow checker does the bookkeeping engines leave to discipline:
+//! a value from [`Arena::alloc`] borrows the arena, so `reset` (which takes `&mut self`) cannot
+//! run while anything allocated is still in use.
+//!
+//! | type | pick it when | not when |
+//! | --- | --- | --- |
+//! | [`Arena::with_capacity`] | a fixed per-frame or per-level budget; running out is a bug | the need is unbounded |
+//! | [`Arena::chained`] | the need varies; pages are kept across resets | you must never touch the system allocator after startup (size a fixed arena instead) |
+//! | [`Arena::from_buffer`] | `no_std` without a heap, or memory you already own | you want growth |
+//! | [`Arena::scope`] / [`Arena::mark`] | LIFO sub-lifetimes inside a frame (the seeds' stack allocator) | values must outlive the scope |
+//! | [`FrameArena`] | data a reader (render thread, GPU upload) consumes one or more frames later | data lives longer than N frames |
+//! | [`scratch`] | short-lived temporaries inside one function call, per thread | the result must outlive the call |
+//!
+//! Not the right tool for objects that die one at a time in any order: use a pool or the heap.
+//!
+//! # Destructors
+//!
+//! Values whose type needs dropping are dropped on reset, on rewind (and at the end of a scope)
+//! and when the arena is dropped, in reverse allocation order (slice elements last to first);
+//! values of one type allocated back to back share one drop record. Their type must be
+//! `Send + 'static` because an arena can move to another thread and outlive borrowed data. Types
+//! without drop glue pay nothing. [`Arena::alloc_no_drop`] takes any type and never drops it.
+//! Leaking the arena itself (`mem::forget`) leaks its pages and skips every pending destructor,
+//! which is safe, like forgetting a `Vec`. Forgetting a [`Scope`] skips its rewind: its values
+//! stay (and are dropped) until the next reset or an earlier rewind.
+//!
+//! # Example
+//!
+//! ```
+//! use arena_core::arena::Arena;
+//!
+//! let mut arena = Arena::with_capacity(256);
+//! let a = arena.alloc_slice_copy(&[1u64; 5]); // 40 bytes at offset 0
+//! let b = arena.alloc([0u8; 30]); // 30 bytes at offset 40
+//! let c = arena.alloc([0u64; 7]); // 56 bytes at offset 72 (aligned up from 70)
+//! assert_eq!(arena.offset_of(c.as_ptr()), Some(72));
+//! # let _ = (a, b);
+//! arena.reset(); // a, b, c can no longer be used: the borrow checker sees to it
+//! let d = arena.alloc([0u8; 10]);
+//! assert_eq!(arena.offset_of(d.as_ptr()), Some(0));
+//! ```
+
+#[cfg(feature = "allocator-api2")]
+mod api2;
+mod bump;
+mod drop_list;
+mod error;
+#[cfg(feature = "alloc")]
+mod frame;
+mod guard;
+mod marker;
+mod page;
+mod scope;
+#[cfg(feature = "std")]
+mod scratch;
+mod typed;
+#[cfg(feature = "rayon")]
+mod workers;
+
+use core::cell::Cell;
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use drop_list::DropRecord;
+use guard::GuardRecord;
+use page::PageHeader;
+
+pub use error::{ArenaError, MarkerError};
+#[cfg(feature = "alloc")]
+pub use frame::{Frame, FrameArena, FrameInUse, FrameReader};
+pub use guard::{GuardSide, GuardViolation};
+pub use marker::Marker;
+pub use scope::Scope;
+#[cfg(feature = "std")]
+pub use scratch::{scratch, scratch_depth};
+#[cfg(feature = "rayon")]
+pub use workers::{NotAWorker, WorkerArenas};
+
+/// Source of arena identities, so a [`Marker`] from one arena is refused by another.
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+/// A bump arena: allocation is a pointer bump, [`reset`](Arena::reset) frees everything in O(1)
+/// (plus destructors), [`scope`](Arena::scope) and [`mark`](Arena::mark) /
+/// [`rewind`](Arena::rewind) free in LIFO order. See the [module docs](self).
+pub struct Arena {
+    // --- hot: read and written by every allocation ---
+    /// Next free byte in the current page.
+    ptr: Cell<NonNull<u8>>,
+    /// One past the last usable byte of the current page.
+    end: Cell<NonNull<u8>>,
+    /// Live allocations (since the last reset, minus those rewound).
+    allocs: Cell<usize>,
+    /// Newest pending destructor, or `None`.
+    drops: Cell<Option<NonNull<DropRecord>>>,
+    /// Whether the newest drop record's run may still grow (no marker taken since it began).
+    run_open: Cell<bool>,
+    /// Newest guarded allocation, or `None`.
+    guards: Cell<Option<NonNull<GuardRecord>>>,
+    // --- cold: pages and statistics ---
+    /// The current page, `None` for the root.
+    cur: Cell<Option<NonNull<PageHeader>>>,
+    /// First usable byte of the current page.
+    cur_start: Cell<NonNull<u8>>,
+    /// Bytes used in the pages before the current one.
+    used_before: Cell<usize>,
+    /// Highest `used()` seen at a reset or rewind (the live value is folded in when read).
+    high: Cell<usize>,
+    /// The root block: fixed capacity, user buffer, or empty for chained arenas.
+    root_start: NonNull<u8>,
+    root_end: NonNull<u8>,
+    root_used_end: Cell<NonNull<u8>>,
+    /// Whether the root block was allocated by the arena (and must be freed with `root_start`).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    root_owned: bool,
+    /// First heap page, `None` until a chained arena grows.
+    first_page: Cell<Option<NonNull<PageHeader>>>,
+    /// Number of heap pages.
+    pages: Cell<usize>,
+    /// Bytes taken from the system allocator (root block and pages, headers included).
+    system_bytes: Cell<usize>,
+    /// Size of a new page in bytes, or 0 for an arena that never grows.
+    page_bytes: usize,
+    /// Limit on `system_bytes` for a chained arena (`usize::MAX` = none).
+    limit: usize,
+    /// Number of resets, so markers taken before a reset are refused.
+    epoch: Cell<u64>,
+    /// Unique identity, so markers from another arena are refused.
+    id: usize,
+    /// Whether allocations carry guard bytes (only when [`crate::poison::ENABLED`]).
+    guarded: bool,
+    /// Cells make the arena `!Sync`; see the `Send` impl.
+    _not_sync: PhantomData<Cell<u8>>,
+}
+
+// SAFETY: an arena owns its pages (or exclusively borrows its buffer through `BufferArena`), and
+// every value with a pending destructor was required to be `Send` (`typed.rs`), so moving the
+// arena to another thread and dropping those values there is sound. Values of non-`Send` types
+// are only reachable through borrows of the arena, which end before it can move.
+unsafe impl Send for Arena {}
+
+/// A snapshot of an arena's statistics, for reports and the memory-budget tooling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ArenaStats {
+    /// Bytes in use, alignment padding included.
+    pub used: usize,
+    /// Bytes that can still be handed out without taking a new page.
+    pub remaining: usize,
+    /// Bytes the arena's memory can hold in total (root block and pages, headers excluded).
+    pub capacity: usize,
+    /// The largest `used` ever reached.
+    pub high_water: usize,
+    /// Heap pages held (the root block of a fixed arena is not counted).
+    pub pages: usize,
+    /// Live allocations.
+    pub allocations: usize,
+    /// Bytes taken from the system allocator, headers included.
+    pub system_bytes: usize,
+}
+
+impl Arena {
+    fn from_root(start: NonNull<u8>, len: usize, owned: bool, page_bytes: usize) -> Arena {
+        // SAFETY: `start` is valid for `len` bytes (or dangling with `len == 0`).
+        let end = unsafe { start.add(len) };
+        Arena {
+            ptr: Cell::new(start),
+            end: Cell::new(end),
+            allocs: Cell::new(0),
+            drops: Cell::new(None),
+            run_open: Cell::new(false),
+            guards: Cell::new(None),
+            cur: Cell::new(None),
+            cur_start: Cell::new(start),
+            used_before: Cell::new(0),
+            high: Cell::new(0),
+            root_start: start,
+            root_end: end,
+            root_used_end: Cell::new(start),
+            root_owned: owned,
+            first_page: Cell::new(None),
+            pages: Cell::new(0),
+            system_bytes: Cell::new(if owned { len } else { 0 }),
+            page_bytes,
+            limit: usize::MAX,
+            epoch: Cell::new(0),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            guarded: false,
+            _not_sync: PhantomData,
+        }
+    }
+
+    /// An arena of one block of `bytes` bytes (16-byte aligned), taken from the system allocator
+    /// now. It never grows: when it is full, `try_*` returns [`ArenaError::Full`] and the other
+    /// forms panic.
+    ///
+    /// # Panics
+    ///
+    /// If the system allocator cannot provide the block, or `bytes > isize::MAX - 15`.
+    #[cfg(feature = "alloc")]
+    pub fn with_capacity(bytes: usize) -> Arena {
+        if bytes == 0 {
+            return Arena::from_root(NonNull::dangling(), 0, false, 0);
+        }
+        let layout = core::alloc::Layout::from_size_align(bytes, page::PAGE_ALIGN)
+            .expect("arena capacity exceeds isize::MAX");
+        // SAFETY: `layout` has a non-zero size.
+        let raw = unsafe { alloc::alloc::alloc(layout) };
+        let Some(start) = NonNull::new(raw) else {
+            alloc::alloc::handle_alloc_error(layout)
+        };
+        Arena::from_root(start, bytes, true, 0)
+    }
+
+    /// An arena that grows by pages of `page_bytes` bytes (page header included), taken from the
+    /// system allocator on first need. A request larger than a page gets a page of its own.
+    /// [`reset`](Arena::reset) keeps every page, so a steady frame loop stops calling the system
+    /// allocator after its first frame. No memory is taken until the first allocation.
+    #[cfg(feature = "alloc")]
+    pub fn chained(page_bytes: usize) -> Arena {
+        let page_bytes = page_bytes.clamp(page::HEADER + page::PAGE_ALIGN, isize::MAX as usize / 2);
+        Arena::from_root(NonNull::dangling(), 0, false, page_bytes)
+    }
+
+    /// Limits the bytes a chained arena takes from the system allocator (pages and their
+    /// headers) to exactly `limit`: the last page is shrunk to fit, and a request that would
+    /// need more returns [`ArenaError::LimitReached`]. Has no effect on fixed arenas.
+    #[must_use]
+    pub fn with_limit(mut self, limit: usize) -> Arena {
+        self.limit = limit;
+        self
+    }
+
+    /// Puts guard bytes ([`crate::poison::GUARD`]) before and after every allocation, checked on
+    /// reset, on rewind and by [`check_guards`](Arena::check_guards). Only effective when
+    /// [`crate::poison::ENABLED`] (debug builds or the `debug-checks` feature); otherwise the
+    /// arena is unchanged.
+    #[must_use]
+    pub fn with_guards(mut self) -> Arena {
+        self.guarded = crate::poison::ENABLED;
+        self
+    }
+
+    /// An arena over memory you own. It never grows and never calls the system allocator; the
+    /// arena borrows `buffer` for its whole life. Offsets count from the buffer's first byte, so
+    /// align the buffer if you want offset 0 to satisfy large alignments.
+    ///
+    /// ```
+    /// use core::mem::MaybeUninit;
+    /// use arena_core::arena::Arena;
+    ///
+    /// let mut buffer = [MaybeUninit::<u8>::uninit(); 128];
+    /// let arena = Arena::from_buffer(&mut buffer);
+    /// let x = arena.alloc(7u8);
+    /// assert_eq!(arena.offset_of(x), Some(0));
+    /// assert_eq!(arena.capacity(), 128);
+    /// ```
+    pub fn from_buffer(buffer: &mut [MaybeUninit<u8>]) -> BufferArena<'_> {
+        let len = buffer.len();
+        let start = NonNull::from(buffer).cast::<u8>();
+        BufferArena {
+            arena: Arena::from_root(start, len, false, 0),
+            _buffer: PhantomData,
+        }
+    }
+
+    /// Bytes in use, alignment padding included (the seeds' `offset` for a single block).
+    pub fn used(&self) -> usize {
+        self.used_before.get()
+            + (self.ptr.get().as_ptr() as usize - self.cur_start.get().as_ptr() as usize)
+    }
+
+    /// Bytes that can still be handed out without taking a new page: the rest of the current
+    /// page plus every page kept after it.
+    pub fn remaining(&self) -> usize {
+        let mut left = self.end.get().as_ptr() as usize - self.ptr.get().as_ptr() as usize;
+        let mut next = self.next_page(self.cur.get());
+        while let Some(p) = next {
+            left += page_capacity(p);
+            next = page::header(p).next.get();
+        }
+        left
+    }
+
+    /// Bytes the arena's memory can hold in total (root block and all pages, headers excluded).
+    pub fn capacity(&self) -> usize {
+        let mut cap = self.root_end.as_ptr() as usize - self.root_start.as_ptr() as usize;
+        let mut next = self.first_page.get();
+        while let Some(p) = next {
+            cap += page_capacity(p);
+            next = page::header(p).next.get();
+        }
+        cap
+    }
+
+    /// The largest [`used`](Arena::used) ever reached, across resets.
+    pub fn high_water(&self) -> usize {
+        self.high.get().max(self.used())
+    }
+
+    /// Heap pages held (0 for fixed and buffer arenas).
+    pub fn page_count(&self) -> usize {
+        self.pages.get()
+    }
+
+    /// Live allocations: made since the last reset and not rewound.
+    pub fn allocation_count(&self) -> usize {
+        self.allocs.get()
+    }
+
+    /// Bytes taken from the system allocator, page headers included.
+    pub fn system_bytes(&self) -> usize {
+        self.system_bytes.get()
+    }
+
+    /// The byte limit set by [`with_limit`](Arena::with_limit), if any.
+    pub fn limit(&self) -> Option<usize> {
+        (self.limit != usize::MAX).then_some(self.limit)
+    }
+
+    /// All statistics at once.
+    pub fn stats(&self) -> ArenaStats {
+        ArenaStats {
+            used: self.used(),
+            remaining: self.remaining(),
+            capacity: self.capacity(),
+            high_water: self.high_water(),
+            pages: self.page_count(),
+            allocations: self.allocation_count(),
+            system_bytes: self.system_bytes(),
+        }
+    }
+
+    /// Where `ptr` lies in the arena, counted in bytes from the start of its first block (for a
+    /// chained arena, pages count one after another by their capacity). `None` if `ptr` is not
+    /// inside the arena's memory.
+    pub fn offset_of<T: ?Sized>(&self, ptr: *const T) -> Option<usize> {
+        let addr = ptr.cast::<u8>() as usize;
+        let (rs, re) = (
+            self.root_start.as_ptr() as usize,
+            self.root_end.as_ptr() as usize,
+        );
+        if (rs..re).contains(&addr) {
+            return Some(addr - rs);
+        }
+        let mut base = re - rs;
+        let mut next = self.first_page.get();
+        while let Some(p) = next {
+            let start = page::data_start(p).as_ptr() as usize;
+            let end = page::header(p).end.as_ptr() as usize;
+            if (start..end).contains(&addr) {
+                return Some(base + addr - start);
+            }
+            base += end - start;
+            next = page::header(p).next.get();
+        }
+        None
+    }
+
+    /// Whether the `len` bytes at `ptr` lie inside one block of this arena's memory.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn contains(&self, ptr: *const u8, len: usize) -> bool {
+        let addr = ptr as usize;
+        let inside = |start: usize, end: usize| addr >= start && addr <= end && len <= end - addr;
+        if inside(
+            self.root_start.as_ptr() as usize,
+            self.root_end.as_ptr() as usize,
+        ) && len > 0
+        {
+            return true;
+        }
+        let mut next = self.first_page.get();
+        while let Some(p) = next {
+            if inside(
+                page::data_start(p).as_ptr() as usize,
+                page::header(p).end.as_ptr() as usize,
+            ) {
+                return true;
+            }
+            next = page::header(p).next.get();
+        }
+        false
+    }
+
+    // --- page cursor helpers ---
+
+    /// The page after `page` (`None` = the root).
+    fn next_page(&self, page: Option<NonNull<PageHeader>>) -> Option<NonNull<PageHeader>> {
+        match page {
+            None => self.first_page.get(),
+            Some(p) => page::header(p).next.get(),
+        }
+    }
+
+    fn page_index(page: Option<NonNull<PageHeader>>) -> usize {
+        page.map_or(0, |p| page::header(p).index.get())
+    }
+
+    fn page_bounds(&self, page: Option<NonNull<PageHeader>>) -> (NonNull<u8>, NonNull<u8>) {
+        match page {
+            None => (self.root_start, self.root_end),
+            Some(p) => (page::data_start(p), page::header(p).end),
+        }
+    }
+
+    fn page_used_end(&self, page: Option<NonNull<PageHeader>>) -> NonNull<u8> {
+        if page == self.cur.get() {
+            return self.ptr.get();
+        }
+        match page {
+            None => self.root_used_end.get(),
+            Some(p) => page::header(p).used_end.get(),
+        }
+    }
+
+    /// Makes `page` current with the bump pointer at `ptr`; `used_before` is the bytes used in
+    /// the pages before it.
+    fn enter_page(&self, page: Option<NonNull<PageHeader>>, ptr: NonNull<u8>, used_before: usize) {
+        let (start, end) = self.page_bounds(page);
+        self.cur.set(page);
+        self.cur_start.set(start);
+        self.end.set(end);
+        self.ptr.set(ptr);
+        self.used_before.set(used_before);
+    }
+}
+
+fn page_capacity(p: NonNull<PageHeader>) -> usize {
+    page::header(p).end.as_ptr() as usize - page::data_start(p).as_ptr() as usize
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        // Run destructors and check guards; a panicking destructor still frees the pages (the
+        // guard in `clear_for_drop` finishes the job during unwinding).
+        struct FreePages<'a>(&'a Arena);
+        impl Drop for FreePages<'_> {
+            fn drop(&mut self) {
+                self.0.free_memory();
+            }
+        }
+        let free = FreePages(self);
+        free.0.drop_all_and_check();
+        drop(free);
+    }
+}
+
+impl Arena {
+    fn free_memory(&self) {
+        #[cfg(feature = "alloc")]
+        {
+            let mut next = self.first_page.take();
+            while let Some(p) = next {
+                next = page::header(p).next.get();
+                // SAFETY: every heap page came from `alloc_page` and the arena is being dropped.
+                unsafe { page::free_page(p) };
+            }
+            if self.root_owned {
+                let len = self.root_end.as_ptr() as usize - self.root_start.as_ptr() as usize;
+                // SAFETY: `with_capacity` allocated the root with exactly this layout.
+                unsafe {
+                    let layout =
+                        core::alloc::Layout::from_size_align_unchecked(len, page::PAGE_ALIGN);
+                    alloc::alloc::dealloc(self.root_start.as_ptr(), layout);
+                }
+            }
+        }
+    }
+}
+
+impl core::fmt::Debug for Arena {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Arena")
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+/// An [`Arena`] over a borrowed buffer, from [`Arena::from_buffer`]. It dereferences to the
+/// arena for allocation; the `&mut self` operations are forwarded here because handing out
+/// `&mut Arena` would let the arena be swapped out of the buffer's lifetime.
+pub struct BufferArena<'buf> {
+    arena: Arena,
+    _buffer: PhantomData<&'buf mut [MaybeUninit<u8>]>,
+}
+
+impl core::ops::Deref for BufferArena<'_> {
+    type Target = Arena;
+    fn deref(&self) -> &Arena {
+        &self.arena
+    }
+}
+
+impl BufferArena<'_> {
+    /// See [`Arena::reset`].
+    pub fn reset(&mut self) {
+        self.arena.reset();
+    }
+
+    /// See [`Arena::scope`].
+    pub fn scope(&mut self) -> Scope<'_> {
+        self.arena.scope()
+    }
+
+    /// See [`Arena::rewind`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Arena::rewind`].
+    pub fn rewind(&mut self, marker: Marker) -> Result<(), MarkerError> {
+        self.arena.rewind(marker)
+    }
+}
+
+impl core::fmt::Debug for BufferArena<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.arena.fmt(f)
+    }
+}

@@ -1,0 +1,369 @@
+//! Typed allocation: values, slices and strings, each with a `try_` form.
+//!
+//! Values whose type needs dropping get a [`DropRecord`] placed right before them (one bump for
+//! both), or join the newest record's run when they are of the same type and land right after
+//! it; `needs_drop` is a compile-time constant, so other types pay nothing.
+
+// Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
+#![allow(clippy::mut_from_ref)]
+
+use core::alloc::Layout;
+use core::mem;
+use core::ptr::NonNull;
+
+use super::drop_list::DropRecord;
+use super::{Arena, ArenaError};
+
+/// Panics with the error's text: the infallible forms' failure path.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn fail(e: ArenaError) -> ! {
+    panic!("{e}")
+}
+
+impl Arena {
+    /// Allocates `layout` and returns a pointer to uninitialised memory of at least
+    /// `layout.size()` bytes, aligned to `layout.align()`. The memory is valid until the arena is
+    /// reset, rewound past it or dropped; nothing is ever dropped in it. This is the building
+    /// block for typed layers (the SoA containers use it).
+    ///
+    /// Zero-sized layouts get a dangling, well-aligned pointer and use no space.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaError::Full`] when a fixed arena has no room, [`ArenaError::LimitReached`] or
+    /// [`ArenaError::SystemOutOfMemory`] when a chained arena cannot take a page. The arena is
+    /// unchanged then.
+    #[inline(always)]
+    pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        if layout.size() == 0 {
+            return Ok(dangling(layout.align()));
+        }
+        let p = self.raw_alloc(layout)?;
+        if crate::poison::ENABLED {
+            // SAFETY: `p` is valid for `layout.size()` freshly allocated bytes.
+            unsafe { p.write_bytes(crate::poison::FRESH, layout.size()) };
+        }
+        Ok(p)
+    }
+
+    /// [`try_alloc_layout`](Arena::try_alloc_layout), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the allocation fails.
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_layout(&self, layout: Layout) -> NonNull<u8> {
+        self.try_alloc_layout(layout).unwrap_or_else(|e| fail(e))
+    }
+
+    /// Moves `value` into the arena. If `T` needs dropping, it is dropped on reset, rewind or
+    /// when the arena is dropped; that is why `T` must be `Send + 'static` (use
+    /// [`alloc_no_drop`](Arena::alloc_no_drop) for other types).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout); `value` is dropped then.
+    #[inline(always)]
+    pub fn try_alloc<T: Send + 'static>(&self, value: T) -> Result<&mut T, ArenaError> {
+        self.try_alloc_with(|| value)
+    }
+
+    /// [`try_alloc`](Arena::try_alloc), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full.
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc<T: Send + 'static>(&self, value: T) -> &mut T {
+        self.try_alloc(value).unwrap_or_else(|e| fail(e))
+    }
+
+    /// Allocates space, then builds the value in place with `f` (so large values need not pass
+    /// through the stack). If `f` panics, the space stays used until the next reset or rewind
+    /// and nothing is registered for dropping.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout); `f` is not called then.
+    #[inline(always)]
+    pub fn try_alloc_with<T: Send + 'static, F: FnOnce() -> T>(
+        &self,
+        f: F,
+    ) -> Result<&mut T, ArenaError> {
+        if !mem::needs_drop::<T>() {
+            return self.try_alloc_no_drop_with(f);
+        }
+        if let Some(run) = self.open_run::<T>() {
+            // Values of `T` keep their alignment back to back, so the next one starts at `end`.
+            if let Some(value) = self.bump_fast(size_of::<T>(), align_of::<T>()) {
+                self.allocs.set(self.allocs.get() + 1);
+                let value = value.cast::<T>();
+                // SAFETY: `value` is valid for a `T` right after the run; the run covers it only
+                // once it is initialised (and only if nothing was allocated in between, which
+                // `open_run` checked before `f` could run).
+                unsafe {
+                    value.write(f());
+                    self.extend_run::<T>(run);
+                    return Ok(&mut *value.as_ptr());
+                }
+            }
+        }
+        let (record, value) = self.alloc_with_record(Layout::new::<T>())?;
+        let value = value.cast::<T>();
+        // SAFETY: `value` is valid for a `T` and the record precedes it; the record covers the
+        // value only once it is initialised (a panicking `f` leaves it covering nothing).
+        unsafe {
+            self.push_drop::<T>(record, value.cast());
+            value.write(f());
+            self.set_drop_len::<T>(record, 1);
+            Ok(&mut *value.as_ptr())
+        }
+    }
+
+    /// Reserves memory for a drop record followed by a value of `layout`.
+    #[inline(always)]
+    fn alloc_with_record(
+        &self,
+        layout: Layout,
+    ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
+        if crate::poison::ENABLED && self.guarded {
+            return self.alloc_guarded_with_record(layout);
+        }
+        let overflow = ArenaError::SizeOverflow {
+            elem_size: layout.size(),
+            count: 1,
+        };
+        let (block, off) = Layout::new::<DropRecord>()
+            .extend(layout)
+            .map_err(|_| overflow)?;
+        let base = self.raw_alloc(block)?;
+        // SAFETY: `off` is inside `block`.
+        Ok((base.cast(), unsafe { base.add(off) }))
+    }
+
+    /// Guarded arenas put the record in its own block before the guarded value, so the guards
+    /// sit right around the value.
+    #[cold]
+    fn alloc_guarded_with_record(
+        &self,
+        layout: Layout,
+    ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
+        let before = self.mark();
+        let record = self.bump(Layout::new::<DropRecord>())?;
+        match self.raw_alloc(layout) {
+            Ok(value) => Ok((record.cast(), value)),
+            Err(e) => {
+                self.rewind_to(before); // leave the arena unchanged
+                Err(e)
+            }
+        }
+    }
+
+    /// [`try_alloc_with`](Arena::try_alloc_with), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full; also if `f` panics.
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_with<T: Send + 'static, F: FnOnce() -> T>(&self, f: F) -> &mut T {
+        self.try_alloc_with(f).unwrap_or_else(|e| fail(e))
+    }
+
+    /// Moves `value` into the arena and never drops it (as if by `mem::forget`, which is safe).
+    /// Takes any type, including ones that borrow other arena values, `!Send` types and types
+    /// that are not `'static`.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout); `value` is dropped then.
+    #[inline(always)]
+    pub fn try_alloc_no_drop<T>(&self, value: T) -> Result<&mut T, ArenaError> {
+        self.try_alloc_no_drop_with(|| value)
+    }
+
+    /// [`try_alloc_no_drop`](Arena::try_alloc_no_drop), panicking on failure.
+    ///
+    /// ```
+    /// use arena_core::arena::Arena;
+    ///
+    /// struct Node<'a> { value: u32, next: Option<&'a Node<'a>> }
+    /// let arena = Arena::with_capacity(1024);
+    /// let first = arena.alloc_no_drop(Node { value: 1, next: None });
+    /// let second = arena.alloc_no_drop(Node { value: 2, next: Some(first) });
+    /// assert_eq!(second.next.unwrap().value, 1);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full.
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_no_drop<T>(&self, value: T) -> &mut T {
+        self.try_alloc_no_drop(value).unwrap_or_else(|e| fail(e))
+    }
+
+    #[inline(always)]
+    fn try_alloc_no_drop_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&mut T, ArenaError> {
+        let ptr = if size_of::<T>() == 0 {
+            dangling(align_of::<T>()).cast::<T>()
+        } else {
+            self.raw_alloc(Layout::new::<T>())?.cast::<T>()
+        };
+        // SAFETY: `ptr` is valid and aligned for a `T` (dangling is fine for a zero-sized `T`),
+        // and the arena's borrow keeps the memory alive for the returned reference.
+        unsafe {
+            ptr.write(f());
+            Ok(&mut *ptr.as_ptr())
+        }
+    }
+
+    /// Copies `src` into the arena.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout).
+    #[inline]
+    pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&mut [T], ArenaError> {
+        let layout = Layout::for_value(src);
+        let ptr = if layout.size() == 0 {
+            dangling(layout.align())
+        } else {
+            self.raw_alloc(layout)?
+        };
+        let ptr = ptr.cast::<T>();
+        // SAFETY: `ptr` is valid for `src.len()` values of `T` and cannot overlap `src`, which
+        // the caller holds a shared borrow of while the arena hands out fresh memory.
+        unsafe {
+            ptr.as_ptr()
+                .copy_from_nonoverlapping(src.as_ptr(), src.len());
+            Ok(core::slice::from_raw_parts_mut(ptr.as_ptr(), src.len()))
+        }
+    }
+
+    /// [`try_alloc_slice_copy`](Arena::try_alloc_slice_copy), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full.
+    #[inline]
+    #[track_caller]
+    pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &mut [T] {
+        self.try_alloc_slice_copy(src).unwrap_or_else(|e| fail(e))
+    }
+
+    /// Copies `src` into the arena.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout).
+    #[inline]
+    pub fn try_alloc_str(&self, src: &str) -> Result<&mut str, ArenaError> {
+        let bytes = self.try_alloc_slice_copy(src.as_bytes())?;
+        // SAFETY: the bytes were copied from a `str`, so they are valid UTF-8.
+        Ok(unsafe { core::str::from_utf8_unchecked_mut(bytes) })
+    }
+
+    /// [`try_alloc_str`](Arena::try_alloc_str), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full.
+    #[inline]
+    #[track_caller]
+    pub fn alloc_str(&self, src: &str) -> &mut str {
+        self.try_alloc_str(src).unwrap_or_else(|e| fail(e))
+    }
+
+    /// Allocates `len` values built by `f(index)`, in index order. If `f` panics, the values
+    /// already built are dropped and nothing is registered. The size is checked: a `len` whose
+    /// byte size overflows is [`ArenaError::SizeOverflow`], never a wrapped size.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaError::SizeOverflow`], or as [`try_alloc_layout`](Arena::try_alloc_layout); `f` is
+    /// not called then.
+    pub fn try_alloc_slice_fill_with<T: Send + 'static, F: FnMut(usize) -> T>(
+        &self,
+        len: usize,
+        mut f: F,
+    ) -> Result<&mut [T], ArenaError> {
+        if len == 0 {
+            return Ok(&mut []);
+        }
+        let overflow = ArenaError::SizeOverflow {
+            elem_size: size_of::<T>(),
+            count: len,
+        };
+        let array = Layout::array::<T>(len).map_err(|_| overflow)?;
+        let (base, record) = if mem::needs_drop::<T>() {
+            let (record, value) = self.alloc_with_record(array)?;
+            (value, Some(record))
+        } else if array.size() == 0 {
+            (dangling(array.align()), None)
+        } else {
+            (self.raw_alloc(array)?, None)
+        };
+        let ptr = base.cast::<T>();
+
+        /// Drops the values built so far if `f` panics.
+        struct Built<T> {
+            ptr: NonNull<T>,
+            len: usize,
+        }
+        impl<T> Drop for Built<T> {
+            fn drop(&mut self) {
+                // SAFETY: the first `len` values were initialised and are owned by this guard.
+                unsafe {
+                    core::ptr::drop_in_place(core::ptr::slice_from_raw_parts_mut(
+                        self.ptr.as_ptr(),
+                        self.len,
+                    ))
+                };
+            }
+        }
+        if let Some(record) = record {
+            // SAFETY: the record slot precedes the array; it covers nothing until all are built.
+            unsafe { self.push_drop::<T>(record, base) };
+        }
+        let mut built = Built { ptr, len: 0 };
+        while built.len < len {
+            // SAFETY: `built.len < len`, inside the array.
+            unsafe { ptr.add(built.len).write(f(built.len)) };
+            built.len += 1;
+        }
+        mem::forget(built);
+        if let Some(record) = record {
+            // SAFETY: the record precedes the array; all values are built.
+            unsafe { self.set_drop_len::<T>(record, len) };
+        }
+        // SAFETY: `len` values are initialised at `ptr`, borrowed for the arena's borrow.
+        Ok(unsafe { core::slice::from_raw_parts_mut(ptr.as_ptr(), len) })
+    }
+
+    /// [`try_alloc_slice_fill_with`](Arena::try_alloc_slice_fill_with), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full or the size overflows; also if `f`
+    /// panics.
+    #[track_caller]
+    pub fn alloc_slice_fill_with<T: Send + 'static, F: FnMut(usize) -> T>(
+        &self,
+        len: usize,
+        f: F,
+    ) -> &mut [T] {
+        self.try_alloc_slice_fill_with(len, f)
+            .unwrap_or_else(|e| fail(e))
+    }
+}
+
+/// A non-null pointer with address `align`, valid for zero-sized accesses.
+#[inline(always)]
+fn dangling(align: usize) -> NonNull<u8> {
+    NonNull::without_provenance(core::num::NonZeroUsize::new(align).expect("alignment is non-zero"))
+}

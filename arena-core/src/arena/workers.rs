@@ -1,0 +1,139 @@
+//! Per-thread arenas for a job system: one [`Arena`] per rayon worker, reset together at frame
+//! end (the seeds' thread-local arenas for job systems).
+
+use alloc::boxed::Box;
+use core::fmt;
+use std::sync::OnceLock;
+use std::thread::{self, ThreadId};
+
+use super::{Arena, ArenaStats};
+
+/// One arena per worker of the current rayon pool. A job gets its worker's arena with
+/// [`current`](WorkerArenas::current) and allocates without any synchronisation; values live
+/// until [`reset_all`](WorkerArenas::reset_all), which needs `&mut self`, so no job can still hold
+/// them.
+///
+/// ```
+/// use arena_core::arena::WorkerArenas;
+/// use rayon::prelude::*;
+///
+/// let mut arenas = WorkerArenas::new(4096);
+/// for _frame in 0..3 {
+///     let sums: Vec<u64> = (0..64u64)
+///         .into_par_iter()
+///         .map(|i| {
+///             let arena = arenas.current().expect("runs on a rayon worker");
+///             let tmp = arena.alloc_slice_fill_with(16, |j| i + j as u64);
+///             tmp.iter().sum()
+///         })
+///         .collect();
+///     assert_eq!(sums[0], 120);
+///     arenas.reset_all(); // frame end
+/// }
+/// ```
+pub struct WorkerArenas {
+    slots: Box<[Slot]>,
+}
+
+struct Slot {
+    /// The thread that claimed this slot on first use; only it touches `arena` through `&self`.
+    owner: OnceLock<ThreadId>,
+    arena: Arena,
+}
+
+// SAFETY: through `&WorkerArenas`, a slot's arena is only reached by the one thread that claimed
+// it (checked in `current`), so the arena's cells are never accessed from two threads at once.
+// Everything else needs `&mut self`. `Arena` is `Send`.
+unsafe impl Sync for WorkerArenas {}
+
+/// [`WorkerArenas::current`] was called off the pool the arenas were made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotAWorker;
+
+impl fmt::Display for NotAWorker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "not on a worker of the rayon pool these arenas were made for; call current() from \
+             inside that pool (e.g. in par_iter or rayon::scope)",
+        )
+    }
+}
+
+impl core::error::Error for NotAWorker {}
+
+impl WorkerArenas {
+    /// One chained arena (pages of `page_bytes`) per thread of the current rayon pool.
+    pub fn new(page_bytes: usize) -> WorkerArenas {
+        let n = rayon::current_num_threads();
+        WorkerArenas {
+            slots: (0..n)
+                .map(|_| Slot {
+                    owner: OnceLock::new(),
+                    arena: Arena::chained(page_bytes),
+                })
+                .collect(),
+        }
+    }
+
+    /// The calling worker's arena.
+    ///
+    /// # Errors
+    ///
+    /// [`NotAWorker`] off the pool, or on a different pool than the one the arenas were made for.
+    pub fn current(&self) -> Result<&Arena, NotAWorker> {
+        let slot = rayon::current_thread_index()
+            .and_then(|i| self.slots.get(i))
+            .ok_or(NotAWorker)?;
+        let me = thread::current().id();
+        if *slot.owner.get_or_init(|| me) == me {
+            Ok(&slot.arena)
+        } else {
+            Err(NotAWorker)
+        }
+    }
+
+    /// Resets every worker's arena (frame end), dropping their pending values. Pages are kept.
+    pub fn reset_all(&mut self) {
+        for slot in self.slots.iter_mut() {
+            slot.arena.reset();
+        }
+    }
+
+    /// The arenas, one per worker.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Arena> {
+        self.slots.iter_mut().map(|s| &mut s.arena)
+    }
+
+    /// The sum of every worker arena's statistics (`high_water` is the sum of the high waters).
+    pub fn total_stats(&mut self) -> ArenaStats {
+        self.iter_mut()
+            .map(|a| a.stats())
+            .fold(ArenaStats::default(), |t, s| ArenaStats {
+                used: t.used + s.used,
+                remaining: t.remaining + s.remaining,
+                capacity: t.capacity + s.capacity,
+                high_water: t.high_water + s.high_water,
+                pages: t.pages + s.pages,
+                allocations: t.allocations + s.allocations,
+                system_bytes: t.system_bytes + s.system_bytes,
+            })
+    }
+
+    /// Number of worker arenas.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether there are no worker arenas (a pool with no threads).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
+impl fmt::Debug for WorkerArenas {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WorkerArenas")
+            .field("workers", &self.slots.len())
+            .finish()
+    }
+}

@@ -1,0 +1,206 @@
+//! [`Chunks<T>`]: the pool's slot memory. One block for a fixed pool, or equal power-of-two
+//! chunks for a growable one. A block is allocated once and never moved or resized, so a value's
+//! address is stable for its whole life; blocks are freed only when the pool is dropped.
+//!
+//! Blocks are kept as raw pointers (not `Box`es) so that pointers into several slots at once (for
+//! [`Pool::get_disjoint_mut`](super::Pool::get_disjoint_mut)) never have to be re-derived from a
+//! uniquely borrowed box.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::alloc::Layout;
+use core::marker::PhantomData;
+use core::ptr::{self, NonNull};
+
+use super::slot::Slot;
+
+/// The largest number of slots a pool can have: indexes are `u32` and `u32::MAX` ends the free
+/// list.
+pub const MAX_CAPACITY: usize = u32::MAX as usize;
+
+pub(crate) struct Chunks<T> {
+    /// Block 0: the whole pool if fixed, the first chunk if growable.
+    first: NonNull<Slot<T>>,
+    first_len: u32,
+    /// Further chunks of a growable pool, `1 << shift` slots each.
+    rest: Vec<NonNull<Slot<T>>>,
+    /// `Some(shift)` if growable.
+    shift: Option<u32>,
+    capacity: u32,
+    _owns: PhantomData<Slot<T>>,
+}
+
+// SAFETY: `Chunks<T>` owns its slots like a `Vec<Slot<T>>` would; sending or sharing it sends or
+// shares `T`s.
+unsafe impl<T: Send> Send for Chunks<T> {}
+// SAFETY: as above; `&Chunks<T>` only gives out `&T`.
+unsafe impl<T: Sync> Sync for Chunks<T> {}
+
+/// Allocates `len` vacant slots of generation `generation`, or `None` if out of memory.
+///
+/// When `generation` is 0 (every release-build pool with the full generation budget), the block
+/// comes from the allocator already zeroed: all-zero bytes are a vacant slot of generation 0, and
+/// a fresh block's pages are only touched when values first arrive, as with a `Vec` that grows.
+fn alloc_block<T>(len: u32, generation: u32) -> Option<NonNull<Slot<T>>> {
+    let layout = Layout::array::<Slot<T>>(len as usize).ok()?;
+    if generation != 0 || layout.size() == 0 {
+        let mut block: Vec<Slot<T>> = Vec::new();
+        block.try_reserve_exact(len as usize).ok()?;
+        block.extend((0..len).map(|_| Slot::vacant(generation)));
+        let raw = Box::into_raw(block.into_boxed_slice());
+        return NonNull::new(raw.cast::<Slot<T>>());
+    }
+    // SAFETY: the layout has a non-zero size. Zero bytes are a valid `Slot<T>`: a `u32`
+    // generation 0 (even: vacant) and a union whose `next_free` field reads 0; the value field
+    // is never read while the generation is even.
+    NonNull::new(unsafe { alloc::alloc::alloc_zeroed(layout) }.cast::<Slot<T>>())
+}
+
+/// Frees a block made by [`alloc_block`].
+///
+/// # Safety
+/// - `block` came from `alloc_block::<T>(len, _)` and is not used afterwards.
+unsafe fn free_block<T>(block: NonNull<Slot<T>>, len: u32) {
+    // SAFETY: the caller guarantees `block` holds `len` slots allocated with the global
+    // allocator and the layout of `[Slot<T>; len]` (a boxed slice, or `alloc_zeroed` with
+    // `Layout::array`, which is the layout `Box<[Slot<T>]>` frees with); slots have no drop glue
+    // of their own (values are dropped by the pool before this).
+    drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(block.as_ptr(), len as usize)) });
+}
+
+impl<T> Chunks<T> {
+    /// One block of `capacity` slots; `None` if out of memory.
+    pub(crate) fn fixed(capacity: u32, generation: u32) -> Option<Self> {
+        let first = alloc_block(capacity, generation)?;
+        Some(Chunks {
+            first,
+            first_len: capacity,
+            rest: Vec::new(),
+            shift: None,
+            capacity,
+            _owns: PhantomData,
+        })
+    }
+
+    /// One chunk of `1 << shift` slots, growing by more of the same; `None` if out of memory.
+    pub(crate) fn growable(shift: u32, generation: u32) -> Option<Self> {
+        let mut chunks = Chunks::fixed(1 << shift, generation)?;
+        chunks.shift = Some(shift);
+        Some(chunks)
+    }
+
+    /// `capacity` slots laid out as a fixed pool (`chunk_len` = `None`) or as whole chunks of
+    /// `chunk_len` (a power of two); `None` if out of memory or the layout is impossible.
+    pub(crate) fn with_layout(
+        chunk_len: Option<u32>,
+        capacity: u32,
+        generation: u32,
+    ) -> Option<Self> {
+        let Some(len) = chunk_len else {
+            return Chunks::fixed(capacity, generation);
+        };
+        if !len.is_power_of_two() || capacity < len || !capacity.is_multiple_of(len) {
+            return None;
+        }
+        let mut chunks = Chunks::growable(len.trailing_zeros(), generation)?;
+        while chunks.capacity < capacity {
+            if !chunks.grow(generation) {
+                return None;
+            }
+        }
+        Some(chunks)
+    }
+
+    /// The number of slots.
+    #[inline]
+    pub(crate) const fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// The chunk size if growable.
+    pub(crate) fn chunk_len(&self) -> Option<u32> {
+        self.shift.map(|s| 1 << s)
+    }
+
+    /// The number of blocks.
+    pub(crate) fn blocks(&self) -> usize {
+        1 + self.rest.len()
+    }
+
+    /// Adds one chunk of vacant slots; `false` if not growable, out of indexes or out of memory.
+    pub(crate) fn grow(&mut self, generation: u32) -> bool {
+        let Some(shift) = self.shift else {
+            return false;
+        };
+        let len = 1u32 << shift;
+        let Some(capacity) = self.capacity.checked_add(len) else {
+            return false;
+        };
+        if self.rest.try_reserve(1).is_err() {
+            return false;
+        }
+        let Some(block) = alloc_block(len, generation) else {
+            return false;
+        };
+        self.rest.push(block);
+        self.capacity = capacity;
+        true
+    }
+
+    /// A raw pointer to slot `index`, or `None` if out of range. The pointer is valid until the
+    /// pool is dropped; writing through it needs the pool borrowed mutably.
+    #[inline]
+    pub(crate) fn ptr(&self, index: u32) -> Option<*mut Slot<T>> {
+        if index < self.first_len {
+            // SAFETY: `index` is within block 0.
+            Some(unsafe { self.first.as_ptr().add(index as usize) })
+        } else {
+            self.ptr_in_rest(index)
+        }
+    }
+
+    #[inline]
+    fn ptr_in_rest(&self, index: u32) -> Option<*mut Slot<T>> {
+        let shift = self.shift?;
+        let rel = index.checked_sub(self.first_len)?;
+        let block = self.rest.get((rel >> shift) as usize)?;
+        // SAFETY: every chunk in `rest` has `1 << shift` slots and the offset is masked below it.
+        Some(unsafe { block.as_ptr().add((rel & ((1 << shift) - 1)) as usize) })
+    }
+
+    /// Slot `index`.
+    #[inline]
+    pub(crate) fn get(&self, index: u32) -> Option<&Slot<T>> {
+        // SAFETY: `ptr` returns a pointer to an initialized slot owned by `self`; the shared
+        // borrow of `self` keeps writers away.
+        self.ptr(index).map(|p| unsafe { &*p })
+    }
+
+    /// Slot `index` mutably.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, index: u32) -> Option<&mut Slot<T>> {
+        // SAFETY: as in `get`; the unique borrow of `self` makes this the only reference.
+        self.ptr(index).map(|p| unsafe { &mut *p })
+    }
+
+    /// Block `n` (in index order) as `(pointer, length)`.
+    pub(crate) fn block(&self, n: usize) -> Option<(NonNull<Slot<T>>, u32)> {
+        match n.checked_sub(1) {
+            None => Some((self.first, self.first_len)),
+            Some(i) => Some((*self.rest.get(i)?, self.chunk_len()?)),
+        }
+    }
+}
+
+impl<T> Drop for Chunks<T> {
+    fn drop(&mut self) {
+        let chunk = self.chunk_len().unwrap_or(0);
+        // SAFETY: every block was made by `alloc_block` with these lengths and is dropped once.
+        unsafe {
+            free_block(self.first, self.first_len);
+            for &block in &self.rest {
+                free_block(block, chunk);
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Errors of [`Pool`](super::Pool): a full pool gives the value back; a pool that cannot be made
+//! says how big it was asked to be.
+
+use core::fmt;
+
+/// A full pool refused a value, and hands it back: returned by
+/// [`Pool::try_insert`](super::Pool::try_insert). Nothing was changed.
+///
+/// ```
+/// use arena_core::pool::Pool;
+/// let mut pool = Pool::with_capacity(1);
+/// pool.insert("first");
+/// let full = pool.try_insert("second").unwrap_err();
+/// assert_eq!(full.capacity(), 1);
+/// assert_eq!(full.into_inner(), "second");
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct PoolFull<T> {
+    value: T,
+    capacity: usize,
+}
+
+impl<T> PoolFull<T> {
+    pub(crate) fn new(value: T, capacity: usize) -> Self {
+        PoolFull { value, capacity }
+    }
+
+    /// The value that did not fit, given back.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// The pool's capacity when it refused the value (every slot was live or retired).
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+}
+
+/// Does not print the value (it need not be `Debug`).
+impl<T> fmt::Debug for PoolFull<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolFull")
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Display for PoolFull<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "pool is full: all {} slots are in use (or retired) and it cannot grow; the value was \
+             handed back: remove a value first, or make the pool larger or growable",
+            self.capacity
+        )
+    }
+}
+
+impl<T> core::error::Error for PoolFull<T> {}
+
+/// A pool could not be created: returned by
+/// [`Pool::try_with_capacity`](super::Pool::try_with_capacity) and
+/// [`Pool::try_growable`](super::Pool::try_growable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PoolCapacityError {
+    /// More slots than a `u32` index can address were asked for.
+    TooManySlots {
+        /// The slots asked for.
+        requested: usize,
+        /// The most a pool can have ([`MAX_CAPACITY`](super::MAX_CAPACITY)).
+        max: usize,
+    },
+    /// The allocator could not provide the slot memory.
+    OutOfMemory {
+        /// The slots asked for.
+        requested: usize,
+    },
+}
+
+impl fmt::Display for PoolCapacityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolCapacityError::TooManySlots { requested, max } => write!(
+                f,
+                "a pool of {requested} slots was requested but slot indexes are u32 and at most \
+                 {max} slots fit: ask for fewer, or split the objects over several pools"
+            ),
+            PoolCapacityError::OutOfMemory { requested } => write!(
+                f,
+                "out of memory allocating a pool of {requested} slots: ask for fewer, or use a \
+                 growable pool that allocates chunk by chunk"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for PoolCapacityError {}

@@ -1,0 +1,248 @@
+//! Generation numbers: how a slot's generation counts, retires, and (in debug builds) carries the
+//! tag of the pool that owns it.
+//!
+//! A slot's generation is even while the slot is vacant and odd while it holds a value; a handle
+//! stores the odd generation it was created with. Two layouts exist, told apart by bit 31:
+//!
+//! | bit 31 | bits 24..=30 | counter bits | occupations per slot |
+//! | --- | --- | --- | --- |
+//! | 0 (untagged, release builds) | counter | 0..=30 | 2^30 |
+//! | 1 (tagged, debug builds) | pool tag (0..=127) | 0..=23 | 2^23 |
+//!
+//! When an occupied slot's counter is all ones, removing its value *retires* the slot instead of
+//! wrapping the counter to a value an old handle may still hold: the slot never takes a value
+//! again. A tagged pool knows its tag, so on a lookup that misses it can tell a handle from
+//! another pool (different tag) from a merely stale one, and panic with a clear message instead of
+//! returning another pool's value. The tag costs nothing on the hit path: generations of
+//! different pools differ, so the ordinary generation compare already fails.
+
+use core::num::NonZeroU32;
+
+use super::Handle;
+
+/// Bit 31: set in the generations of tagged (debug-build) pools.
+const TAGGED: u32 = 1 << 31;
+/// Bits 24..=31: the tagged flag and the 7-bit pool tag.
+const TAG_FIELD: u32 = 0xFF00_0000;
+const TAG_SHIFT: u32 = 24;
+/// Counter bits of a tagged generation.
+const TAGGED_COUNTER: u32 = 0x00FF_FFFF;
+/// Counter bits of an untagged generation.
+const UNTAGGED_COUNTER: u32 = 0x7FFF_FFFF;
+
+/// The pool tag stored in a raw generation, if it is tagged.
+pub(crate) const fn tag_of(raw: u32) -> Option<u8> {
+    if raw & TAGGED != 0 {
+        Some(((raw >> TAG_SHIFT) & 0x7F) as u8)
+    } else {
+        None
+    }
+}
+
+/// The counter part of a raw generation (the whole value if untagged).
+pub(crate) const fn counter_of(raw: u32) -> u32 {
+    if raw & TAGGED != 0 {
+        raw & TAGGED_COUNTER
+    } else {
+        raw
+    }
+}
+
+/// The generation scheme of one pool: its tag bits (zero if untagged) and the vacant generation
+/// new slots start at. `Copy`, two words; shared by every pool kind that hands out
+/// [`Handle`](super::Handle)s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Generations {
+    /// `0`, or `TAGGED | tag << 24`.
+    tag_bits: u32,
+    /// The (even) generation of a slot that was never used.
+    first: u32,
+}
+
+impl Generations {
+    /// The scheme for a new pool: tagged with a fresh tag when debug checks are on
+    /// ([`poison::ENABLED`](crate::poison::ENABLED)), untagged otherwise; each slot can hold
+    /// `budget` values in its life (clamped to `1..=` the layout's maximum; `None` = maximum).
+    pub(crate) fn for_new_pool(budget: Option<u32>) -> Self {
+        let tag_bits = if crate::poison::ENABLED {
+            TAGGED | (next_tag() << TAG_SHIFT)
+        } else {
+            0
+        };
+        let scheme = Generations {
+            tag_bits,
+            first: tag_bits,
+        };
+        let budget = budget.unwrap_or(u32::MAX).clamp(1, scheme.max_budget());
+        // Occupied counters run first+1, first+3, ..., mask: (mask + 1 - first) / 2 values.
+        let first = scheme.counter_mask() + 1 - 2 * budget;
+        Generations {
+            tag_bits,
+            first: tag_bits | first,
+        }
+    }
+
+    /// Rebuilds a scheme from its raw parts (deserialization), or `None` if they are inconsistent.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn from_raw(tag_bits: u32, first: u32) -> Option<Self> {
+        let valid_tag = tag_bits == 0 || (tag_bits & TAGGED != 0 && tag_bits & !TAG_FIELD == 0);
+        let scheme = Generations { tag_bits, first };
+        (valid_tag && scheme.owns(first) && first & 1 == 0).then_some(scheme)
+    }
+
+    /// The raw parts: `(tag_bits, first)`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) const fn to_raw(self) -> (u32, u32) {
+        (self.tag_bits, self.first)
+    }
+
+    /// This pool's tag, if tagged.
+    pub(crate) const fn tag(self) -> Option<u8> {
+        tag_of(self.tag_bits)
+    }
+
+    const fn counter_mask(self) -> u32 {
+        if self.tag_bits & TAGGED != 0 {
+            TAGGED_COUNTER
+        } else {
+            UNTAGGED_COUNTER
+        }
+    }
+
+    /// The most values one slot can hold in its life under this layout.
+    pub(crate) const fn max_budget(self) -> u32 {
+        (self.counter_mask() >> 1) + 1
+    }
+
+    /// The generation a never-used slot starts with (even).
+    #[inline]
+    pub(crate) const fn first(self) -> u32 {
+        self.first
+    }
+
+    /// The generation a vacant slot takes when it receives a value.
+    #[inline]
+    pub(crate) const fn occupy(vacant: u32) -> NonZeroU32 {
+        match NonZeroU32::new(vacant | 1) {
+            Some(g) => g,
+            None => unreachable!(),
+        }
+    }
+
+    /// The generation an occupied slot takes when its value leaves, or `None` if the counter is
+    /// exhausted and the slot must retire.
+    #[inline]
+    pub(crate) const fn vacate(self, occupied: u32) -> Option<u32> {
+        let mask = self.counter_mask();
+        if occupied & mask == mask {
+            None
+        } else {
+            Some(occupied + 1)
+        }
+    }
+
+    /// The generation of a retired slot: even, so no handle matches it.
+    #[inline]
+    pub(crate) const fn retired(self) -> u32 {
+        self.tag_bits
+    }
+
+    /// Whether a raw generation has this scheme's tag bits (a slot or handle of this pool).
+    pub(crate) const fn owns(self, raw: u32) -> bool {
+        let field = if self.tag_bits & TAGGED != 0 {
+            TAG_FIELD
+        } else {
+            TAGGED
+        };
+        raw & field == self.tag_bits
+    }
+
+    /// Called when a lookup with `handle` missed: a stale handle just misses, but one whose
+    /// generation carries another pool's tag panics, naming both tags. Only tagged (debug-build)
+    /// pools, and untagged pools shown a tagged handle, can tell.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn check_foreign<T>(self, handle: Handle<T>) {
+        if !self.owns(handle.generation().get()) {
+            self.foreign_handle(handle);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn foreign_handle<T>(self, handle: Handle<T>) -> ! {
+        let ty = core::any::type_name::<T>();
+        match (tag_of(handle.generation().get()), self.tag()) {
+            (theirs, Some(ours)) => panic!(
+                "{handle:?} was made by a different pool of {ty} (tag {theirs:?}) than this one \
+                 (tag {ours}); a handle is only valid in the pool that returned it"
+            ),
+            (_, None) => panic!(
+                "{handle:?} was made by a debug-build pool of {ty}, not this one; a handle is \
+                 only valid in the pool that returned it"
+            ),
+        }
+    }
+}
+
+/// Hands out tags 0..=127 round robin: two pools alive at once share a tag only if 128 pools
+/// were created between them.
+#[cfg(target_has_atomic = "32")]
+fn next_tag() -> u32 {
+    use core::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed) & 0x7F
+}
+
+#[cfg(not(target_has_atomic = "32"))]
+fn next_tag() -> u32 {
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_counts_occupations_then_retires() {
+        for budget in [1, 2, 5] {
+            let g = Generations::for_new_pool(Some(budget));
+            let mut vacant = g.first();
+            let mut uses = 0;
+            loop {
+                let occupied = Generations::occupy(vacant).get();
+                assert!(g.owns(occupied));
+                uses += 1;
+                match g.vacate(occupied) {
+                    Some(next) => vacant = next,
+                    None => break,
+                }
+            }
+            assert_eq!(uses, budget);
+        }
+    }
+
+    #[test]
+    fn full_budget_starts_at_counter_zero() {
+        let g = Generations::for_new_pool(None);
+        assert_eq!(counter_of(g.first()), 0);
+        assert_eq!(
+            g.max_budget(),
+            if crate::poison::ENABLED {
+                1 << 23
+            } else {
+                1 << 30
+            }
+        );
+    }
+
+    #[test]
+    fn raw_round_trip_and_rejects_nonsense() {
+        let g = Generations::for_new_pool(Some(3));
+        let (t, f) = g.to_raw();
+        assert_eq!(Generations::from_raw(t, f), Some(g));
+        assert_eq!(Generations::from_raw(t, f | 1), None);
+        assert_eq!(Generations::from_raw(0x1234, 0), None);
+    }
+}

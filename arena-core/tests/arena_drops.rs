@@ -1,0 +1,255 @@
+//! Destructors: reverse order on reset, rewind, scope end and drop; nothing lost or doubled when
+//! a constructor or destructor panics.
+
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use arena_core::arena::Arena;
+
+/// Records its id in a shared log when dropped; `Send + 'static` as the arena requires.
+struct Logged {
+    id: u32,
+    log: Arc<Mutex<Vec<u32>>>,
+    panic_on_drop: bool,
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        self.log.lock().unwrap().push(self.id);
+        if self.panic_on_drop {
+            panic!("destructor {} panics", self.id);
+        }
+    }
+}
+
+fn logged(id: u32, log: &Arc<Mutex<Vec<u32>>>) -> Logged {
+    Logged {
+        id,
+        log: Arc::clone(log),
+        panic_on_drop: false,
+    }
+}
+
+fn taken(log: &Arc<Mutex<Vec<u32>>>) -> Vec<u32> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+#[test]
+fn reset_drops_in_reverse_allocation_order() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    for id in 0..20 {
+        arena.alloc(logged(id, &log));
+        arena.alloc(7u64); // values without drop glue in between
+    }
+    assert_eq!(
+        arena.pending_drops(),
+        20,
+        "values of other types in between break the runs"
+    );
+    arena.reset();
+    assert_eq!(taken(&log), (0..20).rev().collect::<Vec<_>>());
+    assert_eq!(arena.pending_drops(), 0);
+    arena.reset();
+    assert!(taken(&log).is_empty(), "nothing is dropped twice");
+}
+
+#[test]
+fn values_without_drop_glue_leave_no_record() {
+    let arena = Arena::chained(256);
+    arena.alloc(1u32);
+    arena.alloc_slice_fill_with(10, |i| i as u8);
+    arena.alloc_str("text");
+    assert_eq!(arena.pending_drops(), 0);
+    assert_eq!(arena.used(), 4 + 10 + 4);
+}
+
+#[test]
+fn rewind_and_scopes_drop_only_what_came_after() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(128);
+    arena.alloc(logged(1, &log));
+    let m = arena.mark();
+    arena.alloc(logged(2, &log));
+    arena.alloc_slice_fill_with(3, |i| logged(10 + i as u32, &log));
+    {
+        let mut outer = arena.scope();
+        outer.alloc(logged(20, &log));
+        {
+            let inner = outer.scope();
+            inner.alloc(logged(30, &log));
+            inner.alloc(logged(31, &log));
+        }
+        assert_eq!(taken(&log), [31, 30]);
+        outer.alloc(logged(21, &log));
+    }
+    assert_eq!(taken(&log), [21, 20]);
+    arena.rewind(m).unwrap();
+    assert_eq!(
+        taken(&log),
+        [12, 11, 10, 2],
+        "slice elements drop last to first, like everything else"
+    );
+    drop(arena);
+    assert_eq!(taken(&log), [1]);
+}
+
+#[test]
+fn a_panicking_constructor_drops_nothing() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    arena.alloc(logged(1, &log));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_with(|| -> Logged { panic!("constructor fails") });
+    }));
+    assert!(r.is_err());
+    assert!(taken(&log).is_empty());
+    arena.reset();
+    assert_eq!(taken(&log), [1], "the half-built value was never dropped");
+}
+
+#[test]
+fn a_panicking_slice_fill_drops_the_built_prefix_once() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(1024);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_slice_fill_with(5, |i| {
+            if i == 3 {
+                panic!("element 3")
+            } else {
+                logged(i as u32, &log)
+            }
+        });
+    }));
+    assert!(r.is_err());
+    assert_eq!(taken(&log), [0, 1, 2]);
+    arena.reset();
+    assert!(taken(&log).is_empty());
+}
+
+#[test]
+fn a_panicking_destructor_still_drops_the_rest_and_resets() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    for id in 0..5 {
+        arena.alloc(Logged {
+            id,
+            log: Arc::clone(&log),
+            panic_on_drop: id == 2,
+        });
+    }
+    let r = catch_unwind(AssertUnwindSafe(|| arena.reset()));
+    assert!(r.is_err());
+    assert_eq!(
+        taken(&log),
+        [4, 3, 2, 1, 0],
+        "every value dropped exactly once"
+    );
+    assert_eq!(arena.used(), 0);
+    assert_eq!(arena.pending_drops(), 0);
+    arena.alloc(logged(9, &log));
+    drop(arena);
+    assert_eq!(taken(&log), [9]);
+}
+
+#[test]
+fn dropping_the_arena_drops_pending_values() {
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    /// Not `Send`: it can only go in through `alloc_no_drop`.
+    struct NotSend(#[allow(dead_code)] PhantomData<*const ()>);
+    impl Drop for NotSend {
+        fn drop(&mut self) {
+            DROPS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let arena = Arena::chained(256);
+    arena.alloc_no_drop(NotSend(PhantomData));
+    drop(arena);
+    assert_eq!(
+        DROPS.load(Ordering::Relaxed),
+        0,
+        "alloc_no_drop never drops, like mem::forget"
+    );
+
+    let log = Arc::default();
+    let arena = Arena::with_capacity(256);
+    arena.alloc(logged(1, &log));
+    arena.alloc(logged(2, &log));
+    drop(arena);
+    assert_eq!(taken(&log), [2, 1]);
+}
+
+#[test]
+fn zero_sized_values_with_drop_glue_are_dropped() {
+    static DROPS: Mutex<u32> = Mutex::new(0);
+    struct Zst;
+    impl Drop for Zst {
+        fn drop(&mut self) {
+            *DROPS.lock().unwrap() += 1;
+        }
+    }
+    let mut arena = Arena::with_capacity(256);
+    for _ in 0..3 {
+        arena.alloc(Zst);
+    }
+    arena.alloc_slice_fill_with(4, |_| Zst);
+    arena.reset();
+    assert_eq!(*DROPS.lock().unwrap(), 7);
+}
+
+#[test]
+fn forgetting_a_scope_keeps_its_values_until_reset() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    let scope = arena.scope();
+    scope.alloc(logged(1, &log));
+    std::mem::forget(scope);
+    assert!(taken(&log).is_empty());
+    arena.reset();
+    assert_eq!(taken(&log), [1]);
+}
+
+#[test]
+fn a_constructor_that_allocates_keeps_the_drop_list_in_order() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(256);
+    let mut inner_mark = None;
+    arena.alloc_with(|| {
+        // allocating (and marking) while the outer value is being built
+        inner_mark = Some(arena.mark());
+        arena.alloc(logged(2, &log));
+        logged(1, &log)
+    });
+    arena.alloc_slice_fill_with(2, |i| {
+        arena.alloc(logged(10 + i as u32, &log));
+        logged(20 + i as u32, &log)
+    });
+    arena.rewind(inner_mark.unwrap()).unwrap();
+    // everything allocated after the mark is dropped, newest registration first: the slice's
+    // nested values, the slice (registered before its elements were built), then value 2
+    assert_eq!(taken(&log), [11, 10, 21, 20, 2]);
+    arena.reset();
+    assert_eq!(taken(&log), [1]);
+}
+
+#[test]
+fn back_to_back_values_of_one_type_share_a_record_and_still_drop_in_reverse() {
+    let log = Arc::default();
+    let mut arena = Arena::chained(4096);
+    for id in 0..10 {
+        arena.alloc(logged(id, &log));
+    }
+    assert_eq!(arena.pending_drops(), 1, "one run");
+    let m = arena.mark(); // a marker ends the run
+    arena.alloc(logged(10, &log));
+    arena.alloc(logged(11, &log));
+    assert_eq!(arena.pending_drops(), 2);
+    arena.rewind(m).unwrap();
+    assert_eq!(taken(&log), [11, 10]);
+    arena.alloc(logged(12, &log)); // after a rewind, a new run
+    assert_eq!(arena.pending_drops(), 2);
+    arena.reset();
+    assert_eq!(taken(&log), [12, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+}

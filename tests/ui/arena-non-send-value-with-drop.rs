@@ -1,0 +1,9 @@
+// Values the arena drops may be dropped on another thread (arenas are Send), so they must be
+// Send; `alloc_no_drop` takes them without a destructor.
+use arena_kit::prelude::*;
+use std::rc::Rc;
+
+fn main() {
+    let arena = Arena::with_capacity(1024);
+    arena.alloc(Rc::new(5));
+}
