@@ -119,11 +119,21 @@ fn growth_keeps_every_column_aligned_and_intact() {
     let mut v: SoaVec<Aligned> = SoaVec::new();
     let n = miri_or(5000, 40);
     for i in 0..n {
-        v.push(Aligned { a: i as u8, b: i as u32, c: Box::new(i as u16) });
+        v.push(Aligned {
+            a: i as u8,
+            b: i as u32,
+            c: Box::new(i as u16),
+        });
         let s = v.slices();
-        assert!([s.a.as_ptr() as usize, s.b.as_ptr() as usize, s.c.as_ptr() as usize]
+        assert!(
+            [
+                s.a.as_ptr() as usize,
+                s.b.as_ptr() as usize,
+                s.c.as_ptr() as usize
+            ]
             .iter()
-            .all(|p| p % 64 == 0));
+            .all(|p| p % 64 == 0)
+        );
     }
     let s = v.slices();
     assert!((0..n).all(|i| s.a[i] == i as u8 && s.b[i] == i as u32 && *s.c[i] == i as u16));

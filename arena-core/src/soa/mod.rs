@@ -46,8 +46,12 @@
 //! assert_eq!(enemies.slices().1.0, &[90.0, 40.0]);
 //! ```
 
+#[cfg(feature = "alloc")]
+mod arena;
 mod columns;
 mod iter;
+#[cfg(feature = "alloc")]
+mod pool;
 #[cfg(feature = "alloc")]
 mod raw;
 #[cfg(feature = "rayon")]
@@ -60,6 +64,8 @@ mod vec;
 
 pub use columns::{CloneColumns, Col, Columns, Cursor, EqColumns, Nested};
 pub use iter::{ChunksExact, ChunksExactMut, Iter, IterMut};
+#[cfg(feature = "alloc")]
+pub use pool::SoaPool;
 pub use slice::{SoaSlice, SoaSliceMut};
 #[cfg(feature = "alloc")]
 pub use vec::{IntoIter, SoaVec};
