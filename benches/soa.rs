@@ -404,5 +404,99 @@ fn sort(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, update_x, push, random_rows, sort);
+/// Pool churn: 100,000 live particles; each step removes a pseudo-random live one and inserts
+/// a new one (100,000 steps).
+fn pool_churn(c: &mut Criterion) {
+    use slotmap::{DefaultKey, DenseSlotMap, SlotMap};
+    let live = 100_000;
+    let steps = 100_000;
+    let picks = random_indices(live, steps);
+    let mut g = c.benchmark_group("soa/pool_churn");
+    g.throughput(Throughput::Elements(steps as u64));
+    g.sample_size(20);
+    g.bench_function(BenchmarkId::new("soapool", live), |b| {
+        b.iter_batched_ref(
+            || {
+                let mut p = arena_kit::soa::SoaPool::with_capacity(live);
+                let hs: Vec<_> = (0..live).map(|i| p.insert(seed(i))).collect();
+                (p, hs)
+            },
+            |(p, hs)| {
+                for (step, &i) in picks.iter().enumerate() {
+                    p.remove(hs[i]);
+                    hs[i] = p.insert(seed(step));
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("slotmap", live), |b| {
+        b.iter_batched_ref(
+            || {
+                let mut p = SlotMap::with_capacity(live);
+                let hs: Vec<DefaultKey> = (0..live).map(|i| p.insert(seed(i))).collect();
+                (p, hs)
+            },
+            |(p, hs)| {
+                for (step, &i) in picks.iter().enumerate() {
+                    p.remove(hs[i]);
+                    hs[i] = p.insert(seed(step));
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function(BenchmarkId::new("dense_slotmap", live), |b| {
+        b.iter_batched_ref(
+            || {
+                let mut p = DenseSlotMap::with_capacity(live);
+                let hs: Vec<DefaultKey> = (0..live).map(|i| p.insert(seed(i))).collect();
+                (p, hs)
+            },
+            |(p, hs)| {
+                for (step, &i) in picks.iter().enumerate() {
+                    p.remove(hs[i]);
+                    hs[i] = p.insert(seed(step));
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+/// A one-column pass (`x += vx * dt`) over a pool of 1,000,000 live particles after churn.
+fn pool_update_x(c: &mut Criterion) {
+    use slotmap::{DefaultKey, DenseSlotMap};
+    let n = 1_000_000;
+    let mut g = c.benchmark_group("soa/pool_update_x");
+    g.throughput(Throughput::Elements(n as u64));
+    let mut ours = arena_kit::soa::SoaPool::with_capacity(n + 1);
+    let hs: Vec<_> = (0..n + 1).map(|i| ours.insert(seed(i))).collect();
+    ours.remove(hs[n / 2]);
+    g.bench_function(BenchmarkId::new("soapool", n), |b| {
+        b.iter(|| {
+            let s = ours.slices_mut();
+            for (x, vx) in s.x.iter_mut().zip(s.vx.iter()) {
+                *x += vx * DT;
+            }
+            black_box(ours.slices().x);
+        })
+    });
+    drop(ours);
+    let mut dense = DenseSlotMap::with_capacity(n + 1);
+    let keys: Vec<DefaultKey> = (0..n + 1).map(|i| dense.insert(seed(i))).collect();
+    dense.remove(keys[n / 2]);
+    g.bench_function(BenchmarkId::new("dense_slotmap", n), |b| {
+        b.iter(|| {
+            for p in dense.values_mut() {
+                p.x += p.vx * DT;
+            }
+            black_box(&dense);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, update_x, push, random_rows, sort, pool_churn, pool_update_x);
 criterion_main!(benches);
