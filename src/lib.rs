@@ -10,7 +10,7 @@ pub mod prelude {
     #[cfg(feature = "std")]
     pub use arena_core::arena::{Frame, FrameArena, FrameReader, scratch};
     pub use arena_core::pool::{Handle, Pool, PoolFull};
-    pub use arena_core::soa::{Soa, SoaSlice, SoaSliceMut, SoaVec};
+    pub use arena_core::soa::{Soa, SoaPool, SoaSlice, SoaSliceMut, SoaVec};
     pub use arena_core::{HasLayout, StructLayout, assert_layout};
     pub use arena_derive::{Layout, Soa};
 }

@@ -2,7 +2,8 @@
 //!
 //! `#[derive(Soa)]` (from the `arena-kit` facade) turns an ordinary struct into a set of columns;
 //! [`SoaVec<T>`] is the growable container, [`SoaSliceMut<'a, T>`] a fixed-length view of
-//! columns (what an arena hands out), and every pass over one field reads one contiguous column:
+//! columns (what `Arena::alloc_soa` hands out), `SoaPool<T>` a pool of [`Handle`](crate::pool::Handle)s
+//! over dense columns, and every pass over one field reads one contiguous column:
 //! for a 7-`f32` particle, `x += vx * dt` touches 2 of 7 columns, about 7x fewer cache lines per
 //! field than a `Vec<Particle>`, in the shape SIMD wants.
 //!
