@@ -443,6 +443,9 @@ enum Op {
     RoundTripVec,
     CloneEq,
     TakeSome(usize),
+    IterMutBump,
+    SlicesMutBump(u16),
+    TryReserveHuge,
 }
 
 fn mixed(k: u8) -> Mixed {
@@ -476,6 +479,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::RoundTripVec),
         1 => Just(Op::CloneEq),
         1 => (0usize..6).prop_map(Op::TakeSome),
+        1 => Just(Op::IterMutBump),
+        1 => any::<u16>().prop_map(Op::SlicesMutBump),
+        1 => Just(Op::TryReserveHuge),
     ]
 }
 
@@ -565,6 +571,23 @@ fn apply(v: &mut SoaVec<Mixed>, m: &mut Vec<Mixed>, op: Op) {
             let got: Vec<Mixed> = c.into_iter().rev().take(n).collect();
             let want: Vec<Mixed> = m.iter().rev().take(n).cloned().collect();
             assert_eq!(got, want);
+        }
+        Op::IterMutBump => {
+            for r in v.iter_mut() {
+                *r.wide += 1;
+            }
+            m.iter_mut().for_each(|r| r.wide += 1);
+        }
+        Op::SlicesMutBump(k) => {
+            for h in v.slices_mut().half {
+                *h ^= k;
+            }
+            m.iter_mut().for_each(|r| r.half ^= k);
+        }
+        Op::TryReserveHuge => {
+            let cap = v.capacity();
+            assert!(v.try_reserve(usize::MAX / 2).is_err());
+            assert_eq!(v.capacity(), cap, "a failed reserve changes nothing");
         }
         _ => {}
     }
