@@ -175,10 +175,13 @@ impl<T: Soa> SoaVec<T> {
         );
         let cols = self.raw.cols;
         let last = self.len - 1;
-        // SAFETY: row `index` is moved out, then the last row is moved over it.
+        // SAFETY: row `index` is moved out, then the last row is moved over it (typed moves of
+        // one row: no `memmove` call per column).
         let parts = unsafe {
             let parts = cols.read(index);
-            T::Columns::copy(cols, last, cols, index, usize::from(index != last));
+            if index != last {
+                cols.write(index, cols.read(last));
+            }
             parts
         };
         self.len = last;
