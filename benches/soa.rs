@@ -498,5 +498,13 @@ fn pool_update_x(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, update_x, push, random_rows, sort, pool_churn, pool_update_x);
+criterion_group!(
+    benches,
+    update_x,
+    push,
+    random_rows,
+    sort,
+    pool_churn,
+    pool_update_x
+);
 criterion_main!(benches);
