@@ -218,33 +218,53 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
     /// Types with non-`'static` lifetime parameters cannot call this yet: a closure over
     /// `T::Ref<'_>` of any lifetime makes rustc ask for `T: 'static` (a known limitation).
     #[cfg(feature = "alloc")]
-    pub fn sort_by<F>(&mut self, mut compare: F)
+    pub fn sort_by<F>(&mut self, compare: F)
+    where
+        F: FnMut(T::Ref<'_>, T::Ref<'_>) -> core::cmp::Ordering,
+    {
+        let order = self.as_soa_slice().sort_order(compare);
+        // SAFETY: `order` is a permutation of `0..len`, all initialised rows.
+        unsafe { super::raw::permute::<T>(self.cols, &order) }
+    }
+
+    /// Sorts the rows by a key computed once per row, stably.
+    #[cfg(feature = "alloc")]
+    pub fn sort_by_key<K, F>(&mut self, key: F)
+    where
+        K: Ord,
+        F: FnMut(T::Ref<'_>) -> K,
+    {
+        let order = self.as_soa_slice().key_order(key);
+        // SAFETY: `order` is a permutation of `0..len`, all initialised rows.
+        unsafe { super::raw::permute::<T>(self.cols, &order) }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<'a, T: Soa + 'a> SoaSlice<'a, T> {
+    /// The stable sorted order of the rows under `compare`: a permutation of `0..len`.
+    pub(crate) fn sort_order<F>(&self, mut compare: F) -> alloc::vec::Vec<usize>
     where
         F: FnMut(T::Ref<'_>, T::Ref<'_>) -> core::cmp::Ordering,
     {
         let cols = self.cols;
         let mut order: alloc::vec::Vec<usize> = (0..self.len).collect();
         order.sort_by(|&a, &b| {
-            // SAFETY: every index is an initialised row; no row moves while the views are alive.
+            // SAFETY: every index is an initialised row, shared for `'a`.
             let (ra, rb) = unsafe { (cols.get(a), cols.get(b)) };
             compare(T::view(ra), T::view(rb))
         });
-        // SAFETY: `order` is a permutation of `0..len`, all initialised rows.
-        unsafe { super::raw::permute::<T>(cols, &order) }
+        order
     }
 
-    /// Sorts the rows by a key computed once per row, stably.
-    #[cfg(feature = "alloc")]
-    pub fn sort_by_key<K, F>(&mut self, mut key: F)
+    /// The stable sorted order of the rows by a key computed once per row.
+    pub(crate) fn key_order<K: Ord, F>(&self, mut key: F) -> alloc::vec::Vec<usize>
     where
-        K: Ord,
         F: FnMut(T::Ref<'_>) -> K,
     {
         let mut keyed: alloc::vec::Vec<(K, usize)> = self.iter().map(&mut key).zip(0..).collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        let order: alloc::vec::Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
-        // SAFETY: `order` is a permutation of `0..len`, all initialised rows.
-        unsafe { super::raw::permute::<T>(self.cols, &order) }
+        keyed.into_iter().map(|(_, i)| i).collect()
     }
 }
 

@@ -276,12 +276,15 @@ impl<T: Soa> SoaVec<T> {
         unsafe { ChunksExactMut::new(self.raw.cols, self.len) }
     }
 
-    /// Sorts the rows stably with a comparator over views (see [`SoaSliceMut::sort_by`]).
+    /// Sorts the rows stably with a comparator over views (see [`SoaSliceMut::sort_by`]). The
+    /// order is computed on row indices, then every column is gathered once into a new block
+    /// that replaces the old one.
     pub fn sort_by<F>(&mut self, compare: F)
     where
         F: FnMut(T::Ref<'_>, T::Ref<'_>) -> core::cmp::Ordering,
     {
-        self.as_soa_slice_mut().sort_by(compare);
+        let order = self.as_soa_slice().sort_order(compare);
+        self.reorder(&order);
     }
 
     /// Sorts the rows stably by a key computed once per row.
@@ -289,7 +292,22 @@ impl<T: Soa> SoaVec<T> {
     where
         F: FnMut(T::Ref<'_>) -> K,
     {
-        self.as_soa_slice_mut().sort_by_key(key);
+        let order = self.as_soa_slice().key_order(key);
+        self.reorder(&order);
+    }
+
+    /// Makes row `k` the old row `order[k]`, gathering each column into a new block.
+    fn reorder(&mut self, order: &[usize]) {
+        debug_assert_eq!(order.len(), self.len);
+        if self.len < 2 {
+            return;
+        }
+        let fresh = unwrap_alloc(RawSoa::<T>::try_with_capacity(self.capacity()));
+        // SAFETY: `order` is a permutation of the initialised rows; each moves to the new block
+        // once, and the old block is then freed without dropping anything. No user code runs
+        // in between.
+        unsafe { T::Columns::gather(self.raw.cols, fresh.cols, order) };
+        drop(core::mem::replace(&mut self.raw, fresh));
     }
 
     /// Keeps only the rows for which `keep` returns `true`, in order.
