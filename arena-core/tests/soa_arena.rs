@@ -127,7 +127,10 @@ fn exhaustion_is_an_error_and_changes_nothing() {
 #[test]
 fn an_arena_slice_sorts_in_place() {
     let arena = Arena::with_capacity(8192);
-    let mut v = arena.alloc_soa(7, |i| Tracked { id: ((i * 5) % 7) as u32, name: format!("n{i}") });
+    let mut v = arena.alloc_soa(7, |i| Tracked {
+        id: ((i * 5) % 7) as u32,
+        name: format!("n{i}"),
+    });
     v.sort_by_key(|r| *r.id);
     assert_eq!(v.slices().id, &[0, 1, 2, 3, 4, 5, 6]);
     assert_eq!(v.slices().name[1], "n3", "the names moved with their ids");

@@ -1,8 +1,8 @@
 //! Derive macros of arena-kit. Use them through the `arena-kit` crate, which re-exports them.
 //!
-//! Each derive is built in the same four steps: the input is modelled ([`ast`]), its attributes
+//! Each derive is built in the same four steps: the input is modelled (`ast`), its attributes
 //! parsed with their spans (`attr`), checked against the derive's rules (`valid`), and expanded
-//! (`expand`). Errors are collected in a [`ctxt::Ctxt`] and reported together, and the trait impl
+//! (`expand`). Errors are collected in a `ctxt::Ctxt` and reported together, and the trait impl
 //! is still emitted after an attribute error so uses of it don't cascade.
 #![forbid(unsafe_code)]
 

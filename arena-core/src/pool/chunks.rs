@@ -204,3 +204,31 @@ impl<T> Drop for Chunks<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::String;
+
+    /// Generation 0 takes the zeroed-allocation path (release pools); Miri checks the zero bytes
+    /// read as vacant slots and that the block is freed with the layout it was allocated with.
+    #[test]
+    fn zeroed_and_initialized_blocks_are_vacant_and_freed() {
+        for generation in [0, 2] {
+            let mut chunks = Chunks::<String>::fixed(5, generation).unwrap();
+            for i in 0..5 {
+                let slot = chunks.get(i).unwrap();
+                assert_eq!((slot.generation(), slot.is_occupied()), (generation, false));
+            }
+            let slot = chunks.get_mut(3).unwrap();
+            slot.occupy(String::from("x"), generation + 1);
+            assert_eq!(slot.vacate(generation + 2, 7), "x");
+            assert!(chunks.get(5).is_none());
+        }
+        let mut grown = Chunks::<u64>::growable(1, 0).unwrap();
+        assert!(grown.grow(0) && grown.grow(0));
+        assert_eq!((grown.capacity(), grown.blocks()), (6, 3));
+        assert_eq!(grown.get(5).map(Slot::generation), Some(0));
+        assert!(Chunks::<u8>::fixed(0, 0).is_some());
+    }
+}

@@ -143,8 +143,11 @@ impl<T> Pool<T> {
                 r.capacity
             ));
         }
-        let mut chunks = Chunks::with_layout(r.chunk, r.capacity, generations.first())
+        let chunks = Chunks::with_layout(r.chunk, r.capacity, generations.first())
             .ok_or_else(|| format!("out of memory allocating {} slots", r.capacity))?;
+        // Values go straight into the pool, counted as they arrive: if the data turns out to be
+        // invalid further on, dropping the half-built pool drops them (no leak).
+        let mut pool = Pool::from_parts(chunks, generations);
         if r.slots.len() > r.capacity as usize {
             return Err(format!(
                 "{} slots listed for a capacity of {}",
@@ -153,9 +156,8 @@ impl<T> Pool<T> {
             ));
         }
         let high_water = r.slots.len() as u32;
-        let mut len = 0;
         for (index, (generation, value)) in (0..).zip(r.slots) {
-            let slot = chunks.get_mut(index).expect("index below capacity");
+            let slot = pool.chunks.get_mut(index).expect("index below capacity");
             if !generations.owns(generation) {
                 return Err(format!(
                     "slot {index}: generation {generation} has another pool's tag"
@@ -164,7 +166,8 @@ impl<T> Pool<T> {
             match value {
                 Some(value) if generation & 1 == 1 => {
                     slot.occupy(value, generation);
-                    len += 1;
+                    pool.len += 1;
+                    pool.high_water = index + 1;
                 }
                 None if generation & 1 == 0 => *slot = Slot::vacant(generation),
                 _ => {
@@ -177,7 +180,7 @@ impl<T> Pool<T> {
         let mut listed = vec![false; high_water as usize];
         let mut next = NO_SLOT;
         for &index in r.free_list.iter().rev() {
-            let slot = chunks.get_mut(index).filter(|_| index < high_water);
+            let slot = pool.chunks.get_mut(index).filter(|_| index < high_water);
             let Some(slot) = slot.filter(|s| !s.is_occupied()) else {
                 return Err(format!(
                     "free list: slot {index} is not a used, vacant slot"
@@ -189,10 +192,9 @@ impl<T> Pool<T> {
             slot.set_next_free(next);
             next = index;
         }
-        let mut pool = Pool::from_parts(chunks, generations);
+        let len = pool.len;
         pool.free_head = next;
         pool.high_water = high_water;
-        pool.len = len;
         pool.retired = high_water - len - r.free_list.len() as u32;
         pool.peak_live = r.peak_live.max(len);
         if r.inserts < u64::from(len) {

@@ -1,0 +1,253 @@
+//! Boundary tags and the one place that touches raw heap memory.
+//!
+//! A block is `[header | payload | footer]`, each tag one 8-byte word:
+//!
+//! - header: the block's total size (a multiple of [`GRANULE`], tags included) with bit 0 set when
+//!   the block is in use;
+//! - footer of a free block: its size again (bit 0 clear), so the block after it can find its start
+//!   in O(1) and coalesce backwards;
+//! - footer of a live block: the length the caller asked for, shifted left one bit, with bit 0 set.
+//!   Bit 0 of any footer therefore tells the block after it whether its neighbour is free, and the
+//!   requested length lets [`check`](super::FreeListHeap::check) spot a tail that was overwritten and
+//!   lets the layout line print the sizes the caller asked for.
+//!
+//! A free block keeps its free-list links in the first two payload words. Every read and write
+//! goes through [`Region`], whose methods check bounds, so the allocator logic above it is safe code.
+
+use core::ptr::NonNull;
+
+/// Bytes in one tag word.
+pub(crate) const TAG: usize = 8;
+/// Block sizes and payload addresses are multiples of this.
+pub(crate) const GRANULE: usize = 16;
+/// The smallest block: header, two links, footer.
+pub(crate) const MIN_BLOCK: usize = 32;
+/// Header plus footer.
+pub(crate) const OVERHEAD: usize = 2 * TAG;
+/// "No block" in a free-list link or list head.
+pub(crate) const NIL: usize = usize::MAX;
+
+const USED: u64 = 1;
+
+/// The block size that holds `requested` payload bytes: tags added, rounded up to the granule,
+/// at least [`MIN_BLOCK`]. `None` if that overflows.
+pub(crate) fn block_size_for(requested: usize) -> Option<usize> {
+    let raw = requested.checked_add(OVERHEAD + GRANULE - 1)? & !(GRANULE - 1);
+    Some(raw.max(MIN_BLOCK))
+}
+
+/// A decoded header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Header {
+    /// Total block size, tags included.
+    pub size: usize,
+    /// Whether the block is handed out.
+    pub used: bool,
+}
+
+/// The heap's memory: a base pointer and a length, with bounds-checked word, fill and copy access.
+pub(crate) struct Region {
+    base: NonNull<u8>,
+    len: usize,
+}
+
+impl Region {
+    /// Wraps `len` bytes at `base`.
+    ///
+    /// # Safety
+    ///
+    /// - `base` is valid for reads and writes of `len` bytes for as long as the `Region` lives;
+    /// - nothing else reads or writes those bytes meanwhile, except through pointers this region
+    ///   hands out with [`Region::ptr`] (the caller's payloads, which the heap never touches while
+    ///   they are live).
+    pub(crate) unsafe fn new(base: NonNull<u8>, len: usize) -> Self {
+        Region { base, len }
+    }
+
+    /// The base pointer (for deallocating an owned buffer).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn base(&self) -> NonNull<u8> {
+        self.base
+    }
+
+    /// The address of byte `off`, for alignment arithmetic.
+    #[inline]
+    pub(crate) fn addr_of(&self, off: usize) -> usize {
+        self.base.as_ptr().addr().wrapping_add(off)
+    }
+
+    /// The offset of `ptr` in this region, if it points inside it.
+    #[inline]
+    pub(crate) fn offset_of(&self, ptr: NonNull<u8>) -> Option<usize> {
+        let off = ptr.as_ptr().addr().checked_sub(self.base.as_ptr().addr())?;
+        (off < self.len).then_some(off)
+    }
+
+    #[inline(always)]
+    fn check(&self, off: usize, bytes: usize) {
+        if bytes > self.len || off > self.len - bytes {
+            out_of_bounds(off, bytes, self.len);
+        }
+    }
+
+    /// The word at `off`.
+    #[inline]
+    pub(crate) fn word(&self, off: usize) -> u64 {
+        self.check(off, TAG);
+        // SAFETY: `check` proved `off..off + 8` lies inside the region, which `new`'s contract makes
+        // valid for reads; `read_unaligned` has no alignment requirement.
+        unsafe { self.base.as_ptr().add(off).cast::<u64>().read_unaligned() }
+    }
+
+    /// Writes the word at `off`.
+    #[inline]
+    pub(crate) fn set_word(&mut self, off: usize, value: u64) {
+        self.check(off, TAG);
+        // SAFETY: as in `word`; the region is valid for writes and `&mut self` rules out a
+        // concurrent access through this region.
+        unsafe {
+            self.base
+                .as_ptr()
+                .add(off)
+                .cast::<u64>()
+                .write_unaligned(value)
+        }
+    }
+
+    /// A pointer to byte `off`, carrying the region's provenance.
+    #[inline]
+    pub(crate) fn ptr(&self, off: usize) -> NonNull<u8> {
+        self.check(off, 0);
+        // SAFETY: `off <= len`, so the result stays inside (or one past) the region's allocation.
+        unsafe { self.base.add(off) }
+    }
+
+    /// Fills `len` bytes at `off` with `byte`.
+    pub(crate) fn fill(&mut self, off: usize, len: usize, byte: u8) {
+        self.check(off, len);
+        // SAFETY: bounds checked above; the region is valid for writes.
+        unsafe { self.base.as_ptr().add(off).write_bytes(byte, len) }
+    }
+
+    /// Copies `len` bytes from `src` to `dst` (the ranges may overlap).
+    pub(crate) fn copy_within(&mut self, src: usize, dst: usize, len: usize) {
+        self.check(src, len);
+        self.check(dst, len);
+        // SAFETY: both ranges are inside the region (checked above); `copy` allows overlap.
+        unsafe {
+            core::ptr::copy(
+                self.base.as_ptr().add(src),
+                self.base.as_ptr().add(dst),
+                len,
+            )
+        }
+    }
+
+    // ----- boundary tags -------------------------------------------------------------------
+
+    /// The header of the block at `b`.
+    #[inline]
+    pub(crate) fn header(&self, b: usize) -> Header {
+        let w = self.word(b);
+        Header {
+            size: (w & !(GRANULE as u64 - 1)) as usize,
+            used: w & USED != 0,
+        }
+    }
+
+    /// Tags the block at `b` as free with `size` bytes: header and footer both hold the size.
+    #[inline]
+    pub(crate) fn write_free(&mut self, b: usize, size: usize) {
+        self.set_word(b, size as u64);
+        self.set_word(b + size - TAG, size as u64);
+    }
+
+    /// Tags the block at `b` as live with `size` bytes, `requested` of them asked for.
+    #[inline]
+    pub(crate) fn write_used(&mut self, b: usize, size: usize, requested: usize) {
+        self.set_word(b, size as u64 | USED);
+        self.set_word(b + size - TAG, ((requested as u64) << 1) | USED);
+    }
+
+    /// The footer of the block at `b` of `size` bytes: `Ok(size)` if free, `Err(requested)` if live.
+    #[inline(always)]
+    pub(crate) fn footer(&self, b: usize, size: usize) -> Result<usize, usize> {
+        let w = self.word(b + size - TAG);
+        if w & USED == 0 {
+            Ok(w as usize)
+        } else {
+            Err((w >> 1) as usize)
+        }
+    }
+
+    /// The size of the free block ending just before `b`, read from its footer; `None` if the
+    /// block before is live.
+    #[inline]
+    pub(crate) fn free_size_before(&self, b: usize) -> Option<usize> {
+        let w = self.word(b - TAG);
+        (w & USED == 0).then_some(w as usize)
+    }
+
+    /// The free-list successor of the free block at `b`.
+    #[inline]
+    pub(crate) fn next_free(&self, b: usize) -> usize {
+        self.word(b + TAG) as usize
+    }
+
+    /// The free-list predecessor of the free block at `b`.
+    #[inline]
+    pub(crate) fn prev_free(&self, b: usize) -> usize {
+        self.word(b + 2 * TAG) as usize
+    }
+
+    /// Sets the successor link of the free block at `b`.
+    #[inline]
+    pub(crate) fn set_next_free(&mut self, b: usize, next: usize) {
+        self.set_word(b + TAG, next as u64);
+    }
+
+    /// Sets the predecessor link of the free block at `b`.
+    #[inline]
+    pub(crate) fn set_prev_free(&mut self, b: usize, prev: usize) {
+        self.set_word(b + 2 * TAG, prev as u64);
+    }
+
+    // ----- the side bitmap of live block starts --------------------------------------------
+
+    /// Whether bit `i` of the bitmap at `bitmap` is set.
+    #[inline]
+    pub(crate) fn bit(&self, bitmap: usize, i: usize) -> bool {
+        self.word(bitmap + (i / 64) * TAG) & (1 << (i % 64)) != 0
+    }
+
+    /// Sets or clears bit `i` of the bitmap at `bitmap`.
+    #[inline]
+    pub(crate) fn set_bit(&mut self, bitmap: usize, i: usize, on: bool) {
+        let off = bitmap + (i / 64) * TAG;
+        let w = self.word(off);
+        let mask = 1u64 << (i % 64);
+        self.set_word(off, if on { w | mask } else { w & !mask });
+    }
+}
+
+/// The failure path of [`Region`]'s bounds checks, kept out of the hot path.
+#[cold]
+#[inline(never)]
+fn out_of_bounds(off: usize, bytes: usize, len: usize) -> ! {
+    panic!("heap bookkeeping out of bounds: {bytes} bytes at {off} in a {len}-byte region")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_sizes_round_to_granule_with_tags() {
+        assert_eq!(block_size_for(1), Some(MIN_BLOCK));
+        assert_eq!(block_size_for(16), Some(32));
+        assert_eq!(block_size_for(17), Some(48));
+        assert_eq!(block_size_for(100), Some(128));
+        assert_eq!(block_size_for(200), Some(224));
+        assert_eq!(block_size_for(usize::MAX - 3), None);
+    }
+}

@@ -1,0 +1,118 @@
+//! Seeing the heap: the seeds' layout line (`Display` on [`FreeListHeap`]) and an SVG memory map.
+
+use core::fmt;
+
+use super::FreeListHeap;
+use super::stats::BlockState;
+
+/// The seeds' memory-layout line, one `[Size: N, Allocated]` or `[Size: N, Free]` per block in
+/// address order, separated by spaces. Live blocks show the bytes asked for; free blocks the
+/// payload they could hand out.
+impl fmt::Display for FreeListHeap<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, block) in self.blocks().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{block}")?;
+        }
+        Ok(())
+    }
+}
+
+const USED_FILL: &str = "#d9534f";
+const FREE_FILL: &str = "#5cb85c";
+const ROW_HEIGHT: usize = 20;
+const ROW_GAP: usize = 4;
+const TOP: usize = 44;
+
+/// An SVG picture of a heap, from [`FreeListHeap::memory_map`]: the block space drawn to scale
+/// as rows read left to right, top to bottom, live blocks red, free blocks green, each with a
+/// tooltip (offset, size, state), under a caption with the [`stats`](FreeListHeap::stats).
+///
+/// `Display` writes the SVG document; with `std`, `std::fs::write(path, map.to_string())`
+/// saves it.
+///
+/// ```
+/// use arena_core::heap::FreeListHeap;
+/// use core::alloc::Layout;
+///
+/// let mut heap = FreeListHeap::with_capacity(4096);
+/// heap.alloc(Layout::from_size_align(1000, 16).unwrap()).unwrap();
+/// let svg = heap.memory_map().width(400).rows(4).to_string();
+/// assert!(svg.starts_with("<svg") && svg.contains("Allocated"));
+/// ```
+pub struct MemoryMap<'h, 'buf> {
+    heap: &'h FreeListHeap<'buf>,
+    width: usize,
+    rows: usize,
+}
+
+impl<'h, 'buf> MemoryMap<'h, 'buf> {
+    pub(crate) fn new(heap: &'h FreeListHeap<'buf>) -> Self {
+        MemoryMap {
+            heap,
+            width: 960,
+            rows: 16,
+        }
+    }
+
+    /// Drawing width in pixels (default 960, at least 100).
+    pub fn width(mut self, px: usize) -> Self {
+        self.width = px.max(100);
+        self
+    }
+
+    /// Number of rows the block space is folded into (default 16, at least 1).
+    pub fn rows(mut self, rows: usize) -> Self {
+        self.rows = rows.max(1);
+        self
+    }
+}
+
+impl fmt::Display for MemoryMap<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let capacity = self.heap.capacity();
+        let row_bytes = capacity.div_ceil(self.rows);
+        let px = |bytes: usize| bytes as f64 * self.width as f64 / row_bytes as f64;
+        let height = TOP + self.rows * (ROW_HEIGHT + ROW_GAP) + 8;
+        let width = self.width + 20;
+        writeln!(
+            f,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" font-size="12">"#
+        )?;
+        writeln!(
+            f,
+            r#"<rect width="{width}" height="{height}" fill="white"/>"#
+        )?;
+        let stats = self.heap.stats();
+        writeln!(
+            f,
+            r#"<text x="10" y="16">FreeListHeap, {capacity} bytes, {row_bytes} bytes per row: <tspan fill="{USED_FILL}">live</tspan> / <tspan fill="{FREE_FILL}">free</tspan></text>"#
+        )?;
+        writeln!(f, r#"<text x="10" y="34">{stats}</text>"#)?;
+        for block in self.heap.blocks() {
+            let fill = match block.state {
+                BlockState::Allocated { .. } => USED_FILL,
+                BlockState::Free => FREE_FILL,
+            };
+            let (mut start, end) = (block.offset, block.offset + block.size);
+            while start < end {
+                let row = start / row_bytes;
+                let row_end = ((row + 1) * row_bytes).min(end);
+                let x = 10.0 + px(start - row * row_bytes);
+                let y = TOP + row * (ROW_HEIGHT + ROW_GAP);
+                let w = px(row_end - start);
+                writeln!(
+                    f,
+                    r#"<rect x="{x:.2}" y="{y}" width="{w:.2}" height="{ROW_HEIGHT}" fill="{fill}" stroke="white" stroke-width="{stroke}"><title>offset {offset}, {size} bytes, {block}</title></rect>"#,
+                    stroke = if w > 3.0 { 0.5 } else { 0.0 },
+                    offset = block.offset,
+                    size = block.size,
+                )?;
+                start = row_end;
+            }
+        }
+        writeln!(f, "</svg>")
+    }
+}

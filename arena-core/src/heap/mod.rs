@@ -1,0 +1,571 @@
+//! A general-purpose free-list heap over one fixed region: boundary tags, coalescing, O(1)
+//! segregated good fit, safe frees, and fragmentation you can see.
+//!
+//! **Pick it** for irregular, long-lived allocations of many sizes freed in any order: a level's
+//! assets, streaming buffers, tool data. It asks for its memory once (or runs in a buffer you
+//! give it) and never calls the system allocator again.
+//!
+//! **Don't pick it** for per-frame scratch (a bump arena resets in one step and cannot fragment)
+//! or for many objects of one type (a pool is faster and cannot fragment either). Like any
+//! general-purpose allocator it fragments under mixed lifetimes; [`FreeListHeap::stats`] and the
+//! memory map show how much.
+//!
+//! How it works: every block carries an 8-byte header (size, in-use bit) and an 8-byte footer
+//! (a free block's size, so its right neighbour can find it), which lets [`FreeListHeap::free`]
+//! merge with both neighbours in O(1). Free blocks sit on TLSF-style segregated lists with
+//! bitmaps; [`Fit`] picks first fit, best fit, or the O(1) segregated good fit (the default).
+//! A side bitmap with one bit per possible block start marks live blocks, so freeing anything
+//! that is not a live block of this heap (a double free, an interior pointer, a pointer from
+//! elsewhere) returns [`HeapError`] and changes nothing, in release builds too.
+//!
+//! ```
+//! use arena_core::heap::FreeListHeap;
+//! use core::alloc::Layout;
+//!
+//! let mut heap = FreeListHeap::with_capacity(1024);
+//! let a = heap.alloc(Layout::from_size_align(100, 8).unwrap()).unwrap();
+//! let b = heap.alloc(Layout::from_size_align(200, 8).unwrap()).unwrap();
+//! assert_eq!(heap.to_string(), "[Size: 100, Allocated] [Size: 200, Allocated] [Size: 656, Free]");
+//! heap.free(a).unwrap();
+//! assert!(heap.free(a).is_err()); // a double free is an error, not a corrupted heap
+//! heap.free(b).unwrap();
+//! assert_eq!(heap.to_string(), "[Size: 1008, Free]"); // coalesced back into one block
+//! heap.check().unwrap();
+//! ```
+//!
+//! Sizes in the layout line: a live block shows the bytes its caller asked for; a free block shows
+//! the payload it could hand out (its size minus the 16 bytes of tags). A `with_capacity(1024)`
+//! heap has 1024 bytes of block space, so one free block of 1008 payload bytes.
+
+mod block;
+mod check;
+mod error;
+mod fit;
+mod map;
+mod stats;
+
+#[cfg(any(feature = "allocator-api2", feature = "std"))]
+mod alloc_api;
+
+#[cfg(feature = "allocator-api2")]
+pub use alloc_api::HeapCell;
+#[cfg(feature = "std")]
+pub use alloc_api::LockedHeap;
+pub use error::HeapError;
+pub use fit::Fit;
+pub use map::MemoryMap;
+pub use stats::{BlockInfo, BlockState, Blocks, HeapStats};
+
+use core::alloc::Layout;
+use core::marker::PhantomData;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+
+use block::{GRANULE, MIN_BLOCK, OVERHEAD, Region, TAG, block_size_for};
+use fit::{FreeLists, Placement};
+
+use crate::poison;
+
+/// The largest alignment [`FreeListHeap::alloc`] supports: 4 KiB.
+pub const MAX_ALIGN: usize = 4096;
+
+/// A general-purpose heap over one fixed region. See the [module docs](self).
+///
+/// `'buf` is the lifetime of the memory it manages: `'static` for [`with_capacity`] (the heap owns
+/// its memory), the buffer's borrow for [`from_buffer`].
+///
+/// [`with_capacity`]: FreeListHeap::with_capacity
+/// [`from_buffer`]: FreeListHeap::from_buffer
+pub struct FreeListHeap<'buf> {
+    region: Region,
+    /// Offset of the live-start bitmap (one bit per granule of block space).
+    bitmap: usize,
+    /// Block space: `[first, end)`, `first` 8 bytes below a 16-byte boundary.
+    first: usize,
+    end: usize,
+    lists: FreeLists,
+    fit: Fit,
+    /// Bytes in live blocks (tags included).
+    used: usize,
+    /// Highest `used` seen.
+    peak_used: usize,
+    /// Bytes callers asked for in live blocks.
+    requested: usize,
+    /// Live blocks.
+    live: usize,
+    /// Successful allocations, ever.
+    allocations: u64,
+    /// The layout of the memory this heap allocated itself, to give back on drop.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    owned: Option<Layout>,
+    _buf: PhantomData<&'buf mut [MaybeUninit<u8>]>,
+}
+
+// SAFETY: the heap owns its region exclusively (an owned allocation or a `&mut` borrow), like a
+// `Box<[u8]>` or `&mut [u8]`, both `Send`; no thread-bound state is involved.
+unsafe impl Send for FreeListHeap<'_> {}
+// SAFETY: every `&self` method only reads the region; all writes need `&mut self`.
+unsafe impl Sync for FreeListHeap<'_> {}
+
+/// Bytes of bitmap for `area` bytes of block space, a multiple of 8.
+fn bitmap_bytes(area: usize) -> usize {
+    (area / GRANULE).div_ceil(64) * 8
+}
+
+impl FreeListHeap<'static> {
+    /// A heap with `bytes` bytes of block space (rounded down to 16), allocated once from the
+    /// global allocator, using the default [`Fit::Segregated`] policy.
+    ///
+    /// # Panics
+    ///
+    /// If `bytes` is below 32 or the memory cannot be allocated; see
+    /// [`try_with_capacity`](Self::try_with_capacity).
+    #[cfg(feature = "alloc")]
+    pub fn with_capacity(bytes: usize) -> Self {
+        match Self::try_with_capacity(bytes) {
+            Ok(heap) => heap,
+            Err(e) => panic!("FreeListHeap::with_capacity({bytes}): {e}"),
+        }
+    }
+
+    /// [`with_capacity`](Self::with_capacity), returning an error instead of panicking.
+    #[cfg(feature = "alloc")]
+    pub fn try_with_capacity(bytes: usize) -> Result<Self, HeapError> {
+        let area = bytes & !(GRANULE - 1);
+        if area < MIN_BLOCK {
+            return Err(HeapError::BufferTooSmall {
+                len: bytes,
+                min: MIN_BLOCK,
+            });
+        }
+        let bitmap = bitmap_bytes(area);
+        // The allocation is 16-aligned; block space starts 8 bytes below a 16-byte boundary.
+        let first = if bitmap % GRANULE == TAG {
+            bitmap
+        } else {
+            bitmap + TAG
+        };
+        let too_large = HeapError::TooLarge {
+            requested: bytes,
+            capacity: isize::MAX as usize,
+        };
+        let total = first.checked_add(area).ok_or(too_large.clone())?;
+        let layout = Layout::from_size_align(total, GRANULE).map_err(|_| too_large)?;
+        // SAFETY: `layout` has a non-zero size (at least 32 bytes of block space).
+        let base = unsafe { alloc::alloc::alloc(layout) };
+        let base = NonNull::new(base).ok_or(HeapError::BackingAllocFailed { bytes: total })?;
+        // SAFETY: the fresh allocation is valid for `total` bytes and only this heap uses it.
+        let region = unsafe { Region::new(base, total) };
+        Ok(Self::init(region, 0, first, first + area, Some(layout)))
+    }
+}
+
+impl<'buf> FreeListHeap<'buf> {
+    /// A heap managing `buf`, using the default [`Fit::Segregated`] policy. A small part of the
+    /// buffer (1 bit per 16 bytes, plus alignment) holds the heap's bitmap of live blocks.
+    ///
+    /// # Panics
+    ///
+    /// If `buf` is too small to hold one block; see [`try_from_buffer`](Self::try_from_buffer).
+    pub fn from_buffer(buf: &'buf mut [MaybeUninit<u8>]) -> Self {
+        let len = buf.len();
+        match Self::try_from_buffer(buf) {
+            Ok(heap) => heap,
+            Err(e) => panic!("FreeListHeap::from_buffer (len {len}): {e}"),
+        }
+    }
+
+    /// [`from_buffer`](Self::from_buffer), returning an error instead of panicking.
+    pub fn try_from_buffer(buf: &'buf mut [MaybeUninit<u8>]) -> Result<Self, HeapError> {
+        let len = buf.len();
+        let addr = buf.as_ptr().addr();
+        let bitmap_at = addr.wrapping_neg() & 7;
+        let bitmap = bitmap_bytes(len);
+        let min = 64 + 2 * GRANULE;
+        let fits = bitmap_at.checked_add(bitmap).and_then(|b| {
+            let first_addr = addr.checked_add(b)?;
+            let first = b + (first_addr.wrapping_neg().wrapping_add(TAG) & (GRANULE - 1));
+            let area = len.checked_sub(first)? & !(GRANULE - 1);
+            (area >= MIN_BLOCK).then_some((first, area))
+        });
+        let (first, area) = fits.ok_or(HeapError::BufferTooSmall { len, min })?;
+        let base =
+            NonNull::new(buf.as_mut_ptr().cast::<u8>()).expect("slice pointers are non-null");
+        // SAFETY: `buf` is valid for `len` bytes and borrowed mutably for `'buf`, which the heap's
+        // `PhantomData` ties it to, so nothing else touches it meanwhile.
+        let region = unsafe { Region::new(base, len) };
+        Ok(Self::init(region, bitmap_at, first, first + area, None))
+    }
+
+    fn init(
+        mut region: Region,
+        bitmap: usize,
+        first: usize,
+        end: usize,
+        owned: Option<Layout>,
+    ) -> Self {
+        region.fill(bitmap, bitmap_bytes(end - first), 0);
+        region.write_free(first, end - first);
+        let mut lists = FreeLists::new();
+        lists.insert(&mut region, first, end - first);
+        FreeListHeap {
+            region,
+            bitmap,
+            first,
+            end,
+            lists,
+            fit: Fit::default(),
+            used: 0,
+            peak_used: 0,
+            requested: 0,
+            live: 0,
+            allocations: 0,
+            owned,
+            _buf: PhantomData,
+        }
+    }
+
+    /// This heap with `fit` as its search policy (see [`Fit`]).
+    pub fn with_fit(mut self, fit: Fit) -> Self {
+        self.fit = fit;
+        self
+    }
+
+    /// The search policy in use.
+    pub fn fit(&self) -> Fit {
+        self.fit
+    }
+
+    /// Changes the search policy; blocks already placed stay where they are.
+    pub fn set_fit(&mut self, fit: Fit) {
+        self.fit = fit;
+    }
+
+    /// Bytes of block space (tags included).
+    pub fn capacity(&self) -> usize {
+        self.end - self.first
+    }
+
+    /// Whether `ptr` points into this heap's memory (live or not).
+    pub fn contains(&self, ptr: NonNull<u8>) -> bool {
+        self.region
+            .offset_of(ptr)
+            .is_some_and(|o| o >= self.first && o < self.end)
+    }
+
+    /// Allocates a block for `layout` (any power-of-two alignment up to [`MAX_ALIGN`]).
+    ///
+    /// The memory is uninitialised (filled with [`poison::FRESH`] when [`poison::ENABLED`]).
+    /// On error nothing changes.
+    #[inline]
+    pub fn alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
+        let need = self.need(layout)?;
+        let Some(p) = self
+            .lists
+            .find(&self.region, self.fit, need, layout.align())
+        else {
+            return Err(self.out_of_memory(layout.size()));
+        };
+        self.lists.remove(&mut self.region, p.block, p.size);
+        let payload = self.carve(p, need, layout.size());
+        self.allocations += 1;
+        Ok(self.region.ptr(payload))
+    }
+
+    /// [`alloc`](Self::alloc) under the crate's `try_` naming convention.
+    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
+        self.alloc(layout)
+    }
+
+    /// Frees the live block starting at `ptr` and merges it with free neighbours.
+    ///
+    /// A pointer that is not the start of a live block of this heap (freed already, inside a
+    /// block, from elsewhere) returns an error and changes nothing: checked in O(1) against the
+    /// bitmap of live block starts, in every build.
+    #[inline]
+    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
+        let (b, size, requested) = self.live_block(ptr)?;
+        self.release(b, size, requested);
+        Ok(())
+    }
+
+    /// [`free`](Self::free) under the crate's `try_` naming convention.
+    pub fn try_free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
+        self.free(ptr)
+    }
+
+    /// Resizes the live block at `ptr` to `new_layout`: in place when the block, or the block
+    /// plus its free right neighbour, can hold it at the same address; otherwise allocates,
+    /// copies the bytes both sizes share, and frees the old block.
+    ///
+    /// On error the old block is untouched and still live.
+    pub fn realloc(
+        &mut self,
+        ptr: NonNull<u8>,
+        new_layout: Layout,
+    ) -> Result<NonNull<u8>, HeapError> {
+        let (b, size, old_requested) = self.live_block(ptr)?;
+        let need = self.need(new_layout)?;
+        let payload = b + TAG;
+        let new_requested = new_layout.size();
+        if ptr.as_ptr().addr() & (new_layout.align() - 1) == 0 {
+            if need <= size {
+                self.resize_in_place(b, size, need, old_requested, new_requested);
+                return Ok(ptr);
+            }
+            let next = b + size;
+            if next < self.end {
+                let h = self.region.header(next);
+                if !h.used && size + h.size >= need {
+                    self.lists.remove(&mut self.region, next, h.size);
+                    self.used += h.size;
+                    self.resize_in_place(b, size + h.size, need, old_requested, new_requested);
+                    return Ok(ptr);
+                }
+            }
+        }
+        let new = self.alloc(new_layout)?;
+        let dst = self
+            .region
+            .offset_of(new)
+            .expect("alloc returns pointers into the region");
+        self.region
+            .copy_within(payload, dst, old_requested.min(new_requested));
+        self.release(b, size, old_requested);
+        Ok(new)
+    }
+
+    /// [`realloc`](Self::realloc) under the crate's `try_` naming convention.
+    pub fn try_realloc(
+        &mut self,
+        ptr: NonNull<u8>,
+        new_layout: Layout,
+    ) -> Result<NonNull<u8>, HeapError> {
+        self.realloc(ptr, new_layout)
+    }
+
+    /// Usage numbers: used, free, largest free block, free-block count, peak, fragmentation.
+    /// O(1) except for the largest free block, which scans the highest non-empty free list.
+    pub fn stats(&self) -> HeapStats {
+        HeapStats {
+            capacity: self.capacity(),
+            used: self.used,
+            free: self.capacity() - self.used,
+            requested: self.requested,
+            live_blocks: self.live,
+            free_blocks: self.lists.count,
+            largest_free: self.lists.largest(&self.region),
+            peak_used: self.peak_used,
+            allocations: self.allocations,
+        }
+    }
+
+    /// Walks every block in address order. `Display` on the heap prints the same walk as the
+    /// seeds' layout line.
+    pub fn blocks(&self) -> Blocks<'_> {
+        Blocks {
+            region: &self.region,
+            at: self.first,
+            first: self.first,
+            end: self.end,
+        }
+    }
+
+    /// A picture of the heap: see [`MemoryMap`].
+    pub fn memory_map(&self) -> MemoryMap<'_, 'buf> {
+        MemoryMap::new(self)
+    }
+
+    // ----- internals ---------------------------------------------------------------------
+
+    /// The block size for `layout`, or the error that says why there is none.
+    #[inline]
+    fn need(&self, layout: Layout) -> Result<usize, HeapError> {
+        if layout.size() == 0 {
+            return Err(HeapError::ZeroSize);
+        }
+        if layout.align() > MAX_ALIGN {
+            return Err(HeapError::AlignmentTooLarge {
+                align: layout.align(),
+                max: MAX_ALIGN,
+            });
+        }
+        match block_size_for(layout.size()) {
+            Some(need) if need <= self.capacity() => Ok(need),
+            _ => Err(HeapError::TooLarge {
+                requested: layout.size(),
+                capacity: self.capacity(),
+            }),
+        }
+    }
+
+    fn out_of_memory(&self, requested: usize) -> HeapError {
+        let stats = self.stats();
+        HeapError::OutOfMemory {
+            requested,
+            free: stats.free,
+            largest: stats.largest_request(),
+        }
+    }
+
+    /// The block whose payload starts at `ptr`, if it is live: its offset, size and requested
+    /// length.
+    #[inline]
+    fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize, usize), HeapError> {
+        let off = match self.region.offset_of(ptr) {
+            Some(off) if off >= self.first + TAG && off < self.end => off,
+            _ => {
+                return Err(HeapError::ForeignPointer {
+                    addr: ptr.as_ptr().addr(),
+                });
+            }
+        };
+        let b = off - TAG;
+        let not_allocated = HeapError::NotAllocated {
+            offset: off - self.first,
+        };
+        if !(b - self.first).is_multiple_of(GRANULE)
+            || !self.region.bit(self.bitmap, (b - self.first) / GRANULE)
+        {
+            return Err(not_allocated);
+        }
+        let h = self.region.header(b);
+        let requested = if !h.used || h.size < MIN_BLOCK || h.size > self.end - b {
+            None
+        } else {
+            self.region.footer(b, h.size).err()
+        };
+        match requested {
+            Some(requested) => Ok((b, h.size, requested)),
+            None => Err(HeapError::Corrupt {
+                offset: b - self.first,
+                problem: "live block's tags were overwritten",
+            }),
+        }
+    }
+
+    /// Turns the free block placement `p` (already off its list) into a live block of `need`
+    /// bytes holding `requested`; returns the payload offset.
+    #[inline]
+    fn carve(&mut self, p: Placement, need: usize, requested: usize) -> usize {
+        let mut b = p.block;
+        let mut size = p.size;
+        let gap = p.payload - TAG - b;
+        if gap > 0 {
+            self.region.write_free(b, gap);
+            self.lists.insert(&mut self.region, b, gap);
+            b += gap;
+            size -= gap;
+        }
+        if size - need >= MIN_BLOCK {
+            let tail = b + need;
+            self.region.write_free(tail, size - need);
+            self.lists.insert(&mut self.region, tail, size - need);
+            size = need;
+        }
+        self.region.write_used(b, size, requested);
+        self.region
+            .set_bit(self.bitmap, (b - self.first) / GRANULE, true);
+        self.used += size;
+        self.peak_used = self.peak_used.max(self.used);
+        self.requested += requested;
+        self.live += 1;
+        if poison::ENABLED {
+            self.region.fill(b + TAG, size - OVERHEAD, poison::FRESH);
+        }
+        b + TAG
+    }
+
+    /// Frees the live block `b` of `size` bytes, coalescing both ways.
+    #[inline]
+    fn release(&mut self, mut b: usize, mut size: usize, requested: usize) {
+        self.region
+            .set_bit(self.bitmap, (b - self.first) / GRANULE, false);
+        self.used -= size;
+        self.requested -= requested;
+        self.live -= 1;
+        if poison::ENABLED {
+            self.region.fill(b + TAG, size - OVERHEAD, poison::FREED);
+        }
+        size += self.take_free_block_at(b + size);
+        if b > self.first
+            && let Some(prev) = self.region.free_size_before(b)
+        {
+            self.lists.remove(&mut self.region, b - prev, prev);
+            b -= prev;
+            size += prev;
+        }
+        self.region.write_free(b, size);
+        self.lists.insert(&mut self.region, b, size);
+    }
+
+    /// If a free block starts at `at`, takes it off its list and returns its size (to be merged
+    /// into the block before it); otherwise 0.
+    #[inline]
+    fn take_free_block_at(&mut self, at: usize) -> usize {
+        if at >= self.end {
+            return 0;
+        }
+        let h = self.region.header(at);
+        if h.used {
+            return 0;
+        }
+        self.lists.remove(&mut self.region, at, h.size);
+        h.size
+    }
+
+    /// Makes the live block `b` (now `size` bytes, counted in `used`) hold `need` bytes /
+    /// `requested`, splitting off and coalescing a free tail when one fits.
+    fn resize_in_place(
+        &mut self,
+        b: usize,
+        mut size: usize,
+        need: usize,
+        old_requested: usize,
+        requested: usize,
+    ) {
+        if size - need >= MIN_BLOCK {
+            let tail = b + need;
+            let mut tail_size = size - need;
+            self.used -= tail_size;
+            tail_size += self.take_free_block_at(b + size);
+            if poison::ENABLED {
+                self.region
+                    .fill(tail + TAG, size - need - OVERHEAD, poison::FREED);
+            }
+            self.region.write_free(tail, tail_size);
+            self.lists.insert(&mut self.region, tail, tail_size);
+            size = need;
+        }
+        self.region.write_used(b, size, requested);
+        self.requested = self.requested - old_requested + requested;
+        self.peak_used = self.peak_used.max(self.used);
+        if poison::ENABLED && requested > old_requested {
+            self.region.fill(
+                b + TAG + old_requested,
+                requested - old_requested,
+                poison::FRESH,
+            );
+        }
+    }
+}
+
+impl Drop for FreeListHeap<'_> {
+    fn drop(&mut self) {
+        #[cfg(feature = "alloc")]
+        if let Some(layout) = self.owned {
+            // SAFETY: `owned` is set only by `try_with_capacity`, which allocated the region's
+            // base with exactly this layout; the heap is being dropped, so nothing uses it again.
+            unsafe { alloc::alloc::dealloc(self.region.base().as_ptr(), layout) }
+        }
+    }
+}
+
+impl core::fmt::Debug for FreeListHeap<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FreeListHeap")
+            .field("fit", &self.fit)
+            .field("stats", &self.stats())
+            .finish()
+    }
+}

@@ -1,0 +1,219 @@
+//! Bad input to `FreeListHeap`: each is a `HeapError` whose text says what to do, and none
+//! changes the heap.
+use arena_core::heap::{FreeListHeap, HeapError, MAX_ALIGN};
+use core::alloc::Layout;
+use core::mem::MaybeUninit;
+use core::ptr::NonNull;
+
+fn layout(size: usize, align: usize) -> Layout {
+    Layout::from_size_align(size, align).unwrap()
+}
+
+/// Runs `f` on a heap with a live block and asserts it fails with an error matching `expect`
+/// whose text names a remedy, leaving the heap unchanged.
+fn rejects(
+    f: impl FnOnce(&mut FreeListHeap<'_>, NonNull<u8>) -> Result<(), HeapError>,
+    expect: fn(&HeapError) -> bool,
+) {
+    let mut heap = FreeListHeap::with_capacity(4096);
+    let live = heap.alloc(layout(100, 8)).unwrap();
+    let before = (heap.to_string(), heap.stats());
+    let err = f(&mut heap, live).unwrap_err();
+    assert!(expect(&err), "unexpected error {err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains(';'),
+        "error text should say what to do: {text}"
+    );
+    assert_eq!(
+        (heap.to_string(), heap.stats()),
+        before,
+        "a failed operation changed the heap"
+    );
+    heap.check().unwrap();
+}
+
+#[test]
+fn zero_size() {
+    rejects(
+        |h, _| h.alloc(layout(0, 1)).map(drop),
+        |e| *e == HeapError::ZeroSize,
+    );
+    rejects(
+        |h, p| h.realloc(p, layout(0, 1)).map(drop),
+        |e| *e == HeapError::ZeroSize,
+    );
+}
+
+#[test]
+fn sizes_near_usize_max() {
+    for size in [isize::MAX as usize, isize::MAX as usize - 15, 1 << 40, 4097] {
+        rejects(
+            |h, _| h.alloc(layout(size, 1)).map(drop),
+            |e| matches!(e, HeapError::TooLarge { .. }),
+        );
+        rejects(
+            |h, p| h.realloc(p, layout(size, 1)).map(drop),
+            |e| matches!(e, HeapError::TooLarge { .. }),
+        );
+    }
+}
+
+#[test]
+fn alignment_larger_than_supported() {
+    rejects(
+        |h, _| h.alloc(layout(8, MAX_ALIGN * 2)).map(drop),
+        |e| {
+            *e == HeapError::AlignmentTooLarge {
+                align: 8192,
+                max: 4096,
+            }
+        },
+    );
+}
+
+#[test]
+fn alignment_up_to_4k_works() {
+    let mut heap = FreeListHeap::with_capacity(64 * 1024);
+    let mut ptrs = Vec::new();
+    for shift in 0..=12 {
+        let p = heap.alloc(layout(24, 1 << shift)).unwrap();
+        assert_eq!(p.as_ptr().addr() % (1 << shift), 0);
+        heap.check().unwrap();
+        ptrs.push(p);
+    }
+    for p in ptrs {
+        heap.free(p).unwrap();
+        heap.check().unwrap();
+    }
+    assert_eq!(heap.stats().free_blocks, 1);
+}
+
+#[test]
+fn exhaustion() {
+    let mut heap = FreeListHeap::with_capacity(4096);
+    let _big = heap.alloc(layout(3000, 8)).unwrap();
+    let before = heap.to_string();
+    let err = heap.alloc(layout(1100, 8)).unwrap_err();
+    assert_eq!(heap.to_string(), before);
+    let HeapError::OutOfMemory {
+        requested,
+        free,
+        largest,
+    } = err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(requested, 1100);
+    assert_eq!(free, 4096 - 3024);
+    assert_eq!(largest, 4096 - 3024 - 16);
+    assert!(err.to_string().contains("free something first"));
+    // The reported largest request really fits, and nothing larger does.
+    assert!(heap.alloc(layout(largest + 1, 8)).is_err());
+    heap.alloc(layout(largest, 8)).unwrap();
+    heap.check().unwrap();
+}
+
+#[test]
+fn double_free_interior_and_foreign_pointers() {
+    let mut heap = FreeListHeap::with_capacity(4096);
+    let p = heap.alloc(layout(100, 8)).unwrap();
+    let q = heap.alloc(layout(50, 8)).unwrap();
+    heap.free(p).unwrap();
+    let before = (heap.to_string(), heap.stats());
+    assert!(matches!(
+        heap.free(p),
+        Err(HeapError::NotAllocated { offset: 8 })
+    ));
+    assert_eq!((heap.to_string(), heap.stats()), before);
+    heap.free(q).unwrap();
+    assert!(matches!(heap.free(q), Err(HeapError::NotAllocated { .. })));
+    assert!(matches!(
+        heap.realloc(q, layout(8, 8)),
+        Err(HeapError::NotAllocated { .. })
+    ));
+    heap.check().unwrap();
+    // SAFETY: 8 < 100, inside the live block.
+    rejects(
+        |h, p| h.free(unsafe { p.add(8) }),
+        |e| matches!(e, HeapError::NotAllocated { .. }),
+    );
+    // SAFETY: 16 < 100; one granule in, where a block could start but none does.
+    rejects(
+        |h, p| h.free(unsafe { p.add(16) }),
+        |e| matches!(e, HeapError::NotAllocated { .. }),
+    );
+    let outside = Box::new(0u64);
+    rejects(
+        |h, _| h.free(NonNull::from(&*outside).cast()),
+        |e| matches!(e, HeapError::ForeignPointer { .. }),
+    );
+    rejects(
+        |h, _| h.free(NonNull::<u8>::dangling()),
+        |e| matches!(e, HeapError::ForeignPointer { .. }),
+    );
+}
+
+#[test]
+fn realloc_failure_keeps_the_block() {
+    let mut heap = FreeListHeap::with_capacity(1024);
+    let p = heap.alloc(layout(100, 8)).unwrap();
+    // SAFETY: `p` is live for 100 bytes.
+    unsafe { p.as_ptr().write_bytes(7, 100) };
+    let _wall = heap.alloc(layout(16, 8)).unwrap();
+    assert!(matches!(
+        heap.realloc(p, layout(900, 8)),
+        Err(HeapError::OutOfMemory { .. })
+    ));
+    // SAFETY: `p` is still live: a failed realloc leaves it alone.
+    let kept = unsafe { core::slice::from_raw_parts(p.as_ptr(), 100) };
+    assert!(kept.iter().all(|&b| b == 7));
+    heap.free(p).unwrap();
+    heap.check().unwrap();
+}
+
+#[test]
+fn realloc_in_place_both_ways() {
+    let mut heap = FreeListHeap::with_capacity(4096);
+    let p = heap.alloc(layout(100, 8)).unwrap();
+    let grown = heap.realloc(p, layout(1000, 8)).unwrap();
+    assert_eq!(grown, p, "the free neighbour lets it grow in place");
+    let shrunk = heap.realloc(p, layout(40, 8)).unwrap();
+    assert_eq!(shrunk, p);
+    assert_eq!(heap.to_string(), "[Size: 40, Allocated] [Size: 4016, Free]");
+    let wall = heap.alloc(layout(16, 8)).unwrap();
+    let moved = heap.realloc(p, layout(200, 8)).unwrap();
+    assert_ne!(moved, p, "a live neighbour forces a move");
+    heap.free(wall).unwrap();
+    heap.free(moved).unwrap();
+    heap.check().unwrap();
+    assert_eq!(heap.to_string(), "[Size: 4080, Free]");
+}
+
+#[test]
+fn buffers_too_small() {
+    let err = FreeListHeap::try_with_capacity(16).unwrap_err();
+    assert!(matches!(err, HeapError::BufferTooSmall { .. }));
+    let mut buf = [MaybeUninit::<u8>::uninit(); 40];
+    assert!(matches!(
+        FreeListHeap::try_from_buffer(&mut buf),
+        Err(HeapError::BufferTooSmall { .. })
+    ));
+    let mut empty: [MaybeUninit<u8>; 0] = [];
+    assert!(FreeListHeap::try_from_buffer(&mut empty).is_err());
+}
+
+#[test]
+fn corrupted_tags_are_reported_not_followed() {
+    let mut heap = FreeListHeap::with_capacity(1024);
+    let p = heap.alloc(layout(100, 8)).unwrap();
+    let q = heap.alloc(layout(100, 8)).unwrap();
+    // An overrun: write 8 bytes past the first block's payload capacity (112), over its footer.
+    // SAFETY: the bytes are inside the heap's memory (the footer and the next block's header
+    // follow the payload); this simulates the bug `check` exists to find.
+    unsafe { p.as_ptr().add(112).write_bytes(0xAB, 16) };
+    let err = heap.check().unwrap_err();
+    assert!(matches!(err, HeapError::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("write past the end"));
+    assert!(matches!(heap.free(q), Err(HeapError::Corrupt { .. })));
+}
