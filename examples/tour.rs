@@ -11,12 +11,18 @@ mod frame_scratch;
 mod layout_report;
 #[path = "level_heap.rs"]
 mod level_heap;
+#[path = "particles.rs"]
+mod particles;
 #[path = "telemetry.rs"]
 mod telemetry;
 
 fn main() {
-    let stops: [(&str, fn()); 5] = [
+    let stops: [(&str, fn()); 6] = [
         ("what structs cost: #[derive(Layout)]", layout_report::run),
+        (
+            "a particle system as columns: #[derive(Soa)] and SoaVec",
+            particles::run,
+        ),
         (
             "per-frame scratch: FrameArena and scratch()",
             frame_scratch::run,

@@ -2,7 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub use arena_core::*;
-pub use arena_derive::Layout;
+pub use arena_derive::{Layout, Soa};
 
 /// The names most programs want in scope.
 pub mod prelude {
@@ -11,12 +11,13 @@ pub mod prelude {
     pub use arena_core::arena::{Frame, FrameArena, FrameReader, scratch};
     pub use arena_core::heap::{Fit, FreeListHeap, HeapError};
     pub use arena_core::pool::{Handle, Pool, PoolFull};
+    pub use arena_core::soa::{Soa, SoaPool, SoaSlice, SoaSliceMut, SoaVec};
     pub use arena_core::tags::{
         Budget, BudgetExceeded, MemoryUsage, Policy, Refused, Registry, Report, Tag, TagPath,
         Tracked, Usage,
     };
     pub use arena_core::{HasLayout, StructLayout, assert_layout};
-    pub use arena_derive::Layout;
+    pub use arena_derive::{Layout, Soa};
 }
 
 /// Items used by generated code. Not part of the public API; may change in any release.

@@ -11,6 +11,7 @@
 //! | [`layout`] | you want to know, or assert at compile time, what a struct costs in bytes |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
 //! | [`pool`] | many objects of one type with independent lifetimes (bullets, enemies), referred to by generational handles |
+//! | [`soa`] | hot loops read a few fields of many values: one column per field, `SoaVec`, SoA slices |
 //! | [`tags`] | you want to know which subsystem owns every byte, keep subsystems inside budgets, and catch leaks (names, tags, budgets, reports, CSV/JSON/SVG) |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -27,6 +28,7 @@ pub mod layout;
 pub mod poison;
 #[cfg(feature = "alloc")]
 pub mod pool;
+pub mod soa;
 pub mod tags;
 
 #[cfg(feature = "std")]
@@ -42,4 +44,8 @@ pub use pool::{Handle, Pool, PoolFull};
 #[doc(hidden)]
 pub mod __private {
     pub use core;
+    /// What `#[derive(Soa)]` names.
+    pub mod soa {
+        pub use crate::soa::{Col, Columns, Nested, Soa};
+    }
 }

@@ -12,6 +12,7 @@ use syn::{DeriveInput, parse_macro_input};
 mod ast;
 mod ctxt;
 mod layout;
+mod soa;
 
 /// Implements `HasLayout` for a struct: `T::LAYOUT` holds the offsets, sizes and alignments of its
 /// fields, its padding and its best field order, all usable in `const`.
@@ -39,4 +40,39 @@ mod layout;
 pub fn derive_layout(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     layout::expand::derive(&input).into()
+}
+
+/// Stores a struct as one column per field: implements `Soa` and writes four view structs, for
+/// `Particle`: `ParticleRef<'a>` and `ParticleMut<'a>` (one row's fields as references) and
+/// `ParticleSlices<'a>` and `ParticleSlicesMut<'a>` (every column as a slice), each with a field
+/// per struct field carrying that field's visibility. The containers (`SoaVec<T>`, arena SoA
+/// slices) are generic code in arena-core.
+///
+/// Struct keys in `#[soa(...)]`: `align = N` (every column starts on an `N`-byte boundary),
+/// `derive(Debug, Clone, ...)` (derived on the views; `Clone`/`Copy` only on the shared ones),
+/// `crate = path` (arena-kit renamed in `Cargo.toml`). Field key: `#[soa(nested)]` on a field
+/// whose type is itself `Soa` stores its fields as columns of their own (`slices.pos.x`).
+///
+/// ```
+/// use arena_kit::prelude::*;
+///
+/// #[derive(Soa)]
+/// #[soa(derive(Debug))]
+/// struct Enemy {
+///     x: f32,
+///     health: f32,
+/// }
+///
+/// let mut enemies = SoaVec::new();
+/// enemies.push(Enemy { x: 0.0, health: 100.0 });
+/// enemies.push(Enemy { x: 1.0, health: 50.0 });
+/// for h in enemies.slices_mut().health {
+///     *h -= 10.0;
+/// }
+/// assert_eq!(enemies.slices().health, &[90.0, 40.0]);
+/// ```
+#[proc_macro_derive(Soa, attributes(soa))]
+pub fn derive_soa(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    soa::expand::derive(&input).into()
 }

@@ -1,0 +1,171 @@
+//! [`Arena::alloc_soa`]: SoA columns carved from an arena, as one block, handed out as a
+//! fixed-length [`SoaSliceMut`]. A frame's particle scratch is one call, gone with the frame's
+//! reset.
+
+use crate::arena::{Arena, ArenaError};
+
+use super::{Columns, Soa, SoaSliceMut, block_layout, place};
+
+/// Drops the rows an arena SoA slice holds, when the arena drops its values (reset, rewind, or
+/// the arena's own drop). Registered through the arena's ordinary drop support, as a value.
+struct DropColumns<C: Columns> {
+    cols: C,
+    len: usize,
+}
+
+impl<C: Columns> Drop for DropColumns<C> {
+    fn drop(&mut self) {
+        // SAFETY: rows `0..len` were written by `fill` and are only reachable through the
+        // `SoaSliceMut` that borrowed the arena, which is gone when the arena drops its values.
+        unsafe { self.cols.drop_range(0, self.len) }
+    }
+}
+
+/// Bytes of one row (the sum of the columns' element sizes), for the overflow error.
+fn row_bytes<T: Soa>() -> usize {
+    block_layout::<T>(1).map_or(usize::MAX, |l| l.size())
+}
+
+impl Arena {
+    /// Places `len` rows of `T` in the arena, every column in one block, row `i` being
+    /// `init(i)`, and returns them as a fixed-length SoA slice with the same views as a
+    /// [`SoaVec`](super::SoaVec). The rows are dropped when the arena is reset, rewound past them
+    /// or dropped (which is why `T` must be `'static` and its columns `Send`, like
+    /// [`Arena::alloc`]).
+    ///
+    /// ```
+    /// use arena_core::arena::Arena;
+    /// use arena_core::soa::{Col, Columns, Soa};
+    /// # struct Spark { x: f32, life: f32 }
+    /// # impl Soa for Spark {
+    /// #     type Columns = (Col<f32>, (Col<f32>, ()));
+    /// #     type Ref<'a> = (&'a f32, (&'a f32, ()));
+    /// #     type Mut<'a> = (&'a mut f32, (&'a mut f32, ()));
+    /// #     type Slices<'a> = (&'a [f32], (&'a [f32], ()));
+    /// #     type SlicesMut<'a> = (&'a mut [f32], (&'a mut [f32], ()));
+    /// #     fn into_columns(self) -> (f32, (f32, ())) { (self.x, (self.life, ())) }
+    /// #     fn from_columns((x, (life, ())): (f32, (f32, ()))) -> Self { Spark { x, life } }
+    /// #     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> { c }
+    /// #     fn view_mut<'a>(c: Self::Mut<'a>) -> Self::Mut<'a> { c }
+    /// #     fn view_slices<'a>(c: Self::Slices<'a>) -> Self::Slices<'a> { c }
+    /// #     fn view_slices_mut<'a>(c: Self::SlicesMut<'a>) -> Self::SlicesMut<'a> { c }
+    /// # }
+    /// let mut arena = Arena::with_capacity(4096);
+    /// let mut sparks = arena.alloc_soa(100, |i| Spark { x: i as f32, life: 1.0 });
+    /// let (x, (life, ())) = sparks.slices_mut();
+    /// x.iter_mut().zip(life.iter()).for_each(|(x, l)| *x += l);
+    /// assert_eq!(sparks.slices().0[99], 100.0);
+    /// arena.reset(); // the frame is over: `sparks` can no longer be used
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Arena::try_alloc_layout`]: the arena is full (or its limit reached), or the columns
+    /// of `len` rows overflow the address space ([`ArenaError::SizeOverflow`]). `init` is not
+    /// called then. If the arena has room for the columns but not for the small drop record of a
+    /// type that needs dropping, the columns' space stays used until the next reset.
+    pub fn try_alloc_soa<T, F>(
+        &self,
+        len: usize,
+        mut init: F,
+    ) -> Result<SoaSliceMut<'_, T>, ArenaError>
+    where
+        T: Soa + 'static,
+        T::Columns: Send,
+        F: FnMut(usize) -> T,
+    {
+        self.fill_soa(len, |i| Some(init(i)))
+    }
+
+    /// [`try_alloc_soa`](Arena::try_alloc_soa), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena cannot hold the columns; also if `init` does
+    /// (the rows made so far are dropped with the arena).
+    #[track_caller]
+    pub fn alloc_soa<T, F>(&self, len: usize, init: F) -> SoaSliceMut<'_, T>
+    where
+        T: Soa + 'static,
+        T::Columns: Send,
+        F: FnMut(usize) -> T,
+    {
+        self.try_alloc_soa(len, init)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Places the rows of an exact-size iterator in the arena as SoA columns (see
+    /// [`try_alloc_soa`](Arena::try_alloc_soa)). If the iterator ends before its reported length,
+    /// the slice holds the rows it gave.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_soa`](Arena::try_alloc_soa).
+    pub fn try_alloc_soa_from_iter<T, I>(&self, rows: I) -> Result<SoaSliceMut<'_, T>, ArenaError>
+    where
+        T: Soa + 'static,
+        T::Columns: Send,
+        I: IntoIterator<Item = T>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let mut rows = rows.into_iter();
+        self.fill_soa(rows.len(), |_| rows.next())
+    }
+
+    /// [`try_alloc_soa_from_iter`](Arena::try_alloc_soa_from_iter), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena cannot hold the columns.
+    #[track_caller]
+    pub fn alloc_soa_from_iter<T, I>(&self, rows: I) -> SoaSliceMut<'_, T>
+    where
+        T: Soa + 'static,
+        T::Columns: Send,
+        I: IntoIterator<Item = T>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        self.try_alloc_soa_from_iter(rows)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Carves the block, registers the drop record (for types that need one), and writes rows
+    /// from `next` until it returns `None` or `len` rows are written.
+    fn fill_soa<T, F>(&self, len: usize, mut next: F) -> Result<SoaSliceMut<'_, T>, ArenaError>
+    where
+        T: Soa + 'static,
+        T::Columns: Send,
+        F: FnMut(usize) -> Option<T>,
+    {
+        let layout = block_layout::<T>(len).map_err(|_| ArenaError::SizeOverflow {
+            elem_size: row_bytes::<T>(),
+            count: len,
+        })?;
+        let base = self.try_alloc_layout(layout)?;
+        let cols = place::<T>(base.as_ptr(), len);
+        let mut written = 0;
+        if <T::Columns as Columns>::NEEDS_DROP {
+            let record = self.try_alloc(DropColumns { cols, len: 0 })?;
+            while record.len < len {
+                let Some(row) = next(record.len) else { break };
+                let parts = row.into_columns();
+                // SAFETY: `record.len < len`, a row of the block not yet written.
+                unsafe { cols.write(record.len, parts) };
+                // Counted at once: if `next` panics later, the arena still drops this row.
+                record.len += 1;
+            }
+            written = record.len;
+        } else {
+            while written < len {
+                let Some(row) = next(written) else { break };
+                let parts = row.into_columns();
+                // SAFETY: `written < len`, a row of the block not yet written.
+                unsafe { cols.write(written, parts) };
+                written += 1;
+            }
+        }
+        // SAFETY: rows `0..written` are initialised, and the block is this call's alone for as
+        // long as the arena is borrowed; the arena cannot be reset while the slice lives.
+        Ok(unsafe { SoaSliceMut::from_raw(cols, written) })
+    }
+}

@@ -1,0 +1,728 @@
+//! The column machinery: how a struct's fields map to raw columns, and every unsafe operation on
+//! them, written once here for all `Soa` types.
+//!
+//! A type's columns are described by a small type-level list built from three pieces: [`Col<F>`]
+//! (one column of `F`), pairs `(A, B)` of column lists (the derive nests them as
+//! `(Col<A>, (Col<B>, ()))`) and [`Nested<S>`] (all the columns of another `Soa` type `S`). The
+//! [`Columns`] trait is sealed: only these shapes implement it, so a (safe) `Soa` impl can only say
+//! which field types it stores, never how they are laid out or accessed.
+
+use core::marker::PhantomData;
+use core::ptr;
+
+use super::Soa;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Where the columns of one block go: walks the columns in order, giving each an offset aligned to
+/// its element type (and to the type's [`Soa::ALIGN`]), and records the block's total size.
+///
+/// Used by the containers; the derive never touches it.
+#[derive(Debug)]
+pub struct Cursor {
+    base: *mut u8,
+    offset: usize,
+    cap: usize,
+    min_align: usize,
+    max_align: usize,
+    overflow: bool,
+}
+
+impl Cursor {
+    /// Starts a placement of `cap` rows at `base` (which may be null when only planning).
+    pub(crate) fn new(base: *mut u8, cap: usize) -> Self {
+        Cursor {
+            base,
+            offset: 0,
+            cap,
+            min_align: 1,
+            max_align: 1,
+            overflow: false,
+        }
+    }
+
+    /// Runs `f` with every column it places aligned to at least `align`.
+    pub(crate) fn with_align<R>(&mut self, align: usize, f: impl FnOnce(&mut Self) -> R) -> R {
+        assert!(
+            align.is_power_of_two(),
+            "Soa::ALIGN must be a power of two (got {align}); #[soa(align = N)] checks this for derived types"
+        );
+        let saved = self.min_align;
+        self.min_align = saved.max(align);
+        let r = f(self);
+        self.min_align = saved;
+        r
+    }
+
+    /// Places the next column of `F`; returns its first element's address (meaningless when only
+    /// planning or after an overflow).
+    fn column<F>(&mut self) -> *mut F {
+        let align = core::mem::align_of::<F>().max(self.min_align);
+        self.max_align = self.max_align.max(align);
+        let start = self.offset.checked_next_multiple_of(align);
+        let bytes = core::mem::size_of::<F>().checked_mul(self.cap);
+        match (start, bytes) {
+            (Some(start), Some(bytes)) => match start.checked_add(bytes) {
+                Some(end) => {
+                    self.offset = end;
+                    self.base.wrapping_add(start).cast()
+                }
+                None => {
+                    self.overflow = true;
+                    self.base.cast()
+                }
+            },
+            _ => {
+                self.overflow = true;
+                self.base.cast()
+            }
+        }
+    }
+
+    /// The block's `(size, align)`, or `None` if the sizes overflowed `usize`.
+    pub(crate) fn finish(&self) -> Option<(usize, usize)> {
+        if self.overflow {
+            None
+        } else {
+            Some((self.offset, self.max_align))
+        }
+    }
+}
+
+/// One column of `F` values: the address of its first element.
+///
+/// Named by generated code only (`type Columns = (Col<f32>, (Col<u8>, ()));`).
+pub struct Col<F> {
+    ptr: *mut F,
+    _marker: PhantomData<F>,
+}
+
+impl<F> Clone for Col<F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<F> Copy for Col<F> {}
+impl<F> core::fmt::Debug for Col<F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Col").field(&self.ptr).finish()
+    }
+}
+// SAFETY: a `Col<F>` is a marker for stored `F` values; a column list is `Send`/`Sync` exactly when
+// every stored field type is, which is what the containers' own `Send`/`Sync` impls ask for.
+unsafe impl<F: Send> Send for Col<F> {}
+// SAFETY: as above.
+unsafe impl<F: Sync> Sync for Col<F> {}
+
+/// All the columns of the `Soa` type `S`, used for a `#[soa(nested)]` field: `pos: Vec3` stores
+/// `pos.x`, `pos.y` and `pos.z` as columns of their own.
+pub struct Nested<S: Soa> {
+    inner: S::Columns,
+}
+
+impl<S: Soa> Nested<S> {
+    #[allow(dead_code)] // used by the `serde` feature
+    pub(crate) fn inner(self) -> S::Columns {
+        self.inner
+    }
+}
+
+impl<S: Soa> Clone for Nested<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: Soa> Copy for Nested<S> {}
+impl<S: Soa> core::fmt::Debug for Nested<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Nested")
+    }
+}
+
+/// A type-level list of columns: what a [`Soa`] type stores, and the raw operations the containers
+/// use on it. Sealed: implemented only by [`Col`], [`Nested`], pairs and `()`.
+///
+/// Every unsafe method takes indices into columns of at least `index + count` elements that this
+/// value's pointers address; the containers guarantee that.
+pub trait Columns: Copy + sealed::Sealed {
+    /// The values of one row, moved out of or into the columns.
+    type Owned;
+    /// Shared references to one row's values.
+    type Ref<'a>
+    where
+        Self: 'a;
+    /// Exclusive references to one row's values.
+    type Mut<'a>
+    where
+        Self: 'a;
+    /// Shared slices of every column.
+    type Slices<'a>
+    where
+        Self: 'a;
+    /// Exclusive slices of every column.
+    type SlicesMut<'a>
+    where
+        Self: 'a;
+    /// Whether any stored value needs dropping.
+    const NEEDS_DROP: bool;
+
+    /// Places these columns with `cursor` (safe: only computes addresses).
+    fn place(cursor: &mut Cursor) -> Self;
+
+    /// Writes row `i` without dropping what was there.
+    ///
+    /// # Safety
+    /// - `i` is within the allocated capacity of every column.
+    unsafe fn write(self, i: usize, value: Self::Owned);
+
+    /// Moves row `i` out (a bitwise read: the slot is logically uninitialised afterwards).
+    ///
+    /// # Safety
+    /// - row `i` is initialised and is not used again until rewritten.
+    unsafe fn read(self, i: usize) -> Self::Owned;
+
+    /// References to row `i`.
+    ///
+    /// # Safety
+    /// - row `i` is initialised and not mutated during `'a`.
+    unsafe fn get<'a>(self, i: usize) -> Self::Ref<'a>
+    where
+        Self: 'a;
+
+    /// Exclusive references to row `i`.
+    ///
+    /// # Safety
+    /// - row `i` is initialised and not accessed by anything else during `'a`.
+    unsafe fn get_mut<'a>(self, i: usize) -> Self::Mut<'a>
+    where
+        Self: 'a;
+
+    /// Slices of rows `start..start + len` of every column.
+    ///
+    /// # Safety
+    /// - those rows are initialised and not mutated during `'a`.
+    unsafe fn slices<'a>(self, start: usize, len: usize) -> Self::Slices<'a>
+    where
+        Self: 'a;
+
+    /// Exclusive slices of rows `start..start + len` of every column.
+    ///
+    /// # Safety
+    /// - those rows are initialised and not accessed by anything else during `'a`.
+    unsafe fn slices_mut<'a>(self, start: usize, len: usize) -> Self::SlicesMut<'a>
+    where
+        Self: 'a;
+
+    /// Copies `count` rows from `src` at `from` to `dst` at `to` (the ranges may overlap).
+    ///
+    /// # Safety
+    /// - both ranges are in bounds of their columns; the copy is bitwise, so the caller decides
+    ///   which copy owns the values afterwards.
+    unsafe fn copy(src: Self, from: usize, dst: Self, to: usize, count: usize);
+
+    /// Moves rows `0..count` of every column from `src` to `dst`, last column first: after a block
+    /// grew in place, every column's new start is at or after its old one, so moving the last
+    /// column first never overwrites a column not yet moved.
+    ///
+    /// # Safety
+    /// - both are placements in one block, `dst` for a capacity at least `src`'s, and rows
+    ///   `0..count` of `src` are initialised.
+    unsafe fn shift_up(src: Self, dst: Self, count: usize);
+
+    /// Swaps rows `i` and `j`.
+    ///
+    /// # Safety
+    /// - both rows are initialised.
+    unsafe fn swap(self, i: usize, j: usize);
+
+    /// Drops rows `start..start + count` in place. If a drop panics, the remaining columns are
+    /// still dropped.
+    ///
+    /// # Safety
+    /// - those rows are initialised and are not used again.
+    unsafe fn drop_range(self, start: usize, count: usize);
+
+    /// Moves row `order[k]` of `src` to row `k` of `dst` for every `k`.
+    ///
+    /// # Safety
+    /// - every index in `order` is an initialised row of `src`, `dst` has room for `order.len()`
+    ///   rows, and the moved-from rows of `src` are treated as uninitialised afterwards.
+    unsafe fn gather(src: Self, dst: Self, order: &[usize]);
+}
+
+impl sealed::Sealed for () {}
+impl<F> sealed::Sealed for Col<F> {}
+impl<S: Soa> sealed::Sealed for Nested<S> {}
+impl<A: Columns, B: Columns> sealed::Sealed for (A, B) {}
+
+impl Columns for () {
+    type Owned = ();
+    type Ref<'a> = ();
+    type Mut<'a> = ();
+    type Slices<'a> = ();
+    type SlicesMut<'a> = ();
+    const NEEDS_DROP: bool = false;
+
+    #[inline]
+    fn place(_: &mut Cursor) -> Self {}
+    #[inline]
+    unsafe fn write(self, _: usize, (): ()) {}
+    #[inline]
+    unsafe fn read(self, _: usize) {}
+    #[inline]
+    unsafe fn get<'a>(self, _: usize)
+    where
+        Self: 'a,
+    {
+    }
+    #[inline]
+    unsafe fn get_mut<'a>(self, _: usize)
+    where
+        Self: 'a,
+    {
+    }
+    #[inline]
+    unsafe fn slices<'a>(self, _: usize, _: usize)
+    where
+        Self: 'a,
+    {
+    }
+    #[inline]
+    unsafe fn slices_mut<'a>(self, _: usize, _: usize)
+    where
+        Self: 'a,
+    {
+    }
+    #[inline]
+    unsafe fn copy(_: Self, _: usize, _: Self, _: usize, _: usize) {}
+    #[inline]
+    unsafe fn shift_up(_: Self, _: Self, _: usize) {}
+    #[inline]
+    unsafe fn swap(self, _: usize, _: usize) {}
+    #[inline]
+    unsafe fn drop_range(self, _: usize, _: usize) {}
+    #[inline]
+    unsafe fn gather(_: Self, _: Self, _: &[usize]) {}
+}
+
+impl<F> Columns for Col<F> {
+    type Owned = F;
+    type Ref<'a>
+        = &'a F
+    where
+        Self: 'a;
+    type Mut<'a>
+        = &'a mut F
+    where
+        Self: 'a;
+    type Slices<'a>
+        = &'a [F]
+    where
+        Self: 'a;
+    type SlicesMut<'a>
+        = &'a mut [F]
+    where
+        Self: 'a;
+    const NEEDS_DROP: bool = core::mem::needs_drop::<F>();
+
+    #[inline]
+    fn place(cursor: &mut Cursor) -> Self {
+        Col {
+            ptr: cursor.column::<F>(),
+            _marker: PhantomData,
+        }
+    }
+    #[inline(always)]
+    unsafe fn write(self, i: usize, value: F) {
+        // SAFETY: the caller guarantees `i` is within this column's capacity.
+        unsafe { self.ptr.add(i).write(value) }
+    }
+    #[inline(always)]
+    unsafe fn read(self, i: usize) -> F {
+        // SAFETY: the caller guarantees row `i` is initialised and given up.
+        unsafe { self.ptr.add(i).read() }
+    }
+    #[inline(always)]
+    unsafe fn get<'a>(self, i: usize) -> &'a F
+    where
+        Self: 'a,
+    {
+        // SAFETY: the caller guarantees row `i` is initialised and shared for `'a`.
+        unsafe { &*self.ptr.add(i) }
+    }
+    #[inline(always)]
+    unsafe fn get_mut<'a>(self, i: usize) -> &'a mut F
+    where
+        Self: 'a,
+    {
+        // SAFETY: the caller guarantees row `i` is initialised and exclusive for `'a`.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+    #[inline(always)]
+    unsafe fn slices<'a>(self, start: usize, len: usize) -> &'a [F]
+    where
+        Self: 'a,
+    {
+        // SAFETY: the caller guarantees the rows are initialised and shared for `'a`; the column
+        // pointer is aligned and non-null even when `len == 0`.
+        unsafe { core::slice::from_raw_parts(self.ptr.add(start), len) }
+    }
+    #[inline(always)]
+    unsafe fn slices_mut<'a>(self, start: usize, len: usize) -> &'a mut [F]
+    where
+        Self: 'a,
+    {
+        // SAFETY: the caller guarantees the rows are initialised and exclusive for `'a`.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.add(start), len) }
+    }
+    #[inline]
+    unsafe fn copy(src: Self, from: usize, dst: Self, to: usize, count: usize) {
+        // SAFETY: the caller guarantees both ranges are in bounds; `ptr::copy` allows overlap.
+        unsafe { ptr::copy(src.ptr.add(from), dst.ptr.add(to), count) }
+    }
+    #[inline]
+    unsafe fn shift_up(src: Self, dst: Self, count: usize) {
+        // SAFETY: the caller guarantees both ranges lie in the block; `ptr::copy` allows overlap.
+        unsafe { ptr::copy(src.ptr, dst.ptr, count) }
+    }
+    #[inline]
+    unsafe fn swap(self, i: usize, j: usize) {
+        // SAFETY: the caller guarantees both rows are initialised; `ptr::swap` allows `i == j`.
+        unsafe { ptr::swap(self.ptr.add(i), self.ptr.add(j)) }
+    }
+    #[inline]
+    unsafe fn drop_range(self, start: usize, count: usize) {
+        if core::mem::needs_drop::<F>() {
+            // SAFETY: the caller guarantees the rows are initialised and given up. Dropping a slice
+            // keeps dropping its other elements if one panics.
+            unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(self.ptr.add(start), count)) }
+        }
+    }
+    #[inline]
+    unsafe fn gather(src: Self, dst: Self, order: &[usize]) {
+        for (k, &i) in order.iter().enumerate() {
+            // SAFETY: the caller guarantees `i` is an initialised row of `src` and `k` fits `dst`.
+            unsafe { dst.ptr.add(k).write(src.ptr.add(i).read()) }
+        }
+    }
+}
+
+/// Runs `B::drop_range` when dropped: keeps dropping the later columns if an earlier one panics.
+struct DropRest<B: Columns> {
+    cols: B,
+    start: usize,
+    count: usize,
+}
+
+impl<B: Columns> Drop for DropRest<B> {
+    fn drop(&mut self) {
+        // SAFETY: created only in `drop_range` below, whose caller gave up these rows.
+        unsafe { self.cols.drop_range(self.start, self.count) }
+    }
+}
+
+impl<A: Columns, B: Columns> Columns for (A, B) {
+    type Owned = (A::Owned, B::Owned);
+    type Ref<'a>
+        = (A::Ref<'a>, B::Ref<'a>)
+    where
+        Self: 'a;
+    type Mut<'a>
+        = (A::Mut<'a>, B::Mut<'a>)
+    where
+        Self: 'a;
+    type Slices<'a>
+        = (A::Slices<'a>, B::Slices<'a>)
+    where
+        Self: 'a;
+    type SlicesMut<'a>
+        = (A::SlicesMut<'a>, B::SlicesMut<'a>)
+    where
+        Self: 'a;
+    const NEEDS_DROP: bool = A::NEEDS_DROP || B::NEEDS_DROP;
+
+    #[inline]
+    fn place(cursor: &mut Cursor) -> Self {
+        let a = A::place(cursor);
+        (a, B::place(cursor))
+    }
+    #[inline(always)]
+    unsafe fn write(self, i: usize, (a, b): Self::Owned) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.0.write(i, a);
+            self.1.write(i, b);
+        }
+    }
+    #[inline(always)]
+    unsafe fn read(self, i: usize) -> Self::Owned {
+        // SAFETY: forwarded from the caller.
+        unsafe { (self.0.read(i), self.1.read(i)) }
+    }
+    #[inline(always)]
+    unsafe fn get<'a>(self, i: usize) -> Self::Ref<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { (self.0.get(i), self.1.get(i)) }
+    }
+    #[inline(always)]
+    unsafe fn get_mut<'a>(self, i: usize) -> Self::Mut<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded from the caller; the two halves are different columns.
+        unsafe { (self.0.get_mut(i), self.1.get_mut(i)) }
+    }
+    #[inline(always)]
+    unsafe fn slices<'a>(self, start: usize, len: usize) -> Self::Slices<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { (self.0.slices(start, len), self.1.slices(start, len)) }
+    }
+    #[inline(always)]
+    unsafe fn slices_mut<'a>(self, start: usize, len: usize) -> Self::SlicesMut<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded from the caller; the two halves are different columns.
+        unsafe { (self.0.slices_mut(start, len), self.1.slices_mut(start, len)) }
+    }
+    #[inline]
+    unsafe fn copy(src: Self, from: usize, dst: Self, to: usize, count: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            A::copy(src.0, from, dst.0, to, count);
+            B::copy(src.1, from, dst.1, to, count);
+        }
+    }
+    #[inline]
+    unsafe fn shift_up(src: Self, dst: Self, count: usize) {
+        // SAFETY: forwarded from the caller; the later columns move first.
+        unsafe {
+            B::shift_up(src.1, dst.1, count);
+            A::shift_up(src.0, dst.0, count);
+        }
+    }
+    #[inline]
+    unsafe fn swap(self, i: usize, j: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.0.swap(i, j);
+            self.1.swap(i, j);
+        }
+    }
+    #[inline]
+    unsafe fn drop_range(self, start: usize, count: usize) {
+        if Self::NEEDS_DROP {
+            let rest = DropRest {
+                cols: self.1,
+                start,
+                count,
+            };
+            // SAFETY: forwarded from the caller; `rest` drops the second half even if this panics.
+            unsafe { self.0.drop_range(start, count) };
+            drop(rest);
+        }
+    }
+    #[inline]
+    unsafe fn gather(src: Self, dst: Self, order: &[usize]) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            A::gather(src.0, dst.0, order);
+            B::gather(src.1, dst.1, order);
+        }
+    }
+}
+
+impl<S: Soa> Columns for Nested<S> {
+    type Owned = S;
+    type Ref<'a>
+        = S::Ref<'a>
+    where
+        Self: 'a;
+    type Mut<'a>
+        = S::Mut<'a>
+    where
+        Self: 'a;
+    type Slices<'a>
+        = S::Slices<'a>
+    where
+        Self: 'a;
+    type SlicesMut<'a>
+        = S::SlicesMut<'a>
+    where
+        Self: 'a;
+    const NEEDS_DROP: bool = <S::Columns as Columns>::NEEDS_DROP;
+
+    #[inline]
+    fn place(cursor: &mut Cursor) -> Self {
+        Nested {
+            inner: cursor.with_align(S::ALIGN, S::Columns::place),
+        }
+    }
+    #[inline(always)]
+    unsafe fn write(self, i: usize, value: S) {
+        let parts = value.into_columns();
+        // SAFETY: forwarded from the caller.
+        unsafe { self.inner.write(i, parts) }
+    }
+    #[inline(always)]
+    unsafe fn read(self, i: usize) -> S {
+        // SAFETY: forwarded from the caller.
+        S::from_columns(unsafe { self.inner.read(i) })
+    }
+    #[inline(always)]
+    unsafe fn get<'a>(self, i: usize) -> S::Ref<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded from the caller.
+        S::view(unsafe { self.inner.get(i) })
+    }
+    #[inline(always)]
+    unsafe fn get_mut<'a>(self, i: usize) -> S::Mut<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded from the caller.
+        S::view_mut(unsafe { self.inner.get_mut(i) })
+    }
+    #[inline(always)]
+    unsafe fn slices<'a>(self, start: usize, len: usize) -> S::Slices<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded from the caller.
+        S::view_slices(unsafe { self.inner.slices(start, len) })
+    }
+    #[inline(always)]
+    unsafe fn slices_mut<'a>(self, start: usize, len: usize) -> S::SlicesMut<'a>
+    where
+        Self: 'a,
+    {
+        // SAFETY: forwarded from the caller.
+        S::view_slices_mut(unsafe { self.inner.slices_mut(start, len) })
+    }
+    #[inline]
+    unsafe fn copy(src: Self, from: usize, dst: Self, to: usize, count: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { S::Columns::copy(src.inner, from, dst.inner, to, count) }
+    }
+    #[inline]
+    unsafe fn shift_up(src: Self, dst: Self, count: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { S::Columns::shift_up(src.inner, dst.inner, count) }
+    }
+    #[inline]
+    unsafe fn swap(self, i: usize, j: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.inner.swap(i, j) }
+    }
+    #[inline]
+    unsafe fn drop_range(self, start: usize, count: usize) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.inner.drop_range(start, count) }
+    }
+    #[inline]
+    unsafe fn gather(src: Self, dst: Self, order: &[usize]) {
+        // SAFETY: forwarded from the caller.
+        unsafe { S::Columns::gather(src.inner, dst.inner, order) }
+    }
+}
+
+/// Columns whose every value can be cloned: row-wise cloning for `Clone` on the containers.
+#[diagnostic::on_unimplemented(
+    message = "every field of the `Soa` type must implement `Clone` to clone its container",
+    label = "a column of this type is not `Clone`"
+)]
+pub trait CloneColumns: Columns {
+    /// Clones row `i`.
+    ///
+    /// # Safety
+    /// - row `i` is initialised.
+    unsafe fn clone_row(self, i: usize) -> Self::Owned;
+}
+
+impl CloneColumns for () {
+    #[inline]
+    unsafe fn clone_row(self, _: usize) {}
+}
+impl<F: Clone> CloneColumns for Col<F> {
+    #[inline]
+    unsafe fn clone_row(self, i: usize) -> F {
+        // SAFETY: the caller guarantees row `i` is initialised.
+        unsafe { (*self.ptr.add(i)).clone() }
+    }
+}
+impl<A: CloneColumns, B: CloneColumns> CloneColumns for (A, B) {
+    #[inline]
+    unsafe fn clone_row(self, i: usize) -> Self::Owned {
+        // SAFETY: forwarded from the caller. If the second clone panics the first is dropped.
+        unsafe { (self.0.clone_row(i), self.1.clone_row(i)) }
+    }
+}
+impl<S: Soa> CloneColumns for Nested<S>
+where
+    S::Columns: CloneColumns,
+{
+    #[inline]
+    unsafe fn clone_row(self, i: usize) -> S {
+        // SAFETY: forwarded from the caller.
+        S::from_columns(unsafe { self.inner.clone_row(i) })
+    }
+}
+
+/// Columns whose every value can be compared: column-wise `PartialEq` on the containers.
+#[diagnostic::on_unimplemented(
+    message = "every field of the `Soa` type must implement `PartialEq` to compare its containers",
+    label = "a column of this type is not `PartialEq`"
+)]
+pub trait EqColumns: Columns {
+    /// Whether rows `0..len` of `a` and `b` are equal, column by column.
+    ///
+    /// # Safety
+    /// - rows `0..len` of both are initialised.
+    unsafe fn eq_rows(a: Self, b: Self, len: usize) -> bool;
+}
+
+impl EqColumns for () {
+    #[inline]
+    unsafe fn eq_rows(_: Self, _: Self, _: usize) -> bool {
+        true
+    }
+}
+impl<F: PartialEq> EqColumns for Col<F> {
+    #[inline]
+    unsafe fn eq_rows(a: Self, b: Self, len: usize) -> bool {
+        // SAFETY: the caller guarantees both columns hold `len` initialised values.
+        unsafe { a.slices(0, len) == b.slices(0, len) }
+    }
+}
+impl<A: EqColumns, B: EqColumns> EqColumns for (A, B) {
+    #[inline]
+    unsafe fn eq_rows(a: Self, b: Self, len: usize) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe { A::eq_rows(a.0, b.0, len) && B::eq_rows(a.1, b.1, len) }
+    }
+}
+impl<S: Soa> EqColumns for Nested<S>
+where
+    S::Columns: EqColumns,
+{
+    #[inline]
+    unsafe fn eq_rows(a: Self, b: Self, len: usize) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe { S::Columns::eq_rows(a.inner, b.inner, len) }
+    }
+}
+
+/// A non-null, suitably aligned address for a block of zero bytes with alignment `align`.
+pub(crate) fn dangling(align: usize) -> *mut u8 {
+    ptr::without_provenance_mut(align)
+}

@@ -1,0 +1,226 @@
+//! Borrowing iterators over SoA storage: rows as views, and fixed-size chunks of every column.
+
+use core::iter::FusedIterator;
+use core::marker::PhantomData;
+
+use super::{Columns, Soa};
+
+/// Rows of a SoA container as [`Soa::Ref`] views, front to back. From `iter()`.
+pub struct Iter<'a, T: Soa> {
+    cols: T::Columns,
+    front: usize,
+    back: usize,
+    _marker: PhantomData<&'a T>,
+}
+
+/// Rows of a SoA container as [`Soa::Mut`] views, front to back. From `iter_mut()`.
+pub struct IterMut<'a, T: Soa> {
+    cols: T::Columns,
+    front: usize,
+    back: usize,
+    _marker: PhantomData<&'a mut T>,
+}
+
+macro_rules! row_iter {
+    ($name:ident, $item:ident, $get:ident, $view:ident) => {
+        impl<'a, T: Soa> $name<'a, T> {
+            /// # Safety
+            /// - rows `front..back` of `cols` are initialised and borrowed as this iterator's
+            ///   kind (shared or exclusive) for `'a`.
+            #[inline]
+            pub(crate) unsafe fn new(cols: T::Columns, front: usize, back: usize) -> Self {
+                $name {
+                    cols,
+                    front,
+                    back,
+                    _marker: PhantomData,
+                }
+            }
+        }
+
+        impl<'a, T: Soa + 'a> Iterator for $name<'a, T> {
+            type Item = T::$item<'a>;
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                if self.front < self.back {
+                    let i = self.front;
+                    self.front += 1;
+                    // SAFETY: `i` is in the borrowed range and is yielded once.
+                    Some(T::$view(unsafe { self.cols.$get(i) }))
+                } else {
+                    None
+                }
+            }
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                let n = self.back - self.front;
+                (n, Some(n))
+            }
+            #[inline]
+            fn nth(&mut self, n: usize) -> Option<Self::Item> {
+                self.front = self.front.saturating_add(n).min(self.back);
+                self.next()
+            }
+        }
+
+        impl<'a, T: Soa + 'a> DoubleEndedIterator for $name<'a, T> {
+            #[inline]
+            fn next_back(&mut self) -> Option<Self::Item> {
+                if self.front < self.back {
+                    self.back -= 1;
+                    // SAFETY: `back` is in the borrowed range and is yielded once.
+                    Some(T::$view(unsafe { self.cols.$get(self.back) }))
+                } else {
+                    None
+                }
+            }
+        }
+
+        impl<'a, T: Soa + 'a> ExactSizeIterator for $name<'a, T> {}
+        impl<'a, T: Soa + 'a> FusedIterator for $name<'a, T> {}
+    };
+}
+
+row_iter!(Iter, Ref, get, view);
+row_iter!(IterMut, Mut, get_mut, view_mut);
+
+impl<T: Soa> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter {
+            cols: self.cols,
+            front: self.front,
+            back: self.back,
+            _marker: PhantomData,
+        }
+    }
+}
+
+/// Every column in chunks of exactly `N` rows, as [`Soa::Slices`] views whose slices all have
+/// length `N`; the last `len % N` rows are in [`remainder`](Self::remainder). Because `N` is a
+/// constant, a loop over `0..N` inside a chunk has no bounds checks and vectorises. From
+/// `chunks_exact::<N>()`.
+pub struct ChunksExact<'a, T: Soa, const N: usize> {
+    cols: T::Columns,
+    pos: usize,
+    end: usize,
+    len: usize,
+    _marker: PhantomData<&'a T>,
+}
+
+/// Every column in exclusive chunks of exactly `N` rows, as [`Soa::SlicesMut`] views; the last
+/// `len % N` rows are in [`into_remainder`](Self::into_remainder). From `chunks_exact_mut::<N>()`.
+pub struct ChunksExactMut<'a, T: Soa, const N: usize> {
+    cols: T::Columns,
+    pos: usize,
+    end: usize,
+    len: usize,
+    _marker: PhantomData<&'a mut T>,
+}
+
+impl<'a, T: Soa + 'a, const N: usize> ChunksExact<'a, T, N> {
+    /// # Safety
+    /// - rows `0..len` of `cols` are initialised and shared for `'a`.
+    pub(crate) unsafe fn new(cols: T::Columns, len: usize) -> Self {
+        const { assert!(N > 0, "chunks_exact::<N>() needs N > 0") };
+        ChunksExact {
+            cols,
+            pos: 0,
+            end: len - len % N,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The last `len % N` rows, which no chunk covers.
+    pub fn remainder(&self) -> T::Slices<'a> {
+        // SAFETY: rows `end..len` are in the borrowed range.
+        T::view_slices(unsafe { self.cols.slices(self.end, self.len - self.end) })
+    }
+}
+
+impl<'a, T: Soa + 'a, const N: usize> Iterator for ChunksExact<'a, T, N> {
+    type Item = T::Slices<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos < self.end {
+            let start = self.pos;
+            self.pos += N;
+            // SAFETY: `start..start + N` is within `0..end`, in the borrowed range.
+            Some(T::view_slices(unsafe { self.cols.slices(start, N) }))
+        } else {
+            None
+        }
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.end - self.pos) / N;
+        (n, Some(n))
+    }
+}
+
+impl<'a, T: Soa + 'a, const N: usize> ExactSizeIterator for ChunksExact<'a, T, N> {}
+impl<'a, T: Soa + 'a, const N: usize> FusedIterator for ChunksExact<'a, T, N> {}
+
+impl<'a, T: Soa + 'a, const N: usize> ChunksExactMut<'a, T, N> {
+    /// # Safety
+    /// - rows `0..len` of `cols` are initialised and exclusively borrowed for `'a`.
+    pub(crate) unsafe fn new(cols: T::Columns, len: usize) -> Self {
+        const { assert!(N > 0, "chunks_exact_mut::<N>() needs N > 0") };
+        ChunksExactMut {
+            cols,
+            pos: 0,
+            end: len - len % N,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The last `len % N` rows, which no chunk covers.
+    pub fn into_remainder(self) -> T::SlicesMut<'a> {
+        // SAFETY: rows `end..len` are in the borrowed range and never yielded by `next`.
+        T::view_slices_mut(unsafe { self.cols.slices_mut(self.end, self.len - self.end) })
+    }
+}
+
+impl<'a, T: Soa + 'a, const N: usize> Iterator for ChunksExactMut<'a, T, N> {
+    type Item = T::SlicesMut<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos < self.end {
+            let start = self.pos;
+            self.pos += N;
+            // SAFETY: `start..start + N` is within `0..end` and yielded once, so the chunks are
+            // disjoint.
+            Some(T::view_slices_mut(unsafe {
+                self.cols.slices_mut(start, N)
+            }))
+        } else {
+            None
+        }
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = (self.end - self.pos) / N;
+        (n, Some(n))
+    }
+}
+
+impl<'a, T: Soa + 'a, const N: usize> ExactSizeIterator for ChunksExactMut<'a, T, N> {}
+impl<'a, T: Soa + 'a, const N: usize> FusedIterator for ChunksExactMut<'a, T, N> {}
+
+// SAFETY: shared iterators hand out shared references to the stored values (like `&[T]`).
+unsafe impl<T: Soa> Send for Iter<'_, T> where T::Columns: Sync {}
+// SAFETY: as above.
+unsafe impl<T: Soa> Sync for Iter<'_, T> where T::Columns: Sync {}
+// SAFETY: exclusive iterators hand out exclusive references (like `&mut [T]`).
+unsafe impl<T: Soa> Send for IterMut<'_, T> where T::Columns: Send {}
+// SAFETY: as above.
+unsafe impl<T: Soa> Sync for IterMut<'_, T> where T::Columns: Sync {}
+// SAFETY: as for `Iter`.
+unsafe impl<T: Soa, const N: usize> Send for ChunksExact<'_, T, N> where T::Columns: Sync {}
+// SAFETY: as for `Iter`.
+unsafe impl<T: Soa, const N: usize> Sync for ChunksExact<'_, T, N> where T::Columns: Sync {}
+// SAFETY: as for `IterMut`.
+unsafe impl<T: Soa, const N: usize> Send for ChunksExactMut<'_, T, N> where T::Columns: Send {}
+// SAFETY: as for `IterMut`.
+unsafe impl<T: Soa, const N: usize> Sync for ChunksExactMut<'_, T, N> where T::Columns: Sync {}

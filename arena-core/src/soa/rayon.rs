@@ -1,0 +1,76 @@
+//! Parallel iteration over rows (feature `rayon`).
+
+use rayon::prelude::*;
+
+use super::{Columns, Soa, SoaSlice, SoaSliceMut, SoaVec};
+
+/// The columns, shareable across rayon's threads; each index is read (or, for the exclusive
+/// iterator, borrowed mutably) by exactly one task.
+struct Shared<C>(C);
+
+// SAFETY: shared iteration hands out `&F` to other threads, which needs `F: Sync`.
+unsafe impl<C: Columns + Sync> Sync for Shared<C> {}
+// SAFETY: as above; the wrapper is only moved into the closure.
+unsafe impl<C: Columns + Sync> Send for Shared<C> {}
+
+/// As [`Shared`], for exclusive iteration: hands out `&mut F` (one per index) to other threads.
+struct Exclusive<C>(C);
+
+// SAFETY: each task gets the `&mut` of distinct rows, like splitting a `&mut [F]`, which needs
+// `F: Send`.
+unsafe impl<C: Columns + Send> Sync for Exclusive<C> {}
+// SAFETY: as above.
+unsafe impl<C: Columns + Send> Send for Exclusive<C> {}
+
+impl<'a, T: Soa + 'a> SoaSlice<'a, T> {
+    /// The rows as [`Soa::Ref`] views, in parallel.
+    pub fn par_iter(self) -> impl IndexedParallelIterator<Item = T::Ref<'a>> + 'a
+    where
+        T::Columns: Sync,
+        T::Ref<'a>: Send,
+    {
+        let cols = Shared(self.columns());
+        (0..self.len()).into_par_iter().map(move |i| {
+            let cols = &cols;
+            // SAFETY: `i < len`, an initialised row shared for `'a`.
+            T::view(unsafe { cols.0.get(i) })
+        })
+    }
+}
+
+impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
+    /// The rows as [`Soa::Mut`] views, in parallel (each row to one task).
+    pub fn into_par_iter_mut(self) -> impl IndexedParallelIterator<Item = T::Mut<'a>> + 'a
+    where
+        T::Columns: Send,
+        T::Mut<'a>: Send,
+    {
+        let cols = Exclusive(self.columns());
+        (0..self.len()).into_par_iter().map(move |i| {
+            let cols = &cols;
+            // SAFETY: `i < len`, an initialised row; rayon visits each index once, so the
+            // exclusive borrows are disjoint, and `self` (the only other access) is consumed.
+            T::view_mut(unsafe { cols.0.get_mut(i) })
+        })
+    }
+}
+
+impl<T: Soa> SoaVec<T> {
+    /// The rows as [`Soa::Ref`] views, in parallel.
+    pub fn par_iter(&self) -> impl IndexedParallelIterator<Item = T::Ref<'_>> + '_
+    where
+        T::Columns: Sync,
+        for<'x> T::Ref<'x>: Send,
+    {
+        self.as_soa_slice().par_iter()
+    }
+
+    /// The rows as [`Soa::Mut`] views, in parallel (each row to one task).
+    pub fn par_iter_mut(&mut self) -> impl IndexedParallelIterator<Item = T::Mut<'_>> + '_
+    where
+        T::Columns: Send,
+        for<'x> T::Mut<'x>: Send,
+    {
+        self.as_soa_slice_mut().into_par_iter_mut()
+    }
+}

@@ -1,0 +1,294 @@
+//! Code generation for `#[derive(Soa)]`: four view structs (`Ref`, `Mut`, `Slices`, `SlicesMut`)
+//! and a safe impl of arena-core's `Soa` trait that only converts between a row, a nested tuple of
+//! its column values, and the views. Every container is generic code in arena-core.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::ext::IdentExt;
+use syn::{DeriveInput, GenericParam, Ident, Lifetime, LifetimeParam, parse_quote};
+
+use crate::ast::{Field, Input, InputData, Style};
+use crate::ctxt::Ctxt;
+
+use super::attr::{self, Attrs, FieldAttrs};
+use super::valid;
+
+/// Expands `#[derive(Soa)]`. After an attribute mistake the views and the impl are still emitted
+/// (with the mistaken setting left out), so code using them reports no follow-on errors.
+pub fn derive(node: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let input = Input::from_syn(&cx, node);
+    let attrs = attr::parse(&cx, input.attrs);
+    valid::check(&cx, &input);
+    let out = match &input.data {
+        InputData::Struct(style, fields) if *style != Style::Unit && !fields.is_empty() => {
+            let field_attrs: Vec<FieldAttrs> = fields
+                .iter()
+                .map(|f| attr::parse_field(&cx, f.attrs))
+                .collect();
+            generate(&input, *style, fields, &field_attrs, &attrs)
+        }
+        _ => TokenStream::new(),
+    };
+    match cx.check() {
+        Ok(()) => out,
+        Err(err) => {
+            let errors = err.to_compile_error();
+            quote!(#out #errors)
+        }
+    }
+}
+
+/// The four views, in order: name suffix, doc, field type shape, and whether `Clone`/`Copy` apply.
+#[derive(Clone, Copy)]
+enum View {
+    Ref,
+    Mut,
+    Slices,
+    SlicesMut,
+}
+
+impl View {
+    const ALL: [View; 4] = [View::Ref, View::Mut, View::Slices, View::SlicesMut];
+
+    fn suffix(self) -> &'static str {
+        match self {
+            View::Ref => "Ref",
+            View::Mut => "Mut",
+            View::Slices => "Slices",
+            View::SlicesMut => "SlicesMut",
+        }
+    }
+
+    fn doc(self, name: &str) -> String {
+        match self {
+            View::Ref => format!(
+                "Shared references to the fields of one [`{name}`] stored in SoA columns \
+                 (from `get`, `iter`)."
+            ),
+            View::Mut => format!(
+                "Exclusive references to the fields of one [`{name}`] stored in SoA columns \
+                 (from `get_mut`, `iter_mut`)."
+            ),
+            View::Slices => {
+                format!(
+                    "Every column of stored [`{name}`] values as a shared slice (from `slices`)."
+                )
+            }
+            View::SlicesMut => format!(
+                "Every column of stored [`{name}`] values as an exclusive slice, each mutable \
+                 on its own (from `slices_mut`)."
+            ),
+        }
+    }
+
+    /// The `Soa` associated type and the `Soa` method that builds this view.
+    fn assoc(self) -> (Ident, Ident) {
+        let (ty, f) = match self {
+            View::Ref => ("Ref", "view"),
+            View::Mut => ("Mut", "view_mut"),
+            View::Slices => ("Slices", "view_slices"),
+            View::SlicesMut => ("SlicesMut", "view_slices_mut"),
+        };
+        (format_ident!("{ty}"), format_ident!("{f}"))
+    }
+
+    /// A column's type in this view.
+    fn field_ty(
+        self,
+        ty: &syn::Type,
+        nested: bool,
+        lt: &Lifetime,
+        soa: &TokenStream,
+    ) -> TokenStream {
+        if nested {
+            let (assoc, _) = self.assoc();
+            return quote!(<#ty as #soa::Soa>::#assoc<#lt>);
+        }
+        match self {
+            View::Ref => quote!(&#lt #ty),
+            View::Mut => quote!(&#lt mut #ty),
+            View::Slices => quote!(&#lt [#ty]),
+            View::SlicesMut => quote!(&#lt mut [#ty]),
+        }
+    }
+
+    fn shared(self) -> bool {
+        matches!(self, View::Ref | View::Slices)
+    }
+}
+
+fn generate(
+    input: &Input<'_>,
+    style: Style,
+    fields: &[Field<'_>],
+    field_attrs: &[FieldAttrs],
+    attrs: &Attrs,
+) -> TokenStream {
+    let krate = attrs
+        .krate
+        .clone()
+        .unwrap_or_else(|| parse_quote!(::arena_kit));
+    let soa = quote!(#krate::__private::soa);
+    let ident = input.ident;
+    let name = ident.unraw().to_string();
+    let vis = input.vis;
+
+    let lt = view_lifetime(input);
+    let mut view_generics = input.generics.clone();
+    view_generics
+        .params
+        .insert(0, GenericParam::Lifetime(LifetimeParam::new(lt.clone())));
+    {
+        let wc = view_generics.make_where_clause();
+        for p in input.generics.type_params() {
+            let t = &p.ident;
+            wc.predicates.push(parse_quote!(#t: #lt));
+        }
+        for p in input.generics.lifetimes() {
+            let l = &p.lifetime;
+            wc.predicates.push(parse_quote!(#l: #lt));
+        }
+    }
+    let (_, view_ty, view_where) = view_generics.split_for_impl();
+    let decl_params = &view_generics.params;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+
+    let bindings: Vec<Ident> = (0..fields.len())
+        .map(|i| format_ident!("__soa_{i}"))
+        .collect();
+    let members: Vec<&syn::Member> = fields.iter().map(|f| &f.member).collect();
+    let nested: Vec<bool> = field_attrs.iter().map(|a| a.nested.is_some()).collect();
+
+    let columns = fields
+        .iter()
+        .zip(&nested)
+        .rev()
+        .fold(quote!(()), |rest, (f, &n)| {
+            let ty = f.ty;
+            if n {
+                quote!((#soa::Nested<#ty>, #rest))
+            } else {
+                quote!((#soa::Col<#ty>, #rest))
+            }
+        });
+    let pattern = bindings
+        .iter()
+        .rev()
+        .fold(quote!(()), |rest, b| quote!((#b, #rest)));
+    let build = quote!({ #(#members: #bindings,)* });
+
+    let mut views = TokenStream::new();
+    let mut assoc_types = TokenStream::new();
+    let mut view_fns = TokenStream::new();
+    for view in View::ALL {
+        let view_name = format_ident!("{}{}", ident.unraw(), view.suffix());
+        let doc = view.doc(&name);
+        let derives: Vec<&syn::Path> = attrs
+            .derives
+            .iter()
+            .filter(|p| {
+                view.shared()
+                    || !p
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "Clone" || s.ident == "Copy")
+            })
+            .collect();
+        let derive_attr = (!derives.is_empty()).then(|| quote!(#[derive(#(#derives),*)]));
+        let field_decls = fields.iter().zip(&nested).map(|(f, &n)| {
+            let fvis = f.vis;
+            let fty = view.field_ty(f.ty, n, &lt, &soa);
+            let docs = field_docs(f);
+            match style {
+                Style::Named => {
+                    let m = &f.member;
+                    quote!(#(#docs)* #fvis #m: #fty)
+                }
+                _ => quote!(#(#docs)* #fvis #fty),
+            }
+        });
+        let body = match style {
+            Style::Named => quote!(#view_where { #(#field_decls,)* }),
+            _ => quote!(( #(#field_decls,)* ) #view_where;),
+        };
+        views.extend(quote! {
+            #[doc = #doc]
+            #derive_attr
+            // Not every program reads every view's every field.
+            #[allow(dead_code)]
+            #vis struct #view_name<#decl_params> #body
+        });
+        let (assoc, f) = view.assoc();
+        assoc_types.extend(quote! {
+            type #assoc<#lt> = #view_name #view_ty where Self: #lt;
+        });
+        view_fns.extend(quote! {
+            #[inline(always)]
+            fn #f<#lt>(#pattern: <Self::Columns as #soa::Columns>::#assoc<#lt>) -> Self::#assoc<#lt>
+            where
+                Self: #lt,
+            {
+                #view_name #build
+            }
+        });
+    }
+    let align = attrs
+        .align
+        .as_ref()
+        .map(|lit| quote!(const ALIGN: usize = #lit;));
+
+    quote! {
+        #views
+        #[doc(hidden)]
+        const _: () = {
+            // A row is split into its fields and rebuilt, so a type with its own `Drop` would run
+            // it on values that never existed: this impl conflicts with the blanket one if so.
+            trait SoaStructMustNotImplementDrop {}
+            #[allow(drop_bounds)]
+            impl<T: #krate::__private::core::ops::Drop> SoaStructMustNotImplementDrop for T {}
+            impl #impl_generics SoaStructMustNotImplementDrop for #ident #ty_generics #where_clause {}
+            #[automatically_derived]
+            impl #impl_generics #soa::Soa for #ident #ty_generics #where_clause {
+                type Columns = #columns;
+                #assoc_types
+                #align
+                #[inline(always)]
+                fn into_columns(self) -> <Self::Columns as #soa::Columns>::Owned {
+                    let Self #build = self;
+                    #pattern
+                }
+                #[inline(always)]
+                fn from_columns(#pattern: <Self::Columns as #soa::Columns>::Owned) -> Self {
+                    Self #build
+                }
+                #view_fns
+            }
+        };
+    }
+}
+
+/// The lifetime of the views: `'a`, or `'__soa` if the struct already has an `'a`.
+fn view_lifetime(input: &Input<'_>) -> Lifetime {
+    let taken = input.generics.lifetimes().any(|l| l.lifetime.ident == "a");
+    Lifetime::new(
+        if taken { "'__soa" } else { "'a" },
+        proc_macro2::Span::call_site(),
+    )
+}
+
+/// The field's own doc comments, or a line naming it, so views pass `missing_docs`.
+fn field_docs(f: &Field<'_>) -> Vec<TokenStream> {
+    let own: Vec<TokenStream> = f
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .map(|a| quote!(#a))
+        .collect();
+    if own.is_empty() {
+        let doc = format!("The `{}` field.", f.name());
+        vec![quote!(#[doc = #doc])]
+    } else {
+        own
+    }
+}

@@ -1,0 +1,9 @@
+use arena_kit::Soa;
+
+#[derive(Soa)]
+#[soa(align = 64, align = 32)]
+struct Particle {
+    x: f32,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use arena_kit::Soa;
+
+#[derive(Soa)]
+struct Marker;
+
+#[derive(Soa)]
+struct Empty {}
+
+fn main() {}
