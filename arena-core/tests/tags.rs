@@ -2,6 +2,8 @@
 //! example built from real allocators.
 
 mod support;
+#[macro_use]
+mod soa_macro;
 
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -12,11 +14,13 @@ use std::alloc::Layout;
 use arena_core::arena::{Arena, FrameArena, GuardSide};
 use arena_core::heap::FreeListHeap;
 use arena_core::pool::Pool;
+use arena_core::soa::{SoaPool, SoaVec};
 use arena_core::tags::{
     Budget, GuardedHeap, MemoryUsage, Policy, Refused, Registry, Report, Source, Tag, TagPath,
     Tracked,
 };
 use proptest::prelude::*;
+use soa_macro::Particle;
 use support::{miri_or, proptest_config};
 
 /// The seeds' tags, with `Particles` under `Rendering` for hierarchy tests.
@@ -618,6 +622,44 @@ fn poison_is_visible_after_reset() {
     if arena_core::poison::ENABLED {
         assert!(bytes.iter().all(|&b| b == arena_core::poison::FRESH));
     }
+}
+
+fn particle() -> Particle {
+    Particle {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+        vx: 1.0,
+        vy: 0.0,
+        vz: 0.0,
+        life: 1.0,
+    }
+}
+
+#[test]
+fn soa_containers_are_tracked_and_budgeted() {
+    // The seeds' 28-byte particle.
+    let mut sparks = Tracked::new(SoaVec::with_capacity(8), "sparks", Particles)
+        .with_budget(Budget::fail(3 * 28));
+    for _ in 0..3 {
+        sparks.push(particle());
+    }
+    let refused = sparks.try_push(particle()).unwrap_err();
+    assert_eq!(refused.budget_exceeded().unwrap().current, 84);
+    assert_eq!(sparks.len(), 3); // reads go to the vector
+    let mut enemies = Tracked::new(SoaPool::with_capacity(4), "debris", Particles);
+    let h = enemies.insert(particle());
+    enemies.try_insert(particle()).unwrap();
+    assert!(enemies.remove(h).is_some());
+    let report = Report::gather(&[&sparks, &enemies]);
+    assert_eq!(
+        report.totals().to_string(),
+        "Rendering: 112 bytes\nRendering/Particles: 112 bytes\n"
+    );
+    assert_eq!(report.allocators()[0].usage.reserved, 8 * 28);
+    enemies.set_forgive_leaks(true);
+    sparks.clear();
+    assert!(sparks.pop().is_none());
 }
 
 #[test]

@@ -71,6 +71,8 @@ mod registry;
 #[cfg(feature = "alloc")]
 mod report;
 #[cfg(feature = "alloc")]
+mod soa;
+#[cfg(feature = "alloc")]
 mod svg;
 mod tag;
 mod tracked;

@@ -133,3 +133,38 @@ pub(crate) fn pool_slot_bytes<T>() -> usize {
     }
     size_of::<Slot<T>>()
 }
+
+/// Current = rows × `size_of::<T>()` (an upper bound: columns store no padding between fields),
+/// reserved = capacity × the same. A `SoaVec` keeps no high-water mark, so the peak is the
+/// current value; the [`Registry`](super::Registry) history keeps the per-frame values.
+#[cfg(feature = "alloc")]
+impl<T: crate::soa::Soa> MemoryUsage for crate::soa::SoaVec<T> {
+    fn usage(&self) -> Usage {
+        let current = self.len().saturating_mul(size_of::<T>());
+        Usage {
+            current,
+            peak: current,
+            allocations: self.len(),
+            reserved: self.capacity().saturating_mul(size_of::<T>()),
+        }
+    }
+}
+
+/// As for [`SoaVec`](crate::soa::SoaVec): live values × `size_of::<T>()`, no high-water mark.
+/// Live values at drop are reported as leaks, as for [`Pool`].
+#[cfg(feature = "alloc")]
+impl<T: crate::soa::Soa> MemoryUsage for crate::soa::SoaPool<T> {
+    fn usage(&self) -> Usage {
+        let current = self.len().saturating_mul(size_of::<T>());
+        Usage {
+            current,
+            peak: current,
+            allocations: self.len(),
+            reserved: self.capacity().saturating_mul(size_of::<T>()),
+        }
+    }
+
+    fn reports_leaks(&self) -> bool {
+        true
+    }
+}
