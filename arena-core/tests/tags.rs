@@ -335,6 +335,44 @@ fn peaks_across_frames() {
 }
 
 #[test]
+fn frame_budgets_apply_to_each_frame() {
+    let mut frames = Tracked::new(
+        FrameArena::<2>::with_capacity(1024),
+        "draw lists",
+        Rendering,
+    )
+    .with_budget(Budget::fail(256));
+    for _ in 0..3 {
+        let frame = frames.begin_frame();
+        assert_eq!(
+            (frame.name(), frame.budget()),
+            ("draw lists", Some(Budget::fail(256)))
+        );
+        frame.alloc([0u8; 200]);
+        // The previous frame's 200 bytes are in the other buffer: only this frame's count.
+        let err = frame.try_alloc([0u8; 100]).unwrap_err();
+        assert_eq!(err.budget_exceeded().unwrap().current, 200);
+    }
+    assert_eq!(frames.usage().current, 400); // both buffers
+}
+
+#[test]
+fn buffer_arenas_are_tracked_too() {
+    let mut buffer = [std::mem::MaybeUninit::<u8>::uninit(); 128];
+    let scratch = Tracked::new(Arena::from_buffer(&mut buffer), "stack scratch", AI)
+        .with_budget(Budget::fail(64));
+    scratch.alloc([1u8; 64]);
+    assert!(
+        scratch
+            .try_alloc(1u8)
+            .unwrap_err()
+            .budget_exceeded()
+            .is_some()
+    );
+    assert_eq!(scratch.usage().reserved, 128);
+}
+
+#[test]
 fn history_keeps_a_bounded_window() {
     let a = Tracked::new(Arena::with_capacity(64), "a", AI);
     let mut registry = Registry::with_history(3);
