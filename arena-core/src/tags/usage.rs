@@ -134,19 +134,25 @@ pub(crate) fn pool_slot_bytes<T>() -> usize {
     size_of::<Slot<T>>()
 }
 
+/// `len` rows of `T` out of `capacity`, with no high-water mark kept: the peak is the current.
+#[cfg(feature = "alloc")]
+fn rows<T>(len: usize, capacity: usize) -> Usage {
+    let current = len.saturating_mul(size_of::<T>());
+    Usage {
+        current,
+        peak: current,
+        allocations: len,
+        reserved: capacity.saturating_mul(size_of::<T>()),
+    }
+}
+
 /// Current = rows × `size_of::<T>()` (an upper bound: columns store no padding between fields),
 /// reserved = capacity × the same. A `SoaVec` keeps no high-water mark, so the peak is the
 /// current value; the [`Registry`](super::Registry) history keeps the per-frame values.
 #[cfg(feature = "alloc")]
 impl<T: crate::soa::Soa> MemoryUsage for crate::soa::SoaVec<T> {
     fn usage(&self) -> Usage {
-        let current = self.len().saturating_mul(size_of::<T>());
-        Usage {
-            current,
-            peak: current,
-            allocations: self.len(),
-            reserved: self.capacity().saturating_mul(size_of::<T>()),
-        }
+        rows::<T>(self.len(), self.capacity())
     }
 }
 
@@ -155,13 +161,7 @@ impl<T: crate::soa::Soa> MemoryUsage for crate::soa::SoaVec<T> {
 #[cfg(feature = "alloc")]
 impl<T: crate::soa::Soa> MemoryUsage for crate::soa::SoaPool<T> {
     fn usage(&self) -> Usage {
-        let current = self.len().saturating_mul(size_of::<T>());
-        Usage {
-            current,
-            peak: current,
-            allocations: self.len(),
-            reserved: self.capacity().saturating_mul(size_of::<T>()),
-        }
+        rows::<T>(self.len(), self.capacity())
     }
 
     fn reports_leaks(&self) -> bool {
