@@ -11,13 +11,15 @@ mod frame_scratch;
 mod layout_report;
 #[path = "level_heap.rs"]
 mod level_heap;
+#[path = "memory_report.rs"]
+mod memory_report;
 #[path = "particles.rs"]
 mod particles;
 #[path = "telemetry.rs"]
 mod telemetry;
 
 fn main() {
-    let stops: [(&str, fn()); 6] = [
+    let stops: [(&str, fn()); 7] = [
         ("what structs cost: #[derive(Layout)]", layout_report::run),
         (
             "a particle system as columns: #[derive(Soa)] and SoaVec",
@@ -38,6 +40,10 @@ fn main() {
         (
             "loading and unloading a level: FreeListHeap",
             level_heap::run,
+        ),
+        (
+            "who owns every byte: memory tags, budgets and the report",
+            memory_report::run,
         ),
     ];
     for (i, (title, run)) in stops.iter().enumerate() {
