@@ -121,6 +121,15 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
         &mut self.inner
     }
 
+    /// The allocator, without its name, tag and budget. No leak report is made: the values live on
+    /// in the allocator returned.
+    pub fn into_inner(self) -> A {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never used or dropped again, so `inner` is moved out exactly once;
+        // the labels are `Copy` and need no drop.
+        unsafe { core::ptr::read(&this.inner) }
+    }
+
     /// The values this allocator holds now, as a [`Leak`] if it is a pool or heap holding any.
     /// What the drop check reports; call it yourself at shutdown for a report in release builds.
     pub fn leak(&self) -> Option<Leak> {
