@@ -2,6 +2,10 @@
 //!
 //! Run: `cargo bench --bench arena -- --warm-up-time 1 --measurement-time 3`
 
+#[path = "support/interleaved.rs"]
+mod interleaved;
+
+use interleaved::Interleaved;
 use std::hint::black_box;
 
 use arena_kit::arena::Arena;
@@ -161,8 +165,7 @@ fn interleaved_best_of() {
     let mut droppy = Arena::with_capacity(2 << 20);
     let mut bs_drop: bump_scope::Bump = bump_scope::Bump::with_size(2 << 20);
     let mut boxes: Vec<Box<Obj>> = Vec::with_capacity(N);
-    let mut best = [u128::MAX; 8];
-    let names = [
+    let mut bench = Interleaved::new(&[
         "alloc+reset arena-kit",
         "alloc+reset bumpalo",
         "alloc+reset bump-scope",
@@ -171,51 +174,46 @@ fn interleaved_best_of() {
         "scope bump-scope scoped",
         "droppable arena-kit",
         "droppable bump-scope BumpBox",
-    ];
+    ]);
     for _ in 0..rounds {
-        let mut time = |k: usize, f: &mut dyn FnMut()| {
-            let t = std::time::Instant::now();
-            f();
-            best[k] = best[k].min(t.elapsed().as_nanos());
-        };
-        time(0, &mut || {
+        bench.time(0, || {
             for i in 0..N {
                 black_box(ours.alloc(obj(i)));
             }
             ours.reset();
         });
-        time(1, &mut || {
+        bench.time(1, || {
             for i in 0..N {
                 black_box(bumpalo.alloc(obj(i)));
             }
             bumpalo.reset();
         });
-        time(2, &mut || {
+        bench.time(2, || {
             for i in 0..N {
                 black_box(bs.alloc(obj(i)).into_mut());
             }
             bs.reset();
         });
-        time(3, &mut || {
+        bench.time(3, || {
             for i in 0..N {
                 boxes.push(black_box(Box::new(obj(i))));
             }
             boxes.clear();
         });
-        time(4, &mut || {
+        bench.time(4, || {
             let scope = scoped_arena.scope();
             for i in 0..N {
                 black_box(scope.alloc(obj(i)));
             }
         });
-        time(5, &mut || {
+        bench.time(5, || {
             bs_scoped.scoped(|s| {
                 for i in 0..N {
                     black_box(s.alloc(obj(i)).into_mut());
                 }
             })
         });
-        time(6, &mut || {
+        bench.time(6, || {
             for i in 0..N {
                 black_box(droppy.alloc(Droppy {
                     fields: obj(i).fields,
@@ -223,7 +221,7 @@ fn interleaved_best_of() {
             }
             droppy.reset();
         });
-        time(7, &mut || {
+        bench.time(7, || {
             bs_drop.scoped(|s| {
                 let mut i = 0;
                 let held = s.alloc_slice_fill_with(N, || {
@@ -236,28 +234,17 @@ fn interleaved_best_of() {
             })
         });
     }
-    println!("interleaved best of {rounds} rounds (10,000 x 64-byte values per round):");
-    for (name, ns) in names.iter().zip(best) {
-        println!("  {name:<30} {:>9.1} us", ns as f64 / 1000.0);
-    }
-    let ratio = |a: usize, b: usize| best[a] as f64 / best[b] as f64;
-    let best_peer = best[1].min(best[2]);
-    println!(
-        "  ratio alloc+reset ours / best peer     {:.3}",
-        best[0] as f64 / best_peer as f64
+    bench.print(&format!(
+        "interleaved best of {rounds} rounds (10,000 x 64-byte values per round):"
+    ));
+    let best_peer = bench.best(1).min(bench.best(2));
+    Interleaved::print_ratio(
+        "alloc+reset ours / best peer",
+        bench.best(0) as f64 / best_peer as f64,
     );
-    println!(
-        "  ratio Box::new / ours                  {:.1}",
-        ratio(3, 0)
-    );
-    println!(
-        "  ratio scope ours / bump-scope scoped   {:.3}",
-        ratio(4, 5)
-    );
-    println!(
-        "  ratio droppable ours / bump-scope      {:.3}",
-        ratio(6, 7)
-    );
+    Interleaved::print_ratio("Box::new / ours", bench.ratio(3, 0));
+    Interleaved::print_ratio("scope ours / bump-scope scoped", bench.ratio(4, 5));
+    Interleaved::print_ratio("droppable ours / bump-scope", bench.ratio(6, 7));
 }
 
 criterion_group!(benches, alloc_then_reset, scoped, drop_values);

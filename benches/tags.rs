@@ -3,6 +3,10 @@
 //!
 //! Run: `cargo bench --bench tags -- --warm-up-time 1 --measurement-time 3`
 
+#[path = "support/interleaved.rs"]
+mod interleaved;
+
+use interleaved::Interleaved;
 use std::hint::black_box;
 
 use arena_kit::arena::Arena;
@@ -135,79 +139,59 @@ fn interleaved_best_of() {
     let (mut plain, mut tagged, mut budgeted) = arenas();
     let mut bump = bumpalo::Bump::with_capacity(1 << 20);
     let (mut pool, mut tracked_pool) = pools();
-    let names = [
+    let mut bench = Interleaved::new(&[
         "arena untagged",
         "arena tagged, no budget",
         "arena tagged, budget",
         "bumpalo",
         "pool untagged",
         "pool tagged, budget",
-    ];
-    let mut best = [u128::MAX; 6];
+    ]);
     for _ in 0..rounds {
-        let mut time = |k: usize, f: &mut dyn FnMut()| {
-            let t = std::time::Instant::now();
-            f();
-            best[k] = best[k].min(t.elapsed().as_nanos());
-        };
-        time(0, &mut || {
+        bench.time(0, || {
             for i in 0..N {
                 black_box(plain.alloc(obj(i)));
             }
             plain.reset();
         });
-        time(1, &mut || {
+        bench.time(1, || {
             for i in 0..N {
                 black_box(tagged.alloc(obj(i)));
             }
             tagged.reset();
         });
-        time(2, &mut || {
+        bench.time(2, || {
             for i in 0..N {
                 black_box(budgeted.alloc(obj(i)));
             }
             budgeted.reset();
         });
-        time(3, &mut || {
+        bench.time(3, || {
             for i in 0..N {
                 black_box(bump.alloc(obj(i)));
             }
             bump.reset();
         });
-        time(4, &mut || {
+        bench.time(4, || {
             for i in 0..N {
                 black_box(pool.insert(obj(i)));
             }
             pool.clear();
         });
-        time(5, &mut || {
+        bench.time(5, || {
             for i in 0..N {
                 black_box(tracked_pool.insert(obj(i)));
             }
             tracked_pool.clear();
         });
     }
-    println!("interleaved best of {rounds} rounds (10,000 x 64-byte values per round):");
-    for (name, ns) in names.iter().zip(best) {
-        println!("  {name:<30} {:>9.1} us", ns as f64 / 1000.0);
-    }
-    let ratio = |a: usize, b: usize| best[a] as f64 / best[b] as f64;
-    println!(
-        "  ratio tagged / untagged arena          {:.3}",
-        ratio(1, 0)
-    );
-    println!(
-        "  ratio budgeted / untagged arena        {:.3}",
-        ratio(2, 0)
-    );
-    println!(
-        "  ratio budgeted arena / bumpalo         {:.3}",
-        ratio(2, 3)
-    );
-    println!(
-        "  ratio budgeted / untagged pool         {:.3}",
-        ratio(5, 4)
-    );
+    bench.print(&format!(
+        "interleaved best of {rounds} rounds (10,000 x 64-byte values per round):"
+    ));
+    Interleaved::print_ratio("tagged / untagged arena", bench.ratio(1, 0));
+    Interleaved::print_ratio("budgeted / untagged arena", bench.ratio(2, 0));
+    Interleaved::print_ratio("budgeted arena / bumpalo", bench.ratio(2, 3));
+    Interleaved::print_ratio("budgeted / untagged pool", bench.ratio(5, 4));
 }
 
 criterion_group!(benches, alloc_then_reset, insert_then_clear, report);
