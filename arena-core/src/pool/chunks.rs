@@ -159,6 +159,19 @@ impl<T> Chunks<T> {
         }
     }
 
+    /// Slot `index` if it is in block 0 (every slot of a fixed pool): the lookups' fast path,
+    /// one compare.
+    #[inline(always)]
+    pub(crate) fn get_in_first(&self, index: u32) -> Option<&Slot<T>> {
+        if index < self.first_len {
+            // SAFETY: `index` is within block 0, whose slots are initialized and owned by `self`;
+            // the shared borrow of `self` keeps writers away.
+            Some(unsafe { &*self.first.as_ptr().add(index as usize) })
+        } else {
+            None
+        }
+    }
+
     /// Slot `index` mutably if it is in block 0 (every slot of a fixed pool): the inserts' fast
     /// path, one compare.
     #[inline(always)]
