@@ -30,7 +30,9 @@ pub(crate) const NIL: usize = usize::MAX;
 const USED: u64 = 1;
 
 /// The block size that holds `requested` payload bytes: tags added, rounded up to the granule,
-/// at least [`MIN_BLOCK`]. `None` if that overflows.
+/// at least [`MIN_BLOCK`]. `None` if that overflows. (`#[inline]`: on every `alloc`, and not
+/// generic, so callers in other crates could not inline it otherwise.)
+#[inline]
 pub(crate) fn block_size_for(requested: usize) -> Option<usize> {
     let raw = requested.checked_add(OVERHEAD + GRANULE - 1)? & !(GRANULE - 1);
     Some(raw.max(MIN_BLOCK))
@@ -49,6 +51,12 @@ pub(crate) struct Header {
 pub(crate) struct Region {
     base: NonNull<u8>,
     len: usize,
+    /// `len - (TAG - 1)`, saturating: a whole word fits at `off` exactly when `off < word_lim`,
+    /// so the word accessors' bounds check is one compare.
+    word_lim: usize,
+    /// `word_lim - TAG`, saturating: two adjacent words fit at `off` exactly when
+    /// `off < pair_lim`.
+    pair_lim: usize,
 }
 
 impl Region {
@@ -61,7 +69,12 @@ impl Region {
     ///   hands out with [`Region::ptr`] (the caller's payloads, which the heap never touches while
     ///   they are live).
     pub(crate) unsafe fn new(base: NonNull<u8>, len: usize) -> Self {
-        Region { base, len }
+        Region {
+            base,
+            len,
+            word_lim: len.saturating_sub(TAG - 1),
+            pair_lim: len.saturating_sub(2 * TAG - 1),
+        }
     }
 
     /// The base pointer (for deallocating an owned buffer).
@@ -90,11 +103,19 @@ impl Region {
         }
     }
 
+    /// The bounds check of a word access: one compare.
+    #[inline(always)]
+    fn check_word(&self, off: usize) {
+        if off >= self.word_lim {
+            out_of_bounds(off, TAG, self.len);
+        }
+    }
+
     /// The word at `off`.
     #[inline]
     pub(crate) fn word(&self, off: usize) -> u64 {
-        self.check(off, TAG);
-        // SAFETY: `check` proved `off..off + 8` lies inside the region, which `new`'s contract makes
+        self.check_word(off);
+        // SAFETY: `check_word` proved `off..off + 8` lies inside the region, which `new`'s contract makes
         // valid for reads; `read_unaligned` has no alignment requirement.
         unsafe { self.base.as_ptr().add(off).cast::<u64>().read_unaligned() }
     }
@@ -102,7 +123,7 @@ impl Region {
     /// Writes the word at `off`.
     #[inline]
     pub(crate) fn set_word(&mut self, off: usize, value: u64) {
-        self.check(off, TAG);
+        self.check_word(off);
         // SAFETY: as in `word`; the region is valid for writes and `&mut self` rules out a
         // concurrent access through this region.
         unsafe {
@@ -186,6 +207,46 @@ impl Region {
     pub(crate) fn free_size_before(&self, b: usize) -> Option<usize> {
         let w = self.word(b - TAG);
         (w & USED == 0).then_some(w as usize)
+    }
+
+    /// Both free-list links of the free block at `b`, `(next, prev)`: the two adjacent words
+    /// under one bounds check.
+    #[inline]
+    pub(crate) fn links(&self, b: usize) -> (usize, usize) {
+        let at = b.wrapping_add(TAG);
+        self.check_two_words(at);
+        // SAFETY: `check_two_words` proved `at..at + 16` lies inside the region, valid for reads
+        // (`new`'s contract); `read_unaligned` has no alignment requirement.
+        unsafe {
+            let p = self.base.as_ptr().add(at).cast::<u64>();
+            (
+                p.read_unaligned() as usize,
+                p.add(1).read_unaligned() as usize,
+            )
+        }
+    }
+
+    /// Sets both free-list links of the free block at `b` under one bounds check.
+    #[inline]
+    pub(crate) fn set_links(&mut self, b: usize, next: usize, prev: usize) {
+        let at = b.wrapping_add(TAG);
+        self.check_two_words(at);
+        // SAFETY: as in `links`; valid for writes, and `&mut self` rules out another access
+        // through this region.
+        unsafe {
+            let p = self.base.as_ptr().add(at).cast::<u64>();
+            p.write_unaligned(next as u64);
+            p.add(1).write_unaligned(prev as u64);
+        }
+    }
+
+    /// The bounds check of a two-word access at `off`: `off + 16 <= len`, so both `off` and
+    /// `off + 8` are whole words inside the region. One compare.
+    #[inline(always)]
+    fn check_two_words(&self, off: usize) {
+        if off >= self.pair_lim {
+            out_of_bounds(off, 2 * TAG, self.len);
+        }
     }
 
     /// The free-list successor of the free block at `b`.

@@ -119,8 +119,7 @@ impl FreeLists {
     pub(crate) fn insert(&mut self, region: &mut Region, b: usize, size: usize) {
         let (fl, sl) = class_of(size);
         let head = self.heads[fl][sl];
-        region.set_next_free(b, head);
-        region.set_prev_free(b, NIL);
+        region.set_links(b, head, NIL);
         if head != NIL {
             region.set_prev_free(head, b);
         }
@@ -131,17 +130,17 @@ impl FreeLists {
     }
 
     /// Unlinks the free block `b` of `size` bytes from its list.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn remove(&mut self, region: &mut Region, b: usize, size: usize) {
-        let (fl, sl) = class_of(size);
-        let next = region.next_free(b);
-        let prev = region.prev_free(b);
+        let (next, prev) = region.links(b);
         if next != NIL {
             region.set_prev_free(next, prev);
         }
         if prev != NIL {
             region.set_next_free(prev, next);
         } else {
+            // Only a list head needs its class: the list head and bitmaps are updated.
+            let (fl, sl) = class_of(size);
             self.heads[fl][sl] = next;
             if next == NIL {
                 self.sl_bitmap[fl] &= !(1 << sl);

@@ -159,6 +159,32 @@ impl<T> Chunks<T> {
         }
     }
 
+    /// Slot `index` if it is in block 0 (every slot of a fixed pool): the lookups' fast path,
+    /// one compare.
+    #[inline(always)]
+    pub(crate) fn get_in_first(&self, index: u32) -> Option<&Slot<T>> {
+        if index < self.first_len {
+            // SAFETY: `index` is within block 0, whose slots are initialized and owned by `self`;
+            // the shared borrow of `self` keeps writers away.
+            Some(unsafe { &*self.first.as_ptr().add(index as usize) })
+        } else {
+            None
+        }
+    }
+
+    /// Slot `index` mutably if it is in block 0 (every slot of a fixed pool): the inserts' fast
+    /// path, one compare.
+    #[inline(always)]
+    pub(crate) fn get_mut_in_first(&mut self, index: u32) -> Option<&mut Slot<T>> {
+        if index < self.first_len {
+            // SAFETY: `index` is within block 0, whose slots are initialized and owned by `self`;
+            // the unique borrow of `self` makes this the only reference.
+            Some(unsafe { &mut *self.first.as_ptr().add(index as usize) })
+        } else {
+            None
+        }
+    }
+
     #[inline]
     fn ptr_in_rest(&self, index: u32) -> Option<*mut Slot<T>> {
         let shift = self.shift?;

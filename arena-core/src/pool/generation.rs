@@ -57,6 +57,9 @@ pub(crate) struct Generations {
     tag_bits: u32,
     /// The (even) generation of a slot that was never used.
     first: u32,
+    /// The counter bits of this layout ([`counter_mask`](Self::counter_mask)), kept so that
+    /// `vacate` on the remove path is one `and` and one compare.
+    mask: u32,
 }
 
 impl Generations {
@@ -69,16 +72,23 @@ impl Generations {
         } else {
             0
         };
-        let scheme = Generations {
-            tag_bits,
-            first: tag_bits,
-        };
+        let scheme = Self::with_parts(tag_bits, tag_bits);
         let budget = budget.unwrap_or(u32::MAX).clamp(1, scheme.max_budget());
         // Occupied counters run first+1, first+3, ..., mask: (mask + 1 - first) / 2 values.
         let first = scheme.counter_mask() + 1 - 2 * budget;
+        Self::with_parts(tag_bits, tag_bits | first)
+    }
+
+    const fn with_parts(tag_bits: u32, first: u32) -> Self {
+        let mask = if tag_bits & TAGGED != 0 {
+            TAGGED_COUNTER
+        } else {
+            UNTAGGED_COUNTER
+        };
         Generations {
             tag_bits,
-            first: tag_bits | first,
+            first,
+            mask,
         }
     }
 
@@ -86,7 +96,7 @@ impl Generations {
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub(crate) fn from_raw(tag_bits: u32, first: u32) -> Option<Self> {
         let valid_tag = tag_bits == 0 || (tag_bits & TAGGED != 0 && tag_bits & !TAG_FIELD == 0);
-        let scheme = Generations { tag_bits, first };
+        let scheme = Self::with_parts(tag_bits, first);
         (valid_tag && scheme.owns(first) && first & 1 == 0).then_some(scheme)
     }
 
@@ -102,11 +112,7 @@ impl Generations {
     }
 
     const fn counter_mask(self) -> u32 {
-        if self.tag_bits & TAGGED != 0 {
-            TAGGED_COUNTER
-        } else {
-            UNTAGGED_COUNTER
-        }
+        self.mask
     }
 
     /// The most values one slot can hold in its life under this layout.

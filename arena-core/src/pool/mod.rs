@@ -67,6 +67,7 @@ mod serde;
 mod slot;
 
 use core::fmt;
+use core::num::NonZeroU32;
 use core::ops::{Index, IndexMut};
 
 pub use chunks::MAX_CAPACITY;
@@ -331,10 +332,70 @@ impl<T> Pool<T> {
     /// is in use (and the pool cannot grow). O(1).
     #[inline(always)]
     pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
+        let index = self.free_head;
+        match self.chunks.get_mut_in_first(index) {
+            Some(slot) => {
+                let (generation, next) = slot.occupy_vacant(value);
+                Ok(self.popped_free_head(index, generation, next))
+            }
+            None => self.try_insert_slow(value),
+        }
+    }
+
+    /// The bookkeeping after the inserts' fast path put a value into the free-list head `index`
+    /// (in block 0, every slot of a fixed pool). The fast path is kept small (one compare for the
+    /// index, one vacancy check, no growth or panic code, the value moved once) so that `insert`
+    /// inlines into callers' loops; everything else (never-used slots, later chunks, growth, a
+    /// full pool) is in the out-of-line slow paths.
+    #[inline(always)]
+    fn popped_free_head(&mut self, index: u32, generation: NonZeroU32, next: u32) -> Handle<T> {
+        self.free_head = next;
+        self.len += 1;
+        self.inserts += 1;
+        if self.len > self.peak_live {
+            self.peak_live = self.len;
+        }
+        Handle::new(index, generation)
+    }
+
+    #[inline(never)]
+    fn try_insert_slow(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
         match self.next_slot() {
             Some(index) => Ok(self.fill(index, |_| value)),
             None => Err(PoolFull::new(value, self.capacity())),
         }
+    }
+
+    /// The slow path of [`insert`](Self::insert): claims a vacant slot that is not the block-0
+    /// free-list head (a never-used slot, a later chunk's, after growing), with the bookkeeping
+    /// of a filled slot already done, or panics if the pool is full. The caller moves the value
+    /// in at once (nothing can fail in between): the value is never passed to this out-of-line
+    /// function, so the inlined `insert` keeps it out of memory LLVM must keep addressable.
+    #[inline(never)]
+    #[track_caller]
+    fn claim_slow(&mut self) -> (u32, &mut Slot<T>) {
+        let Some(index) = self.next_slot() else {
+            self.full_panic()
+        };
+        if index == self.free_head {
+            let head = self
+                .chunks
+                .get(index)
+                .expect("next_slot returns a slot index");
+            self.free_head = head.next_free().expect("the free-list head is vacant");
+        } else {
+            self.high_water += 1;
+        }
+        self.len += 1;
+        self.inserts += 1;
+        if self.len > self.peak_live {
+            self.peak_live = self.len;
+        }
+        let slot = self
+            .chunks
+            .get_mut(index)
+            .expect("next_slot returns a slot index");
+        (index, slot)
     }
 
     /// Inserts `value` and returns its handle. O(1).
@@ -345,9 +406,17 @@ impl<T> Pool<T> {
     #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        match self.next_slot() {
-            Some(index) => self.fill(index, |_| value),
-            None => self.full_panic(),
+        let index = self.free_head;
+        match self.chunks.get_mut_in_first(index) {
+            Some(slot) => {
+                let (generation, next) = slot.occupy_vacant(value);
+                self.popped_free_head(index, generation, next)
+            }
+            None => {
+                let (index, slot) = self.claim_slow();
+                let (generation, _) = slot.occupy_vacant(value);
+                Handle::new(index, generation)
+            }
         }
     }
 
@@ -396,6 +465,22 @@ impl<T> Pool<T> {
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     pub fn get(&self, handle: Handle<T>) -> Option<&T> {
+        // Block 0 (every slot of a fixed pool) inline; later chunks and out-of-range indexes out
+        // of line, so the common path is one compare and one add, as in a `Vec`.
+        let Some(slot) = self.chunks.get_in_first(handle.index()) else {
+            return self.get_beyond_first(handle);
+        };
+        if let Some(value) = slot.get(handle.generation()) {
+            return Some(value);
+        }
+        self.miss(handle);
+        None
+    }
+
+    /// [`get`](Self::get) for an index past block 0.
+    #[inline(never)]
+    #[track_caller]
+    fn get_beyond_first(&self, handle: Handle<T>) -> Option<&T> {
         if let Some(slot) = self.chunks.get(handle.index())
             && let Some(value) = slot.get(handle.generation())
         {
@@ -446,30 +531,53 @@ impl<T> Pool<T> {
     pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
         let index = handle.index();
         let generation = handle.generation().get();
-        let free_head = self.free_head;
-        let generations = self.generations;
-        let Some(slot) = self
-            .chunks
-            .get_mut(index)
-            .filter(|s| s.generation() == generation)
-        else {
-            self.miss(handle);
+        // Block 0 inline, as in `get`; later chunks out of line.
+        let Some(slot) = self.chunks.get_mut_in_first(index) else {
+            return self.remove_beyond_first(handle);
+        };
+        if slot.generation() != generation {
+            self.remove_miss(handle);
             return None;
+        }
+        let Some(vacant) = self.generations.vacate(generation) else {
+            return Some(self.remove_retiring(index));
         };
-        let value = match generations.vacate(generation) {
-            Some(vacant) => {
-                let value = slot.vacate(vacant, free_head);
-                self.free_head = index;
-                value
-            }
-            None => {
-                let value = slot.vacate(generations.retired(), NO_SLOT);
-                self.retired += 1;
-                value
-            }
-        };
+        let value = slot.vacate(vacant, self.free_head);
+        self.free_head = index;
         self.len -= 1;
         Some(value)
+    }
+
+    /// [`remove`](Self::remove) for an index past block 0.
+    #[inline(never)]
+    #[track_caller]
+    fn remove_beyond_first(&mut self, handle: Handle<T>) -> Option<T> {
+        let index = handle.index();
+        match self.chunks.get(index) {
+            Some(slot) if slot.generation() == handle.generation().get() => {
+                Some(self.remove_at(index))
+            }
+            _ => {
+                self.miss(handle);
+                None
+            }
+        }
+    }
+
+    /// `remove` of the last value a slot can hold (once per 2^30 uses): out of line, so that
+    /// `remove` inlines into callers' loops.
+    #[cold]
+    #[inline(never)]
+    fn remove_retiring(&mut self, index: u32) -> T {
+        self.remove_at(index)
+    }
+
+    /// `remove` found no live value: kept out of line so `remove` inlines into callers' loops.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn remove_miss(&self, handle: Handle<T>) {
+        self.miss(handle);
     }
 
     /// Removes the value in occupied slot `index`.

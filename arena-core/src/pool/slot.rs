@@ -147,6 +147,25 @@ impl<T> Slot<T> {
         self.generation = generation;
     }
 
+    /// Puts `value` into this slot, which must be vacant, with the next odd generation; returns
+    /// that generation and the slot's old free-list link. One vacancy check covers both the link
+    /// read and the write.
+    ///
+    /// # Panics
+    /// If the slot is occupied: the pool's bookkeeping is broken.
+    #[inline(always)]
+    pub(crate) fn occupy_vacant(&mut self, value: T) -> (NonZeroU32, u32) {
+        if self.is_occupied() {
+            bookkeeping_broken();
+        }
+        // SAFETY: the generation is even, so `next_free` is the initialized field.
+        let next = unsafe { self.cell.next_free };
+        let generation = super::generation::Generations::occupy(self.generation);
+        self.cell.value = ManuallyDrop::new(value);
+        self.generation = generation.get();
+        (generation, next)
+    }
+
     /// Takes the value out of an occupied slot, leaving it vacant with the (even) `generation`
     /// and link `next_free`. In debug builds the value's bytes are overwritten with
     /// [`poison::FREED`] first.
@@ -211,4 +230,11 @@ impl<T> Slot<T> {
         // `ManuallyDrop<T>` has the layout of `T`.
         unsafe { (&raw mut (*slot).cell.value).cast::<T>() }
     }
+}
+
+/// The failure path of the slots' bookkeeping checks, kept out of the hot path.
+#[cold]
+#[inline(never)]
+fn bookkeeping_broken() -> ! {
+    panic!("pool slot bookkeeping broken")
 }
