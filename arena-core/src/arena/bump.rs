@@ -34,6 +34,25 @@ impl Arena {
         }
     }
 
+    /// Moves the bump pointer to `addr` inside the current page, keeping the page's provenance
+    /// (never adopting a caller's pointer), and returns the new cursor. Used to give back or
+    /// extend the newest block.
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    pub(super) fn move_cursor_to(&self, addr: usize) -> NonNull<u8> {
+        let (start, end) = (self.cur_start.get(), self.end.get());
+        assert!(
+            (start.as_ptr() as usize..=end.as_ptr() as usize).contains(&addr),
+            "the bump pointer stays inside the current page"
+        );
+        // `addr` is inside the current page, so the cursor's provenance (the page's) covers it;
+        // the page start is non-null, so `addr` is too.
+        let moved = self.ptr.get().with_addr(
+            core::num::NonZeroUsize::new(addr).expect("a page address is never null"),
+        );
+        self.ptr.set(moved);
+        moved
+    }
+
     /// Allocates raw memory for `layout` without guard bytes: the fast path, then the cold one.
     #[inline(always)]
     pub(super) fn bump(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
