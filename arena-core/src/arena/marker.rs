@@ -94,7 +94,9 @@ impl Arena {
     /// One case is not detected: a marker rewound past and then allocated past again (the arena
     /// regrew beyond it). Rewinding to it is accepted and means "free everything from this
     /// position on", which is memory-safe: no borrow of the arena survives a rewind, and any
-    /// value reaching past the position is dropped whole.
+    /// value reaching past the position is dropped whole. [`used`](Arena::used) is recounted
+    /// from the pages, so it stays exact; [`allocation_count`](Arena::allocation_count) is the
+    /// marker's count then.
     ///
     /// # Panics
     ///
@@ -170,13 +172,45 @@ impl Arena {
     fn finish_rewind(&self, marker: Marker) {
         self.run_open.set(false);
         self.high.set(self.high.get().max(self.used()));
+        // A marker the arena was rewound past and then regrew past may point beyond what is
+        // used of a page the arena has since left: nothing lives there, so the bump pointer
+        // goes to the page's used end instead (the same allocations are freed either way).
+        let ptr = if marker.page == self.cur.get() {
+            marker.ptr
+        } else {
+            let used_end = self.page_used_end(marker.page);
+            if used_end.as_ptr() < marker.ptr.as_ptr() {
+                used_end
+            } else {
+                marker.ptr
+            }
+        };
+        // Counted from the pages as they are now, not from `marker.used`: pages used
+        // differently (or inserted) since the marker was taken change what lies before it.
+        let used_before = self.used_before_page(marker.page);
         if poison::ENABLED {
-            self.poison_from(marker.page, marker.ptr);
+            self.poison_from(marker.page, ptr);
         }
-        let (start, _) = self.page_bounds(marker.page);
-        let in_page = marker.ptr.as_ptr() as usize - start.as_ptr() as usize;
-        self.enter_page(marker.page, marker.ptr, marker.used - in_page);
+        self.enter_page(marker.page, ptr, used_before);
         self.allocs.set(marker.allocs);
+    }
+
+    /// Bytes used in the pages before `page`, which is the first block, the current page or a
+    /// page before it.
+    fn used_before_page(&self, page: Option<NonNull<PageHeader>>) -> usize {
+        let first_block = page.is_none()
+            || (page == self.first_page.get() && self.root_start == self.root_end);
+        if first_block {
+            return 0;
+        }
+        let mut before = self.used_before.get();
+        let mut p = page;
+        while p != self.cur.get() {
+            let (start, _) = self.page_bounds(p);
+            before -= self.page_used_end(p).as_ptr() as usize - start.as_ptr() as usize;
+            p = self.next_page(p);
+        }
+        before
     }
 
     /// Fills every used byte from `(page, from)` up to the current position with `FREED`.
