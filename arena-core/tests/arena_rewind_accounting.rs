@@ -127,8 +127,8 @@ proptest! {
                     rewinds += 1;
                     let used = arena.used();
                     let probe = block(&arena, 1);
-                    let cut = arena.offset_of(probe.0 as *const u8).unwrap();
-                    live.retain(|&(p, n)| arena.offset_of(p as *const u8).unwrap() + n <= cut);
+                    let cut = arena.offset_of(core::ptr::without_provenance::<u8>(probe.0)).unwrap();
+                    live.retain(|&(p, n)| arena.offset_of(core::ptr::without_provenance::<u8>(p)).unwrap() + n <= cut);
                     let sum: usize = live.iter().map(|b| b.1).sum();
                     prop_assert!(used >= sum, "used() = {} under-counts {} live bytes", used, sum);
                     live.push(probe);

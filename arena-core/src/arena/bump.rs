@@ -46,9 +46,10 @@ impl Arena {
         );
         // `addr` is inside the current page, so the cursor's provenance (the page's) covers it;
         // the page start is non-null, so `addr` is too.
-        let moved = self.ptr.get().with_addr(
-            core::num::NonZeroUsize::new(addr).expect("a page address is never null"),
-        );
+        let moved = self
+            .ptr
+            .get()
+            .with_addr(core::num::NonZeroUsize::new(addr).expect("a page address is never null"));
         self.ptr.set(moved);
         moved
     }

@@ -198,8 +198,8 @@ impl Arena {
     /// Bytes used in the pages before `page`, which is the first block, the current page or a
     /// page before it.
     fn used_before_page(&self, page: Option<NonNull<PageHeader>>) -> usize {
-        let first_block = page.is_none()
-            || (page == self.first_page.get() && self.root_start == self.root_end);
+        let first_block =
+            page.is_none() || (page == self.first_page.get() && self.root_start == self.root_end);
         if first_block {
             return 0;
         }
