@@ -42,10 +42,14 @@ impl Arena {
     }
 }
 
-// SAFETY: memory returned by `allocate` stays valid and unaliased while the `&Arena` borrow (and
-// so every copy of this allocator) lives: the arena can only be reset, rewound or dropped through
-// `&mut Arena` or by value. `deallocate`, `grow` and `shrink` only move the bump pointer when the
-// block is the newest allocation.
+// SAFETY: memory returned by `allocate` is fresh (nothing else was handed those bytes since the
+// last reset or rewind) and stays valid while the `&Arena` borrow (and so every copy of this
+// allocator) lives: the arena can only be reset, rewound or dropped through `&mut Arena` or by
+// value. `deallocate`, `grow` and `shrink` move the bump pointer only when the block is the
+// newest allocation of the current page (so the bytes given back belong to no other block), and
+// only by address: the cursor keeps the page's provenance, so later blocks are valid for their
+// whole size whatever provenance the caller's pointer had. A block grown in place is returned
+// with the page's provenance for its new size.
 unsafe impl Allocator for &Arena {
     #[inline]
     fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
@@ -56,7 +60,9 @@ unsafe impl Allocator for &Arena {
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
         if layout.size() != 0 && self.is_last(ptr, layout.size()) {
             self.high.set(self.high.get().max(self.used()));
-            self.ptr.set(ptr);
+            // The cursor moves back by address only: `ptr` may carry provenance for just this
+            // block (a box narrows it), and the cursor must keep the page's.
+            self.move_cursor_to(ptr.as_ptr() as usize);
             self.allocs.set(self.allocs.get() - 1);
         }
     }
@@ -71,9 +77,10 @@ unsafe impl Allocator for &Arena {
         if old.size() != 0 && self.is_last(ptr, old.size()) && addr.is_multiple_of(new.align()) {
             let avail = self.end.get().as_ptr() as usize - addr;
             if new.size() <= avail {
-                // SAFETY: `ptr + new.size()` is within the current page.
-                self.ptr.set(unsafe { ptr.add(new.size()) });
-                return Ok(NonNull::slice_from_raw_parts(ptr, new.size()));
+                // The grown block is handed out with the page's provenance, not the caller's,
+                // which may cover only the old size.
+                let start = self.move_cursor_to(addr + new.size()).with_addr(ptr.addr());
+                return Ok(NonNull::slice_from_raw_parts(start, new.size()));
             }
         }
         let fresh = self.allocate(new)?;
@@ -98,8 +105,7 @@ unsafe impl Allocator for &Arena {
             return Ok(fresh);
         }
         if old.size() != 0 && new.size() != 0 && self.is_last(ptr, old.size()) {
-            // SAFETY: shrinking stays inside the block.
-            self.ptr.set(unsafe { ptr.add(new.size()) });
+            self.move_cursor_to(ptr.as_ptr() as usize + new.size());
         }
         Ok(NonNull::slice_from_raw_parts(ptr, new.size()))
     }

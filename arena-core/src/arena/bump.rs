@@ -34,6 +34,26 @@ impl Arena {
         }
     }
 
+    /// Moves the bump pointer to `addr` inside the current page, keeping the page's provenance
+    /// (never adopting a caller's pointer), and returns the new cursor. Used to give back or
+    /// extend the newest block.
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    pub(super) fn move_cursor_to(&self, addr: usize) -> NonNull<u8> {
+        let (start, end) = (self.cur_start.get(), self.end.get());
+        assert!(
+            (start.as_ptr() as usize..=end.as_ptr() as usize).contains(&addr),
+            "the bump pointer stays inside the current page"
+        );
+        // `addr` is inside the current page, so the cursor's provenance (the page's) covers it;
+        // the page start is non-null, so `addr` is too.
+        let moved = self
+            .ptr
+            .get()
+            .with_addr(core::num::NonZeroUsize::new(addr).expect("a page address is never null"));
+        self.ptr.set(moved);
+        moved
+    }
+
     /// Allocates raw memory for `layout` without guard bytes: the fast path, then the cold one.
     #[inline(always)]
     pub(super) fn bump(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
@@ -74,10 +94,9 @@ impl Arena {
     fn next_page_for(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
         let (size, align) = (layout.size(), layout.align());
         let cur = self.cur.get();
-        let next = self.next_page(cur);
-        let target = match next {
-            Some(p) if fits(p, size, align) => p,
-            _ => self.insert_page(cur, next, size, align)?,
+        let target = match self.take_kept_page(cur, size, align) {
+            Some(p) => p,
+            None => self.insert_page(cur, size, align)?,
         };
         let used_before = self.used();
         match cur {
@@ -90,12 +109,80 @@ impl Arena {
             .expect("a page chosen to fit the request holds it"))
     }
 
-    /// Takes a new page from the system allocator and links it after `cur`, before `next`.
+    /// The first kept page after `cur` that holds the request, moved up to follow `cur` if it
+    /// was further on. Every page after the current one is empty, so any of them can be used
+    /// next, and moving one changes no live position.
+    #[cfg(feature = "alloc")]
+    fn take_kept_page(
+        &self,
+        cur: Option<NonNull<PageHeader>>,
+        size: usize,
+        align: usize,
+    ) -> Option<NonNull<PageHeader>> {
+        let next = self.next_page(cur);
+        let mut before: Option<NonNull<PageHeader>> = None;
+        let mut candidate = next;
+        while let Some(p) = candidate {
+            if fits(p, size, align) {
+                if let Some(b) = before {
+                    page::header(b).next.set(page::header(p).next.get());
+                    page::header(p).next.set(next);
+                    self.link_after(cur, Some(p));
+                    self.reshaped.set(true);
+                }
+                return Some(p);
+            }
+            before = Some(p);
+            candidate = page::header(p).next.get();
+        }
+        None
+    }
+
+    /// Makes `page` follow `cur` in the chain and renumbers the pages from there on.
+    #[cfg(feature = "alloc")]
+    fn link_after(&self, cur: Option<NonNull<PageHeader>>, page: Option<NonNull<PageHeader>>) {
+        match cur {
+            None => self.first_page.set(page),
+            Some(c) => page::header(c).next.set(page),
+        }
+        let mut i = Arena::page_index(cur);
+        let mut later = page;
+        while let Some(p) = later {
+            i += 1;
+            page::header(p).index.set(i);
+            later = page::header(p).next.get();
+        }
+    }
+
+    /// Gives every page after `cur` back to the system allocator.
+    #[cfg(feature = "alloc")]
+    fn free_pages_after(&self, cur: Option<NonNull<PageHeader>>) {
+        let mut next = self.next_page(cur);
+        if next.is_none() {
+            return;
+        }
+        self.link_after(cur, None);
+        while let Some(p) = next {
+            next = page::header(p).next.get();
+            self.pages.set(self.pages.get() - 1);
+            self.system_bytes
+                .set(self.system_bytes.get() - page::header(p).total);
+            // SAFETY: the page came from `alloc_page` and is unlinked. It lies after the current
+            // page, so it holds no live allocation, drop record or guard record; markers that
+            // point into it are checked against the chain before use (`page_frees`).
+            unsafe { page::free_page(p) };
+        }
+        self.page_frees.set(self.page_frees.get() + 1);
+        self.reshaped.set(true);
+    }
+
+    /// Takes a new page from the system allocator and links it right after `cur`. A limited
+    /// arena first gives back the kept pages after `cur` (none of them holds the request) if the
+    /// new page would not fit under the limit otherwise.
     #[cfg(feature = "alloc")]
     fn insert_page(
         &self,
         cur: Option<NonNull<PageHeader>>,
-        next: Option<NonNull<PageHeader>>,
         size: usize,
         align: usize,
     ) -> Result<NonNull<PageHeader>, ArenaError> {
@@ -113,6 +200,19 @@ impl Arena {
                 count: 1,
             })?;
         let mut total = needed.max(self.page_bytes);
+        if self.system_bytes.get().saturating_add(total) > self.limit {
+            // Give the kept pages back only if that makes room: a refused request must leave
+            // the arena unchanged.
+            let mut kept = 0;
+            let mut next = self.next_page(cur);
+            while let Some(p) = next {
+                kept += page::header(p).total;
+                next = page::header(p).next.get();
+            }
+            if kept > 0 && (self.system_bytes.get() - kept).saturating_add(needed) <= self.limit {
+                self.free_pages_after(cur);
+            }
+        }
         let taken = self.system_bytes.get();
         if taken.saturating_add(total) > self.limit {
             if taken.saturating_add(needed) > self.limit {
@@ -125,26 +225,68 @@ impl Arena {
             }
             total = self.limit - taken; // the last page fills the limit exactly
         }
-        let index = Arena::page_index(cur) + 1;
-        let page = page::alloc_page(total, index).ok_or(ArenaError::SystemOutOfMemory {
+        let next = self.next_page(cur);
+        let page = page::alloc_page(total, 0).ok_or(ArenaError::SystemOutOfMemory {
             requested: size,
             page_bytes: total,
         })?;
+        if next.is_some() || self.kept.get() > 0 {
+            // inserted before kept pages, or grown although pages were kept: the next reset
+            // coalesces the pages so the frames served so far fit without new pages
+            self.reshaped.set(true);
+        }
         page::header(page).next.set(next);
-        match cur {
-            None => self.first_page.set(Some(page)),
-            Some(c) => page::header(c).next.set(Some(page)),
-        }
-        let mut later = next;
-        let mut i = index;
-        while let Some(p) = later {
-            i += 1;
-            page::header(p).index.set(i);
-            later = page::header(p).next.get();
-        }
+        self.link_after(cur, Some(page));
         self.pages.set(self.pages.get() + 1);
         self.system_bytes.set(taken + total);
         Ok(page)
+    }
+
+    /// After a reset (the bump pointer at the start of the first page): if the pages were
+    /// reshaped since the last reset, replaces them by one page that can hold everything they
+    /// held together, so any frame served so far (with allocations aligned to at most
+    /// `PAGE_ALIGN`) fits again without a new page. Its capacity is the sum of theirs, each
+    /// rounded up to `PAGE_ALIGN` (laying the pages' data out back to back at aligned offsets
+    /// keeps every allocation's alignment, and a bump allocator never does worse than a given
+    /// aligned layout of the same sequence), plus a header, rounded up to a power of two and
+    /// capped by the limit. Without the rounding, two or more pages already took that much,
+    /// headers included, so the cap never cuts into the capacity they held.
+    #[cfg(feature = "alloc")]
+    pub(super) fn coalesce_pages(&self) {
+        let reshaped = self.reshaped.replace(false);
+        if reshaped && self.pages.get() >= 2 && self.cur.get() == self.first_page.get() {
+            let (mut capacity, mut held) = (0usize, 0usize);
+            let mut next = self.first_page.get();
+            while let Some(p) = next {
+                capacity = capacity.saturating_add(page_capacity_aligned(p));
+                held += page::header(p).total;
+                next = page::header(p).next.get();
+            }
+            let other = self.system_bytes.get() - held; // the root block, if the arena owns it
+            // Rounded up to a power of two (bumpalo and bump-scope size their chunks the same
+            // way): a loop whose busiest frame creeps up then grows in a few steps, not at
+            // every new peak.
+            let total = capacity
+                .saturating_add(page::HEADER)
+                .checked_next_power_of_two()
+                .unwrap_or(usize::MAX)
+                .min(self.limit.saturating_sub(other))
+                .min(isize::MAX as usize / 2);
+            self.enter_page(None, self.root_start, 0);
+            self.free_pages_after(None);
+            if total > page::HEADER + page::PAGE_ALIGN
+                && let Some(page) = page::alloc_page(total, 1)
+            {
+                self.link_after(None, Some(page));
+                self.pages.set(1);
+                self.system_bytes.set(self.system_bytes.get() + total);
+                self.enter_page(Some(page), page::data_start(page), 0);
+            }
+            // (if the system allocator refused, the arena holds no page and grows again on
+            // demand, like a new chained arena)
+            self.reshaped.set(false);
+        }
+        self.kept.set(self.pages.get());
     }
 
     fn full_error(&self, size: usize) -> ArenaError {
@@ -154,6 +296,13 @@ impl Arena {
             capacity: self.capacity(),
         }
     }
+}
+
+/// A page's capacity rounded up to `PAGE_ALIGN`.
+#[cfg(feature = "alloc")]
+fn page_capacity_aligned(p: NonNull<PageHeader>) -> usize {
+    let cap = page::header(p).end.as_ptr() as usize - page::data_start(p).as_ptr() as usize;
+    cap.next_multiple_of(page::PAGE_ALIGN)
 }
 
 /// Whether an empty `page` can hold `size` bytes at `align`.

@@ -19,7 +19,8 @@ use super::marker::Pos;
 pub(super) struct DropRecord {
     /// Drops `len` values of the record's type starting at `value`.
     drop_fn: unsafe fn(NonNull<u8>, usize),
-    /// The values' type, so only values of the same type join the run.
+    /// The values' type, so only values of the same type join the run; [`Building`] while the
+    /// record's values are being built, so nothing allocated by their constructor joins it.
     type_id: TypeId,
     value: NonNull<u8>,
     len: usize,
@@ -29,6 +30,12 @@ pub(super) struct DropRecord {
     /// Index of the page holding the values, for position comparisons.
     page: usize,
 }
+
+/// The type a record claims while its values are being built: no value has it, so no run can
+/// join the record then. (For a zero-sized type the record's end stays at the bump pointer while
+/// the constructor runs; a constructor allocating the same type would otherwise extend the run
+/// and then have its count overwritten when the outer value is finished.)
+enum Building {}
 
 /// Drops `len` values of type `T` at `ptr`, last to first (reverse allocation order). If one
 /// destructor panics, the ones before it still run while unwinding.
@@ -68,6 +75,7 @@ impl Arena {
     /// of them yet; [`set_drop_len`](Arena::set_drop_len) covers them once they are built. It is
     /// linked *before* the values are built so that records allocated while building them (a
     /// constructor that allocates) come later in the list, keeping the list ordered by position.
+    /// Until then it claims the type [`Building`], so no value joins its run.
     ///
     /// # Safety
     ///
@@ -81,7 +89,7 @@ impl Arena {
     ) {
         let rec = DropRecord {
             drop_fn: drop_values::<T>,
-            type_id: TypeId::of::<T>(),
+            type_id: TypeId::of::<Building>(),
             value,
             len: 0,
             end: value,
@@ -121,18 +129,21 @@ impl Arena {
         }
     }
 
-    /// Makes a record from [`push_drop`](Arena::push_drop) cover `len` values.
+    /// Makes a record from [`push_drop`](Arena::push_drop) cover `len` values, and lets later
+    /// values of `T` join its run.
     ///
     /// # Safety
     ///
-    /// - `record` is linked and its `len` values of `T` are initialised and owned by the arena.
-    pub(super) unsafe fn set_drop_len<T>(&self, record: NonNull<DropRecord>, len: usize) {
+    /// - `record` came from `push_drop::<T>`, is linked, and its `len` values of `T` are
+    ///   initialised and owned by the arena.
+    pub(super) unsafe fn set_drop_len<T: 'static>(&self, record: NonNull<DropRecord>, len: usize) {
         // SAFETY: the record is live (linked) and only accessed through the arena; its `len`
         // values of `T` follow `value` inside its page.
         unsafe {
             let rec = &mut *record.as_ptr();
             rec.len = len;
             rec.end = rec.value.add(len * size_of::<T>());
+            rec.type_id = TypeId::of::<T>();
         }
     }
 

@@ -136,6 +136,17 @@ impl<const N: usize> FrameArena<N> {
         Self::from_fn(|| Arena::chained(page_bytes))
     }
 
+    /// Limits the bytes each buffer takes from the system allocator to `limit` (see
+    /// [`Arena::with_limit`]); `N` buffers take at most `N * limit`. Has no effect on fixed
+    /// buffers.
+    #[must_use]
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        for buffer in &mut self.buffers {
+            buffer.arena.limit = limit;
+        }
+        self
+    }
+
     /// Starts the next frame in the oldest buffer, resetting it (its values are dropped).
     ///
     /// # Errors

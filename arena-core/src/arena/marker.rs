@@ -33,6 +33,8 @@ impl Pos {
 pub struct Marker {
     arena: usize,
     epoch: u64,
+    /// The arena's `page_frees` when the marker was taken.
+    page_frees: u64,
     page: Option<NonNull<PageHeader>>,
     ptr: NonNull<u8>,
     used: usize,
@@ -60,6 +62,7 @@ impl Arena {
         Marker {
             arena: self.id,
             epoch: self.epoch.get(),
+            page_frees: self.page_frees.get(),
             page: self.cur.get(),
             ptr: self.ptr.get(),
             used: self.used(),
@@ -94,7 +97,9 @@ impl Arena {
     /// One case is not detected: a marker rewound past and then allocated past again (the arena
     /// regrew beyond it). Rewinding to it is accepted and means "free everything from this
     /// position on", which is memory-safe: no borrow of the arena survives a rewind, and any
-    /// value reaching past the position is dropped whole.
+    /// value reaching past the position is dropped whole. [`used`](Arena::used) is recounted
+    /// from the pages, so it stays exact; [`allocation_count`](Arena::allocation_count) is the
+    /// marker's count then.
     ///
     /// # Panics
     ///
@@ -104,7 +109,15 @@ impl Arena {
         if marker.arena != self.id {
             return Err(MarkerError::Foreign);
         }
-        if marker.epoch != self.epoch.get() || self.pos_of(marker.page, marker.ptr) > self.pos() {
+        if marker.epoch != self.epoch.get() {
+            return Err(MarkerError::Stale);
+        }
+        // Kept pages were given back since the marker was taken: its page may be gone, so look
+        // for it among the pages still held up to the current one before reading its header.
+        if marker.page_frees != self.page_frees.get() && !self.holds(marker.page, marker.ptr) {
+            return Err(MarkerError::Stale);
+        }
+        if self.pos_of(marker.page, marker.ptr) > self.pos() {
             return Err(MarkerError::Stale);
         }
         self.rewind_to(marker);
@@ -130,12 +143,32 @@ impl Arena {
         let marker = Marker {
             arena: self.id,
             epoch: self.epoch.get(),
+            page_frees: self.page_frees.get(),
             page,
             ptr: start,
             used: 0,
             allocs: 0,
         };
         self.rewind_to(marker);
+        #[cfg(feature = "alloc")]
+        self.coalesce_pages();
+    }
+
+    /// Whether `page` is the root or a page held at or before the current one, and `ptr` lies
+    /// inside it. Compares addresses only: `page` may have been freed.
+    fn holds(&self, page: Option<NonNull<PageHeader>>, ptr: NonNull<u8>) -> bool {
+        let mut p = None;
+        loop {
+            if p == page {
+                let (start, end) = self.page_bounds(p);
+                return (start.as_ptr() as usize..=end.as_ptr() as usize)
+                    .contains(&(ptr.as_ptr() as usize));
+            }
+            if p == self.cur.get() {
+                return false;
+            }
+            p = self.next_page(p);
+        }
     }
 
     /// The current position.
@@ -170,13 +203,49 @@ impl Arena {
     fn finish_rewind(&self, marker: Marker) {
         self.run_open.set(false);
         self.high.set(self.high.get().max(self.used()));
-        if poison::ENABLED {
-            self.poison_from(marker.page, marker.ptr);
-        }
+        // A marker the arena was rewound past and then regrew past may point beyond what is
+        // used of a page the arena has since left: nothing lives there, so the bump pointer
+        // goes to the page's used end instead (the same allocations are freed either way).
+        // The cursor takes the page's provenance: the marker's pointer may come from a page that
+        // was given back since and re-allocated at the same address.
         let (start, _) = self.page_bounds(marker.page);
-        let in_page = marker.ptr.as_ptr() as usize - start.as_ptr() as usize;
-        self.enter_page(marker.page, marker.ptr, marker.used - in_page);
+        let at = start.with_addr(marker.ptr.addr());
+        let ptr = if marker.page == self.cur.get() {
+            at
+        } else {
+            let used_end = self.page_used_end(marker.page);
+            if used_end.as_ptr() < at.as_ptr() {
+                used_end
+            } else {
+                at
+            }
+        };
+        // Counted from the pages as they are now, not from `marker.used`: pages used
+        // differently (or inserted) since the marker was taken change what lies before it.
+        let used_before = self.used_before_page(marker.page);
+        if poison::ENABLED {
+            self.poison_from(marker.page, ptr);
+        }
+        self.enter_page(marker.page, ptr, used_before);
         self.allocs.set(marker.allocs);
+    }
+
+    /// Bytes used in the pages before `page`, which is the first block, the current page or a
+    /// page before it.
+    fn used_before_page(&self, page: Option<NonNull<PageHeader>>) -> usize {
+        let first_block =
+            page.is_none() || (page == self.first_page.get() && self.root_start == self.root_end);
+        if first_block {
+            return 0;
+        }
+        let mut before = self.used_before.get();
+        let mut p = page;
+        while p != self.cur.get() {
+            let (start, _) = self.page_bounds(p);
+            before -= self.page_used_end(p).as_ptr() as usize - start.as_ptr() as usize;
+            p = self.next_page(p);
+        }
+        before
     }
 
     /// Fills every used byte from `(page, from)` up to the current position with `FREED`.

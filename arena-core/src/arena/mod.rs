@@ -130,6 +130,14 @@ pub struct Arena {
     limit: usize,
     /// Number of resets, so markers taken before a reset are refused.
     epoch: Cell<u64>,
+    /// Times kept pages were given back between resets (a limited arena making room), so a
+    /// marker taken before is checked against the pages still held before it is used.
+    page_frees: Cell<u64>,
+    /// Pages held at the last reset (0 before the first).
+    kept: Cell<usize>,
+    /// Whether the pages were reordered, inserted before kept pages, or added while pages were
+    /// kept since the last reset: the next reset then coalesces them into one page.
+    reshaped: Cell<bool>,
     /// Unique identity, so markers from another arena are refused.
     id: usize,
     /// Whether allocations carry guard bytes (only when [`crate::poison::ENABLED`]).
@@ -188,6 +196,9 @@ impl Arena {
             page_bytes,
             limit: usize::MAX,
             epoch: Cell::new(0),
+            page_frees: Cell::new(0),
+            kept: Cell::new(0),
+            reshaped: Cell::new(false),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             guarded: false,
             _not_sync: PhantomData,
@@ -217,9 +228,17 @@ impl Arena {
     }
 
     /// An arena that grows by pages of `page_bytes` bytes (page header included), taken from the
-    /// system allocator on first need. A request larger than a page gets a page of its own.
-    /// [`reset`](Arena::reset) keeps every page, so a steady frame loop stops calling the system
-    /// allocator after its first frame. No memory is taken until the first allocation.
+    /// system allocator on first need. A request larger than a page gets a page of its own. No
+    /// memory is taken until the first allocation.
+    ///
+    /// [`reset`](Arena::reset) keeps the pages, so a steady frame loop stops calling the system
+    /// allocator. When the page moves on, it takes the first kept empty page that holds the
+    /// request, wherever it is in the chain. A frame that still needed a new page (or used the
+    /// pages out of order) has its pages coalesced at the next reset into one page as large as
+    /// all of them together, so the arena can serve any frame it already served (with
+    /// allocations aligned to at most 16 bytes) without a new page, and stops growing once its
+    /// pages cover the busiest frame. A loop of identical frames keeps its first frame's pages
+    /// and never calls the system allocator after that frame.
     #[cfg(feature = "alloc")]
     pub fn chained(page_bytes: usize) -> Arena {
         let page_bytes = page_bytes.clamp(page::HEADER + page::PAGE_ALIGN, isize::MAX as usize / 2);
@@ -227,8 +246,10 @@ impl Arena {
     }
 
     /// Limits the bytes a chained arena takes from the system allocator (pages and their
-    /// headers) to exactly `limit`: the last page is shrunk to fit, and a request that would
-    /// need more returns [`ArenaError::LimitReached`]. Has no effect on fixed arenas.
+    /// headers) to exactly `limit`: the last page is shrunk to fit. Before it refuses a request,
+    /// the arena gives back its kept empty pages (none of which holds the request) to make room;
+    /// only a request that would still need more returns [`ArenaError::LimitReached`]. Has no
+    /// effect on fixed arenas.
     #[must_use]
     pub fn with_limit(mut self, limit: usize) -> Arena {
         self.limit = limit;

@@ -84,7 +84,9 @@ impl ScratchStack {
         };
         self.depth.set(depth + 1);
 
-        /// Resets this depth's arena and pops the depth, also when `f` panics.
+        /// Resets this depth's arena, then pops the depth, also when `f` or a destructor panics.
+        /// The depth is popped only after the reset: a destructor run by the reset that calls
+        /// [`scratch`] must get the next arena, not the one being reset.
         struct Pop<'a> {
             stack: &'a ScratchStack,
             arena: *mut Arena,
@@ -92,10 +94,18 @@ impl ScratchStack {
         }
         impl Drop for Pop<'_> {
             fn drop(&mut self) {
-                self.stack.depth.set(self.depth);
+                /// Pops the depth even if a destructor run by the reset panics.
+                struct Depth<'a>(&'a ScratchStack, usize);
+                impl Drop for Depth<'_> {
+                    fn drop(&mut self) {
+                        self.0.depth.set(self.1);
+                    }
+                }
+                let _depth = Depth(self.stack, self.depth);
                 // SAFETY: the arena is boxed and owned by the stack, which outlives this call;
                 // only depth `self.depth` uses it and its closure has returned, so no borrow of
-                // it remains.
+                // it remains. The depth still counts this call while the reset runs, so a
+                // `scratch` call from a destructor gets a deeper arena, never this one.
                 unsafe { (*self.arena).reset() };
             }
         }
@@ -104,7 +114,9 @@ impl ScratchStack {
             arena,
             depth,
         };
-        // SAFETY: as above; while `f` runs, nested calls use deeper arenas, never this one.
+        // SAFETY: the arena is boxed and owned by the stack, which outlives this call; while `f`
+        // runs (and while `Pop` resets the arena) the depth counts this call, so nested calls
+        // use deeper arenas, never this one.
         f(unsafe { &*arena })
     }
 }

@@ -2,8 +2,8 @@
 //! end (the seeds' thread-local arenas for job systems).
 
 use alloc::boxed::Box;
+use alloc::vec::Vec;
 use core::fmt;
-use std::sync::OnceLock;
 use std::thread::{self, ThreadId};
 
 use super::{Arena, ArenaStats};
@@ -36,14 +36,19 @@ pub struct WorkerArenas {
 }
 
 struct Slot {
-    /// The thread that claimed this slot on first use; only it touches `arena` through `&self`.
-    owner: OnceLock<ThreadId>,
+    /// The worker thread this slot belongs to, recorded when the arenas were made; only it
+    /// touches `arena` through `&self`.
+    owner: ThreadId,
     arena: Arena,
 }
 
-// SAFETY: through `&WorkerArenas`, a slot's arena is only reached by the one thread that claimed
-// it (checked in `current`), so the arena's cells are never accessed from two threads at once.
-// Everything else needs `&mut self`. `Arena` is `Send`.
+// SAFETY: through `&WorkerArenas`, a slot's arena is only reached by the one thread whose id was
+// recorded for that slot when the arenas were made (checked in `current`; thread ids are unique
+// and never reused, so a worker of another pool, or of a later pool, never matches). The
+// arena's cells are thus never accessed from two threads at once, and never from a thread other
+// than the slot's owner while `&WorkerArenas` is shared. Everything else (`reset_all`,
+// `iter_mut`, `total_stats`, dropping) needs `&mut self` or ownership, and `Arena` is `Send`, so
+// handing the whole set to another thread is sound.
 unsafe impl Sync for WorkerArenas {}
 
 /// [`WorkerArenas::current`] was called off the pool the arenas were made for.
@@ -62,14 +67,24 @@ impl fmt::Display for NotAWorker {
 impl core::error::Error for NotAWorker {}
 
 impl WorkerArenas {
-    /// One chained arena (pages of `page_bytes`) per thread of the current rayon pool.
+    /// One chained arena (pages of `page_bytes`) per thread of the current rayon pool: the
+    /// pool this is called in (inside `ThreadPool::install` or a job), or the global pool.
+    /// Runs a short job on every worker of that pool to learn which threads they are, so it
+    /// blocks until each worker is free for a moment.
     pub fn new(page_bytes: usize) -> WorkerArenas {
-        let n = rayon::current_num_threads();
+        let mut owners: Vec<(usize, ThreadId)> =
+            rayon::broadcast(|ctx| (ctx.index(), thread::current().id()));
+        owners.sort_unstable_by_key(|&(index, _)| index);
         WorkerArenas {
-            slots: (0..n)
-                .map(|_| Slot {
-                    owner: OnceLock::new(),
-                    arena: Arena::chained(page_bytes),
+            slots: owners
+                .into_iter()
+                .enumerate()
+                .map(|(i, (index, owner))| {
+                    debug_assert_eq!(i, index, "one broadcast job per worker index");
+                    Slot {
+                        owner,
+                        arena: Arena::chained(page_bytes),
+                    }
                 })
                 .collect(),
         }
@@ -84,8 +99,7 @@ impl WorkerArenas {
         let slot = rayon::current_thread_index()
             .and_then(|i| self.slots.get(i))
             .ok_or(NotAWorker)?;
-        let me = thread::current().id();
-        if *slot.owner.get_or_init(|| me) == me {
+        if slot.owner == thread::current().id() {
             Ok(&slot.arena)
         } else {
             Err(NotAWorker)
