@@ -95,7 +95,11 @@ fn begin_frame_waits_for_the_reader_of_the_buffer_it_reuses() {
         drop(publish_frame(&mut frames, 1)); // buffer 1: never waits
         let third = publish_frame(&mut frames, 2); // buffer 0 again: waits for the reader
         read(&third);
-        assert_eq!(frames.readers(0), 1, "only the producer's own reader is left");
+        assert_eq!(
+            frames.readers(0),
+            1,
+            "only the producer's own reader is left"
+        );
         drop(third);
         render.join().unwrap();
     });

@@ -3,7 +3,9 @@
 // borrowed for less than the frame).
 use arena_kit::prelude::*;
 
-fn shorten<'a: 'b, 'b>(frame: Tracked<Frame<'a>, &'static str>) -> Tracked<Frame<'b>, &'static str> {
+fn shorten<'a: 'b, 'b>(
+    frame: Tracked<Frame<'a>, &'static str>,
+) -> Tracked<Frame<'b>, &'static str> {
     frame
 }
 
