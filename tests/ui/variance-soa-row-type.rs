@@ -34,6 +34,10 @@ fn pool<'a: 'b, 'b>(x: SoaPool<Named<'a>>) -> SoaPool<Named<'b>> {
 fn column<'a: 'b, 'b>(x: Col<&'a str>) -> Col<&'b str> {
     x
 }
+// The generated mutable row view holds `&'s mut &'n str`, so it is invariant in `'n`.
+fn row_mut<'s, 'a: 'b, 'b>(x: NamedMut<'s, 'a>) -> NamedMut<'s, 'b> {
+    x
+}
 // The shared ones would be sound covariant but cannot be, as they store `T::Columns` too.
 fn slice<'s, 'a: 'b, 'b>(x: SoaSlice<'s, Named<'a>>) -> SoaSlice<'s, Named<'b>> {
     x
