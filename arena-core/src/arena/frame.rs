@@ -366,11 +366,13 @@ impl<T: ?Sized> Deref for FrameReader<T> {
         //   reading a count of 0 with `Acquire`, and `Drop for FrameArena` leaks a buffer whose
         //   count is not 0. Our count is only released in `Drop for FrameReader` (`Release`),
         //   after our last read, so every read here happens before any reset or free.
-        // - aliasing: `Frame` is invariant in `'f`, so the producer's data stays shared-borrowed
-        //   for all of `'f`, and every other path to the buffer's bytes goes through `&'f Arena`
-        //   or the `&mut FrameArena` that ends `'f`: no `&mut T` to it exists while we read,
-        //   and after `'f` only the reset above, which waits for us, can write there. Shared
-        //   access from several threads is fine because `publish` required `T: Sync`.
+        // - aliasing: `Frame` is invariant in `'f`, so the producer's `&'f T` keeps the data
+        //   shared-borrowed for all of `'f`, and everything else that can reach the buffer's
+        //   bytes borrows the arena for at most `'f` (a `&mut T` from `alloc`, an arena `Vec`),
+        //   so it can neither write there nor give the bytes back during `'f`, and is gone after.
+        //   After `'f`, `&Arena` (`FrameArena::buffer`) only hands out bytes past the bump
+        //   pointer, and only the reset above, which waits for us, reuses these. Shared access
+        //   from several threads is fine because `publish` required `T: Sync`.
         unsafe { self.ptr.as_ref() }
     }
 }
@@ -393,8 +395,8 @@ impl<T: ?Sized> Drop for FrameReader<T> {
 }
 
 // SAFETY: a reader only ever gives `&T` (through `Deref`); it never moves, mutates or drops the
-// `T` (the arena drops it at the next reset, on the producer's thread, after the count reaches
-// 0). So sending a reader to another thread is sending a `&T`, which is sound exactly when
+// `T` (the arena drops it at its next reset, on whichever thread owns the `FrameArena` then,
+// after the count reaches 0). So sending a reader to another thread is sending a `&T`, which is sound exactly when
 // `T: Sync`. Its other fields are thread-safe: `Arc<Readers>` holds an atomic count and a
 // `Mutex`, and releasing (in `Drop`) from any thread is an atomic `fetch_sub` plus, at 0, an
 // `unpark` of the producer, which may happen from any thread.
