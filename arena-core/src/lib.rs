@@ -29,6 +29,8 @@ pub mod poison;
 #[cfg(feature = "alloc")]
 pub mod pool;
 pub mod soa;
+#[cfg(feature = "alloc")]
+mod sync;
 pub mod tags;
 
 #[cfg(feature = "std")]

@@ -1,22 +1,31 @@
 //! N-buffered frame arenas: the seeds' double-buffered (ping-pong) frame allocator, generalised
 //! to N buffers, with reader tokens so a buffer is never reset under a reader.
 
-use alloc::sync::Arc;
 use core::fmt;
+use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ops::Deref;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicUsize, Ordering};
 
 use super::Arena;
+use crate::sync::{Arc, AtomicUsize, Ordering};
 
 /// Readers of one buffer, shared with its [`FrameReader`]s.
-#[derive(Default)]
 struct Readers {
     count: AtomicUsize,
     /// The producer thread waiting in [`FrameArena::begin_frame`], if any.
     #[cfg(feature = "std")]
-    waiter: std::sync::Mutex<Option<std::thread::Thread>>,
+    waiter: crate::sync::Mutex<Option<crate::sync::thread::Thread>>,
+}
+
+impl Readers {
+    fn new() -> Self {
+        Readers {
+            count: AtomicUsize::new(0),
+            #[cfg(feature = "std")]
+            waiter: crate::sync::Mutex::new(None),
+        }
+    }
 }
 
 impl Readers {
@@ -63,6 +72,10 @@ struct Buffer {
 ///     .collect();
 /// assert_eq!(buffers, [0, 1, 0, 1]); // the seeds' trace
 /// ```
+///
+/// # Variance
+///
+/// No lifetime or type parameters: it owns its buffers.
 pub struct FrameArena<const N: usize = 2> {
     buffers: [Buffer; N],
     /// Buffer of the current frame (`N - 1` before the first frame, so frame 0 uses buffer 0).
@@ -73,16 +86,32 @@ pub struct FrameArena<const N: usize = 2> {
 
 /// The frame being built, from [`FrameArena::begin_frame`]. It dereferences to the frame's
 /// [`Arena`]; [`Frame::arena`] gives the arena for the whole frame lifetime `'f`.
+///
+/// # Variance
+///
+/// Invariant in `'f`, the borrow of the [`FrameArena`]. [`publish`](Frame::publish) takes data
+/// borrowed for exactly `'f`, so published data stays shared-borrowed until the frame arena is
+/// borrowed mutably again (the next `begin_frame`): no write to it, and no drop of the
+/// collection holding it, can happen while a [`FrameReader`] on another thread reads it. A
+/// covariant `Frame` could be shortened to any lifetime and `publish` would then accept a borrow
+/// that ends right after the call.
 pub struct Frame<'f> {
     arena: &'f Arena,
     readers: &'f Arc<Readers>,
     index: usize,
     number: u64,
+    /// Makes `'f` invariant (see the type's docs); auto traits are unaffected.
+    _invariant: PhantomData<fn(&'f ()) -> &'f ()>,
 }
 
 /// A handle that keeps one frame's buffer from being reset while it lives, and reads a value in
 /// it. Made by [`Frame::publish`]; `Send` and `Sync` when `T` is `Sync`, so it can go to a
 /// render or consumer thread. Cloning adds a reader.
+///
+/// # Variance
+///
+/// Covariant in `T`, like `&T` or `Arc<T>`: it only ever gives shared access to the value, so
+/// a reader of `&'long str` can be used as a reader of `&'short str`.
 pub struct FrameReader<T: ?Sized> {
     ptr: NonNull<T>,
     readers: Arc<Readers>,
@@ -118,7 +147,7 @@ impl<const N: usize> FrameArena<N> {
         FrameArena {
             buffers: core::array::from_fn(|_| Buffer {
                 arena: ManuallyDrop::new(make()),
-                readers: Arc::new(Readers::default()),
+                readers: Arc::new(Readers::new()),
             }),
             current: N - 1,
             frames: 0,
@@ -176,14 +205,16 @@ impl<const N: usize> FrameArena<N> {
             #[cfg(feature = "std")]
             {
                 *readers.waiter.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(std::thread::current());
+                    Some(crate::sync::thread::current());
+                // Registered before this second look at the count: a release that brings it to
+                // 0 after the look sees the waiter and unparks it (both take the mutex).
                 if readers.count.load(Ordering::Acquire) > 0 {
-                    std::thread::park_timeout(core::time::Duration::from_millis(1));
+                    crate::sync::park_briefly();
                 }
                 *readers.waiter.lock().unwrap_or_else(|e| e.into_inner()) = None;
             }
             #[cfg(not(feature = "std"))]
-            core::hint::spin_loop();
+            crate::sync::spin();
         }
         self.start(next)
     }
@@ -199,6 +230,7 @@ impl<const N: usize> FrameArena<N> {
             readers: &buffer.readers,
             index: next,
             number,
+            _invariant: PhantomData,
         }
     }
 
@@ -235,7 +267,11 @@ impl<const N: usize> Drop for FrameArena<N> {
     fn drop(&mut self) {
         for buffer in &mut self.buffers {
             if buffer.readers.count.load(Ordering::Acquire) == 0 {
-                // SAFETY: dropped once, here; no reader can appear (frames borrow `self`).
+                // SAFETY: the arena is dropped once, here, and never used again (`self` is being
+                // dropped). A count of 0 read with `Acquire` means every `FrameReader` of this
+                // buffer was dropped and its reads happen before this (its `Release` decrement);
+                // no new reader can appear: `publish` needs a `Frame`, which borrows `self`,
+                // and `clone` needs a live reader.
                 unsafe { ManuallyDrop::drop(&mut buffer.arena) };
             }
             // Otherwise a reader on another thread still reads this buffer: its memory is
@@ -272,8 +308,12 @@ impl<'f> Frame<'f> {
     }
 
     /// A reader token for `data`, which must live in this frame's buffer. The token can cross
-    /// threads; while it (or a clone) lives, this buffer is not reset. `data` stays shared for
-    /// the rest of the frame, so nobody can write to it while readers read.
+    /// threads; while it (or a clone) lives, this buffer is not reset. `data` is borrowed for the
+    /// whole frame `'f` (`Frame` is invariant in `'f`), so it stays shared-borrowed until the
+    /// [`FrameArena`] is borrowed mutably again: nobody can write to it, or drop the collection
+    /// that holds it, while readers read. To publish the contents of an arena collection
+    /// (an `allocator_api2` `Vec` in the frame, say), `leak` it into a `&'f [T]` first: a
+    /// collection that could still be dropped would drop what the readers read.
     ///
     /// ```
     /// use arena_core::arena::FrameArena;
@@ -329,9 +369,21 @@ impl<T: ?Sized> FrameReader<T> {
 impl<T: ?Sized> Deref for FrameReader<T> {
     type Target = T;
     fn deref(&self) -> &T {
-        // SAFETY: the data lives in a frame buffer that is neither reset nor freed while this
-        // reader is counted (`begin_frame` and `Drop for FrameArena` check the count), and the
-        // producer only holds shared borrows of it.
+        // SAFETY: `ptr` came from a `&'f T` that `publish` checked lies in this frame's buffer
+        // (or is zero-sized, needing no memory), so it is aligned and was initialised. It stays
+        // valid and unchanged while this reader is counted:
+        // - memory: the buffer's pages are heap blocks that do not move with the `FrameArena`;
+        //   `begin_frame`/`try_begin_frame` reset (and so drop or overwrite) a buffer only after
+        //   reading a count of 0 with `Acquire`, and `Drop for FrameArena` leaks a buffer whose
+        //   count is not 0. Our count is only released in `Drop for FrameReader` (`Release`),
+        //   after our last read, so every read here happens before any reset or free.
+        // - aliasing: `Frame` is invariant in `'f`, so the producer's `&'f T` keeps the data
+        //   shared-borrowed for all of `'f`, and everything else that can reach the buffer's
+        //   bytes borrows the arena for at most `'f` (a `&mut T` from `alloc`, an arena `Vec`),
+        //   so it can neither write there nor give the bytes back during `'f`, and is gone after.
+        //   After `'f`, `&Arena` (`FrameArena::buffer`) only hands out bytes past the bump
+        //   pointer, and only the reset above, which waits for us, reuses these. Shared access
+        //   from several threads is fine because `publish` required `T: Sync`.
         unsafe { self.ptr.as_ref() }
     }
 }
@@ -353,10 +405,16 @@ impl<T: ?Sized> Drop for FrameReader<T> {
     }
 }
 
-// SAFETY: a reader only gives shared access to `T`, so sending it is sharing `T`: sound for
-// `T: Sync`. The reader count is atomic.
+// SAFETY: a reader only ever gives `&T` (through `Deref`); it never moves, mutates or drops the
+// `T` (the arena drops it at its next reset, on whichever thread owns the `FrameArena` then,
+// after the count reaches 0). So sending a reader to another thread is sending a `&T`, which is sound exactly when
+// `T: Sync`. Its other fields are thread-safe: `Arc<Readers>` holds an atomic count and a
+// `Mutex`, and releasing (in `Drop`) from any thread is an atomic `fetch_sub` plus, at 0, an
+// `unpark` of the producer, which may happen from any thread.
 unsafe impl<T: ?Sized + Sync> Send for FrameReader<T> {}
-// SAFETY: as above.
+// SAFETY: `&FrameReader<T>` gives `&T` (`Deref`), `frame()` (a copied `u64`) and `clone()` (an
+// atomic increment plus an `Arc` clone), so sharing a reader between threads shares `&T`: sound
+// for `T: Sync`.
 unsafe impl<T: ?Sized + Sync> Sync for FrameReader<T> {}
 
 impl<T: ?Sized + fmt::Debug> fmt::Debug for FrameReader<T> {

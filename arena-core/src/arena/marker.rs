@@ -29,6 +29,11 @@ impl Pos {
 ///
 /// A marker is plain data: it can be copied, and a wrong one is refused with a [`MarkerError`]
 /// instead of corrupting the arena.
+///
+/// # Variance
+///
+/// No parameters: a marker is plain data, checked against its arena (identity and reset count) when
+/// used instead of through a lifetime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Marker {
     arena: usize,

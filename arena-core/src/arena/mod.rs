@@ -88,6 +88,11 @@ static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 /// A bump arena: allocation is a pointer bump, [`reset`](Arena::reset) frees everything in O(1)
 /// (plus destructors), [`scope`](Arena::scope) and [`mark`](Arena::mark) /
 /// [`rewind`](Arena::rewind) free in LIFO order. See the [module docs](self).
+///
+/// # Variance
+///
+/// No parameters. Values borrow the arena (`&'a Arena` gives `&'a mut T`), so their lifetimes are
+/// checked through those borrows; it is `Send` but not `Sync`.
 pub struct Arena {
     // --- hot: read and written by every allocation ---
     /// Next free byte in the current page.
@@ -504,6 +509,12 @@ impl core::fmt::Debug for Arena {
 /// An [`Arena`] over a borrowed buffer, from [`Arena::from_buffer`]. It dereferences to the
 /// arena for allocation; the `&mut self` operations are forwarded here because handing out
 /// `&mut Arena` would let the arena be swapped out of the buffer's lifetime.
+///
+/// # Variance
+///
+/// Covariant in `'buf`, like the `&'buf mut [MaybeUninit<u8>]` it stands for: an arena over a
+/// buffer borrowed for `'long` may be used where one over a shorter borrow is expected. No `&mut
+/// Arena` is handed out, so the arena cannot be swapped out of the buffer's lifetime.
 pub struct BufferArena<'buf> {
     arena: Arena,
     _buffer: PhantomData<&'buf mut [MaybeUninit<u8>]>,

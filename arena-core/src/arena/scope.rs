@@ -30,6 +30,13 @@ use super::{Arena, Marker};
 /// }
 /// assert_eq!(arena.used(), 4);
 /// ```
+///
+/// # Variance
+///
+/// Covariant in `'a`, like the `&'a mut Arena` it holds. Shortening `'a` is sound: values allocated
+/// through a scope borrow the scope itself (not `'a`), a nested scope mutably borrows its parent,
+/// and no `&mut Arena` is handed out, so a scope can neither outlive its arena nor be outlived by
+/// its values or its nested scopes.
 pub struct Scope<'a> {
     arena: &'a mut Arena,
     start: Marker,

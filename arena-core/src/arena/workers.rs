@@ -31,6 +31,10 @@ use super::{Arena, ArenaStats};
 ///     arenas.reset_all(); // frame end
 /// }
 /// ```
+///
+/// # Variance
+///
+/// No parameters.
 pub struct WorkerArenas {
     slots: Box<[Slot]>,
 }

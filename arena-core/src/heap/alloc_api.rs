@@ -34,6 +34,11 @@ mod cell {
     /// drop(names);
     /// assert_eq!(heap.stats().live_blocks, 0);
     /// ```
+    ///
+    /// # Variance
+    ///
+    /// Invariant in `'buf`, because the heap sits in a `RefCell`. A heap cell is used as an
+    /// allocator through shared references, so its buffer lifetime is fixed where it is made.
     pub struct HeapCell<'buf> {
         heap: RefCell<FreeListHeap<'buf>>,
     }
@@ -172,6 +177,10 @@ mod locked {
     /// }
     /// assert_eq!(HEAP.with(|heap| heap.stats().live_blocks), Some(0));
     /// ```
+    ///
+    /// # Variance
+    ///
+    /// No parameters (the heap it holds is over a `'static` buffer).
     pub struct LockedHeap {
         heap: Mutex<Option<FreeListHeap<'static>>>,
     }

@@ -42,6 +42,10 @@ const TOP: usize = 44;
 /// let svg = heap.memory_map().width(400).rows(4).to_string();
 /// assert!(svg.starts_with("<svg") && svg.contains("Allocated"));
 /// ```
+///
+/// # Variance
+///
+/// Covariant in `'h` and `'buf`, like the `&'h FreeListHeap<'buf>` it reads.
 pub struct MemoryMap<'h, 'buf> {
     heap: &'h FreeListHeap<'buf>,
     width: usize,

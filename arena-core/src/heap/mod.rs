@@ -76,6 +76,11 @@ pub const MAX_ALIGN: usize = 4096;
 ///
 /// [`with_capacity`]: FreeListHeap::with_capacity
 /// [`from_buffer`]: FreeListHeap::from_buffer
+///
+/// # Variance
+///
+/// Covariant in `'buf`, like the `&'buf mut [MaybeUninit<u8>]` it manages: a heap over a longer
+/// borrow can be used as one over a shorter borrow.
 pub struct FreeListHeap<'buf> {
     region: Region,
     /// Offset of the live-start bitmap (one bit per granule of block space).

@@ -113,6 +113,10 @@ impl fmt::Display for BlockInfo {
 /// Iterator over a heap's blocks in address order, from
 /// [`FreeListHeap::blocks`](super::FreeListHeap::blocks). Stops early at a corrupted header
 /// (run [`check`](super::FreeListHeap::check) to find out why).
+///
+/// # Variance
+///
+/// Covariant in `'h`, the borrow of the heap: it only reads.
 pub struct Blocks<'h> {
     pub(crate) region: &'h Region,
     pub(crate) at: usize,

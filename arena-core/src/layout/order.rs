@@ -149,6 +149,10 @@ const fn sift_down(keys: &mut [u128], mut root: usize, end: usize) {
 ///
 /// Made by [`StructLayout::memory_order`] and [`StructLayout::best_order`]. Each step scans the
 /// fields, so a full walk is O(n²) in the field count; that is for reports, not hot loops.
+///
+/// # Variance
+///
+/// Covariant in `'a`, the borrow of the [`StructLayout`](super::StructLayout) it walks.
 #[derive(Clone)]
 pub struct FieldOrder<'a> {
     layout: &'a StructLayout,

@@ -14,6 +14,10 @@ use core::fmt;
 /// assert_eq!(full.capacity(), 1);
 /// assert_eq!(full.into_inner(), "second");
 /// ```
+///
+/// # Variance
+///
+/// Covariant in `T`: it owns the value handed back.
 #[derive(Clone, PartialEq, Eq)]
 pub struct PoolFull<T> {
     value: T,

@@ -29,6 +29,11 @@ use super::generation;
 /// assert_eq!(pool.get(h), Some(&"bullet"));
 /// assert_eq!(core::mem::size_of::<Option<Handle<&str>>>(), 8);
 /// ```
+///
+/// # Variance
+///
+/// Covariant in `T` (`PhantomData<fn() -> T>`): a handle is an index and a generation, it owns and
+/// borrows nothing, and every use is checked against the pool it is given to.
 pub struct Handle<T> {
     index: u32,
     generation: NonZeroU32,

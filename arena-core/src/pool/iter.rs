@@ -82,6 +82,10 @@ macro_rules! walk_live {
 }
 
 /// Live values with their handles, in slot order: [`Pool::iter`].
+///
+/// # Variance
+///
+/// Covariant in `'a` and in `T`, like `slice::Iter<'a, T>`: it only gives shared access.
 pub struct Iter<'a, T> {
     slots: slice::Iter<'a, Slot<T>>,
     /// Index of the next slot of `slots`.
@@ -135,6 +139,11 @@ impl<T> Clone for Iter<'_, T> {
 }
 
 /// Live values, mutably, with their handles, in slot order: [`Pool::iter_mut`].
+///
+/// # Variance
+///
+/// Covariant in `'a`; invariant in `T`, like `slice::IterMut<'a, T>`: with `&mut T` a shorter-lived
+/// value could be written into a slot that the pool keeps for the longer type.
 pub struct IterMut<'a, T> {
     slots: slice::IterMut<'a, Slot<T>>,
     index: u32,
@@ -179,6 +188,11 @@ impl<T> FusedIterator for IterMut<'_, T> {}
 
 /// Removes every value of a pool, yielding each with its (now stale) handle: [`Pool::drain`].
 /// Dropping it removes the rest.
+///
+/// # Variance
+///
+/// Covariant in `'a`; invariant in `T`, because it holds the `&'a mut Pool<T>` (it would be sound
+/// covariant, as it only yields values, but nothing needs that).
 pub struct Drain<'a, T> {
     pool: &'a mut Pool<T>,
     index: u32,
@@ -212,6 +226,10 @@ impl<T> Drop for Drain<'_, T> {
 }
 
 /// The values of a pool, by value, with their handles: `Pool::into_iter`.
+///
+/// # Variance
+///
+/// Covariant in `T`, like `vec::IntoIter<T>`: it owns the values it yields.
 pub struct IntoIter<T> {
     pool: Pool<T>,
     index: u32,

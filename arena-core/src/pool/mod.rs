@@ -101,6 +101,11 @@ pub struct PoolStats {
 /// A pool of `T`s in fixed slots, addressed by generational [`Handle<T>`]s.
 ///
 /// See the [module documentation](self) for when to use it and how it works.
+///
+/// # Variance
+///
+/// Covariant in `T`, like `Vec<T>`: it owns its values, so a `Pool<&'static str>` can be used as a
+/// `Pool<&'a str>`.
 pub struct Pool<T> {
     chunks: Chunks<T>,
     /// Head of the free list (`NO_SLOT` = empty).

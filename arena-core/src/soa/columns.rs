@@ -20,6 +20,10 @@ mod sealed {
 /// its element type (and to the type's [`Soa::ALIGN`]), and records the block's total size.
 ///
 /// Used by the containers; the derive never touches it.
+///
+/// # Variance
+///
+/// No parameters.
 #[derive(Debug)]
 pub struct Cursor {
     base: *mut u8,
@@ -94,6 +98,11 @@ impl Cursor {
 /// One column of `F` values: the address of its first element.
 ///
 /// Named by generated code only (`type Columns = (Col<f32>, (Col<u8>, ()));`).
+///
+/// # Variance
+///
+/// Invariant in `F` (it holds a `*mut F`): one column type serves shared and mutable views alike,
+/// so it must not let `F` change.
 pub struct Col<F> {
     ptr: *mut F,
     _marker: PhantomData<F>,
@@ -118,6 +127,10 @@ unsafe impl<F: Sync> Sync for Col<F> {}
 
 /// All the columns of the `Soa` type `S`, used for a `#[soa(nested)]` field: `pos: Vec3` stores
 /// `pos.x`, `pos.y` and `pos.z` as columns of their own.
+///
+/// # Variance
+///
+/// Invariant in `S`, because it stores `S::Columns`.
 pub struct Nested<S: Soa> {
     inner: S::Columns,
 }

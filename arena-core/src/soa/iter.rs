@@ -6,6 +6,11 @@ use core::marker::PhantomData;
 use super::{Columns, Soa};
 
 /// Rows of a SoA container as [`Soa::Ref`] views, front to back. From `iter()`.
+///
+/// # Variance
+///
+/// Covariant in `'a`. Invariant in `T`, because it stores `T::Columns` (an associated type). (As
+/// for [`SoaSlice`](super::SoaSlice), a shared iterator would be sound covariant.)
 pub struct Iter<'a, T: Soa> {
     cols: T::Columns,
     front: usize,
@@ -14,6 +19,11 @@ pub struct Iter<'a, T: Soa> {
 }
 
 /// Rows of a SoA container as [`Soa::Mut`] views, front to back. From `iter_mut()`.
+///
+/// # Variance
+///
+/// Covariant in `'a`; invariant in `T`, as soundness requires of an iterator handing out mutable
+/// rows (see [`SoaSliceMut`](super::SoaSliceMut)).
 pub struct IterMut<'a, T: Soa> {
     cols: T::Columns,
     front: usize,
@@ -99,6 +109,10 @@ impl<T: Soa> Clone for Iter<'_, T> {
 /// length `N`; the last `len % N` rows are in [`remainder`](Self::remainder). Because `N` is a
 /// constant, a loop over `0..N` inside a chunk has no bounds checks and vectorises. From
 /// `chunks_exact::<N>()`.
+///
+/// # Variance
+///
+/// Covariant in `'a`. Invariant in `T`, because it stores `T::Columns` (an associated type).
 pub struct ChunksExact<'a, T: Soa, const N: usize> {
     cols: T::Columns,
     pos: usize,
@@ -109,6 +123,11 @@ pub struct ChunksExact<'a, T: Soa, const N: usize> {
 
 /// Every column in exclusive chunks of exactly `N` rows, as [`Soa::SlicesMut`] views; the last
 /// `len % N` rows are in [`into_remainder`](Self::into_remainder). From `chunks_exact_mut::<N>()`.
+///
+/// # Variance
+///
+/// Covariant in `'a`; invariant in `T`, as soundness requires of mutable chunks (see
+/// [`SoaSliceMut`](super::SoaSliceMut)).
 pub struct ChunksExactMut<'a, T: Soa, const N: usize> {
     cols: T::Columns,
     pos: usize,

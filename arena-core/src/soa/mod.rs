@@ -76,6 +76,15 @@ pub use vec::{IntoIter, SoaVec};
 /// The impl only converts between a row (`Self`) and its column values (a nested tuple such as
 /// `(f32, (f32, ()))`), and between tuples of references and the generated view structs. It is
 /// safe to implement by hand: the containers never trust it with a pointer.
+///
+/// # Variance
+///
+/// The views are the implementor's types. `#[derive(Soa)]` makes them behave like the references
+/// they hold: `Ref<'a>` and `Slices<'a>` are covariant in `'a` and in the row's own parameters
+/// (`&'a T`), `Mut<'a>` and `SlicesMut<'a>` covariant in `'a` and invariant in the row's
+/// parameters (`&'a mut T`). A hand-written `Mut` view must not be covariant in anything it lets
+/// callers write. The containers and views of this module are invariant in the row type itself
+/// (see each one's docs).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `Soa` type, so it cannot be stored as columns",
     label = "`{Self}` needs `#[derive(Soa)]`",

@@ -50,6 +50,11 @@ const NONE: u32 = u32::MAX;
 /// assert_eq!(*enemies.get(imp).unwrap().1.0, 40.0);
 /// assert!(enemies.get(orc).is_none());
 /// ```
+///
+/// # Variance
+///
+/// Invariant in `T`, because it stores `T::Columns` (an associated type). That is also what
+/// soundness asks of a container whose rows can be written through `&mut self`.
 pub struct SoaPool<T: Soa> {
     values: SoaVec<T>,
     /// The slot of each row.

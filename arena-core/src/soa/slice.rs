@@ -6,6 +6,12 @@ use core::marker::PhantomData;
 use super::{ChunksExact, ChunksExactMut, Columns, Iter, IterMut, Soa};
 
 /// A shared, fixed-length view of SoA columns, like `&'a [T]` but one slice per field.
+///
+/// # Variance
+///
+/// Covariant in `'a`, like `&'a [T]`. Invariant in `T`, because it stores `T::Columns` (an
+/// associated type). (A shared view would be sound covariant in `T`; the columns' representation
+/// rules it out.)
 pub struct SoaSlice<'a, T: Soa> {
     cols: T::Columns,
     len: usize,
@@ -16,6 +22,13 @@ pub struct SoaSlice<'a, T: Soa> {
 ///
 /// This is what `Arena::alloc_soa` returns: the values live (and are
 /// dropped) with the arena; the view only lends them out.
+///
+/// # Variance
+///
+/// Covariant in `'a`, like `&'a mut [T]`. Invariant in `T`, as soundness requires of a view that
+/// writes rows: a `SoaSliceMut<'_, Named<'static>>` used as a `SoaSliceMut<'_, Named<'short>>`
+/// could store a short borrow in a column that outlives it. The invariance comes from storing
+/// `T::Columns`, and `tests/ui/variance-soa-row-type.rs` pins it.
 pub struct SoaSliceMut<'a, T: Soa> {
     cols: T::Columns,
     len: usize,

@@ -16,6 +16,11 @@ use super::{
 /// allocates a new block and copies each column into it once. The API follows `Vec<T>`; rows are
 /// read through views ([`Soa::Ref`], [`Soa::Mut`]) and whole columns through
 /// [`slices`](Self::slices) / [`slices_mut`](Self::slices_mut).
+///
+/// # Variance
+///
+/// Invariant in `T`, because it stores `T::Columns` (an associated type). That is also what
+/// soundness asks of a container whose rows can be written through `&mut self`.
 pub struct SoaVec<T: Soa> {
     raw: RawSoa<T>,
     len: usize,
@@ -481,6 +486,11 @@ impl<T: Soa> IntoIterator for SoaVec<T> {
 }
 
 /// The rows of a [`SoaVec`], moved out front to back. Dropping it drops the rows not yet taken.
+///
+/// # Variance
+///
+/// Invariant in `T`, because it stores `T::Columns` (an associated type). (It would be sound
+/// covariant, as it owns the rows it yields.)
 pub struct IntoIter<T: Soa> {
     raw: RawSoa<T>,
     front: usize,

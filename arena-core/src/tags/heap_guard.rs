@@ -33,6 +33,10 @@ const GUARD_BYTES: usize = 8;
 /// assert!(heap.check_guards().is_ok());
 /// heap.free(p).unwrap();
 /// ```
+///
+/// # Variance
+///
+/// Covariant in `'buf`, like the [`FreeListHeap`](crate::heap::FreeListHeap) it wraps.
 pub struct GuardedHeap<'buf> {
     heap: FreeListHeap<'buf>,
     /// Live guarded allocations: value address -> (value, front bytes before it in its block,

@@ -8,6 +8,10 @@ use super::tag::Tag;
 use super::usage::Usage;
 
 /// One frame of a [`History`]: each tag's usage (children included) at the end of the frame.
+///
+/// # Variance
+///
+/// Covariant in `G`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrameSample<G> {
     /// The frame number.
@@ -20,6 +24,10 @@ pub struct FrameSample<G> {
 /// [`Registry`](super::Registry) (older frames are dropped, so a long session keeps a bounded
 /// window). A sample's `current` is the tag's bytes at the end of the frame; its `peak` is the
 /// high-water mark of the tag's allocators up to that frame.
+///
+/// # Variance
+///
+/// Covariant in `G`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct History<G> {
     samples: VecDeque<FrameSample<G>>,

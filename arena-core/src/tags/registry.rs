@@ -43,6 +43,10 @@ pub const DEFAULT_HISTORY: usize = 3600;
 /// assert_eq!(over.exceeded.current, 1088);
 /// # bodies.clear();
 /// ```
+///
+/// # Variance
+///
+/// Covariant in `G` (tags are `'static`, so no lifetime can shrink through it).
 #[derive(Debug, Clone)]
 pub struct Registry<G: Tag> {
     budgets: Vec<(G, Budget)>,
@@ -143,6 +147,10 @@ impl<G: Tag> Registry<G> {
 
 /// A tag with a [`Policy::Fail`] budget was over it at the end of a frame. The frame's report is
 /// here too (and in the history), so nothing is lost.
+///
+/// # Variance
+///
+/// Covariant in `G`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OverBudget<G> {
     /// The first failing tag's budget and bytes.

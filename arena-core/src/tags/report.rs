@@ -9,6 +9,10 @@ use super::tracked::Source;
 use super::usage::Usage;
 
 /// One allocator's line in a [`Report`].
+///
+/// # Variance
+///
+/// Covariant in `G`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AllocatorRow<G> {
     /// The allocator's name.
@@ -22,6 +26,10 @@ pub struct AllocatorRow<G> {
 }
 
 /// One tag's line in a [`Report`].
+///
+/// # Variance
+///
+/// Covariant in `G`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TagRow<G> {
     /// The tag.
@@ -42,6 +50,10 @@ pub struct TagRow<G> {
 /// export it.
 ///
 /// [`totals`]: Report::totals
+///
+/// # Variance
+///
+/// Covariant in `G`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report<G> {
     pub(super) frame: u64,
@@ -175,6 +187,10 @@ impl<G: Tag> Report<G> {
 }
 
 /// The seeds' form of a [`Report`], from [`Report::totals`].
+///
+/// # Variance
+///
+/// Covariant in `'a` and `G`, like the `&'a Report<G>` it prints.
 #[derive(Debug, Clone, Copy)]
 pub struct Totals<'a, G>(&'a Report<G>);
 

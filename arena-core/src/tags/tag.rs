@@ -52,6 +52,10 @@ impl Tag for &'static str {
 }
 
 /// Displays a tag with its parents, outermost first: `Rendering/Particles`.
+///
+/// # Variance
+///
+/// Covariant in `G`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TagPath<G>(pub G);
 

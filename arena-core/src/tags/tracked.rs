@@ -32,6 +32,13 @@ use super::usage::{MemoryUsage, Usage};
 /// assert!(refused.to_string().contains("budget of 256 bytes"));
 /// assert_eq!(physics.usage().current, 200); // nothing was allocated
 /// ```
+///
+/// # Variance
+///
+/// Covariant in `A` and `G`: it owns the allocator and the tag. So its variance in the allocator's
+/// own parameters is the allocator's: `Tracked<Frame<'f>, G>` is invariant in `'f` like
+/// [`Frame`](crate::arena::Frame), `Tracked<Pool<T>, G>` covariant in `T` like
+/// [`Pool`](crate::pool::Pool).
 pub struct Tracked<A: MemoryUsage, G: Tag> {
     pub(super) inner: A,
     pub(super) labels: Labels<G>,
@@ -223,6 +230,10 @@ impl fmt::Display for Leak {
 
 /// An allocation refused by a [`Tracked`] allocator: over its budget, or refused by the allocator
 /// itself. `V` is what is handed back (the value a pool could not take, or `()`).
+///
+/// # Variance
+///
+/// Covariant in `E` and `V`: it owns the error and the value handed back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refused<E, V = ()> {
     /// The budget's [`Policy::Fail`] refused it; nothing was allocated.
