@@ -139,6 +139,10 @@ fn sizes_near_isize_max_are_typed_errors_in_every_kind_of_arena() {
     let borrowed = Arena::from_buffer(&mut buffer);
     let limited = Arena::chained(256).with_limit(4096);
     for l in huge {
+        // (under Miri a request of 2^40 bytes would really be attempted: skip it there)
+        if cfg!(miri) && l.size() == 1 << 40 {
+            continue;
+        }
         match chained.try_alloc_layout(l) {
             Err(ArenaError::SizeOverflow { .. } | ArenaError::SystemOutOfMemory { .. }) => {}
             other => panic!("{l:?} in a chained arena: {other:?}"),
@@ -164,10 +168,11 @@ fn huge_alignments_are_typed_errors_or_aligned_memory() {
     let fixed = Arena::with_capacity(256);
     for shift in [12, 20, 29] {
         let l = layout(8, 1 << shift);
-        assert!(matches!(
-            fixed.try_alloc_layout(l),
-            Err(ArenaError::Full { .. })
-        ));
+        // full, unless the block happens to start at such an address
+        match fixed.try_alloc_layout(l) {
+            Ok(p) => assert_eq!(p.as_ptr() as usize % (1 << shift), 0),
+            Err(e) => assert!(matches!(e, ArenaError::Full { .. }), "{e:?}"),
+        }
         // a limit keeps a chained arena from taking a page of the alignment's size
         let limited = Arena::chained(4096).with_limit(64 * 1024);
         match limited.try_alloc_layout(l) {
@@ -179,7 +184,6 @@ fn huge_alignments_are_typed_errors_or_aligned_memory() {
         let z = fixed.try_alloc_layout(layout(0, 1 << shift)).unwrap();
         assert_eq!(z.as_ptr() as usize % (1 << shift), 0);
     }
-    assert_eq!(fixed.used(), 0);
     // an alignment a small chained page can satisfy with slack
     let chained = Arena::chained(256);
     let p = chained.try_alloc_layout(layout(24, 4096)).unwrap();
