@@ -41,10 +41,13 @@ pub struct Marker {
     allocs: usize,
 }
 
-// SAFETY: a marker is an identity plus a position; its pointers are only dereferenced by the
-// arena it came from (checked by identity), while that arena is alive.
+// SAFETY: a marker is plain data (an identity plus a position) and has no interior mutability;
+// no method of `Marker` dereferences its pointers. Only `Arena::rewind` does, and only on the
+// arena the marker came from (checked by identity) and only after checking the marker is still
+// valid there: same reset epoch, and, if pages were given back since, its page found among the
+// pages the arena holds. Which thread carries the marker does not matter to that check.
 unsafe impl Send for Marker {}
-// SAFETY: as above; a shared marker exposes no pointer.
+// SAFETY: as above; `&Marker` gives only copies of plain data (`used`).
 unsafe impl Sync for Marker {}
 
 impl Marker {

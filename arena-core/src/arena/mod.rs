@@ -146,10 +146,13 @@ pub struct Arena {
     _not_sync: PhantomData<Cell<u8>>,
 }
 
-// SAFETY: an arena owns its pages (or exclusively borrows its buffer through `BufferArena`), and
-// every value with a pending destructor was required to be `Send` (`typed.rs`), so moving the
-// arena to another thread and dropping those values there is sound. Values of non-`Send` types
-// are only reachable through borrows of the arena, which end before it can move.
+// SAFETY: moving an arena moves everything it points to with it: it owns its root block and
+// pages (or borrows its buffer `&mut` through `BufferArena`, which is `Send`), and no other
+// handle to them exists (markers are only compared and checked, see `Marker`). Every value
+// with a pending destructor was required to be `Send` (`typed.rs`), so dropping it on the new
+// thread is sound. Values of other types (`alloc_no_drop`) are never dropped and are only
+// reachable through borrows of the arena, which end before it can move. The arena is not
+// `Sync` (its cells), so two threads never touch it at once.
 unsafe impl Send for Arena {}
 
 /// A snapshot of an arena's statistics, for reports and the memory-budget tooling.
