@@ -70,10 +70,12 @@ fn markers_into_pages_a_limited_arena_gave_back_are_stale() {
         arena.alloc([0u8; 100]); // several small pages
     }
     let deep = arena.mark(); // a marker in the last page
+    let pages = arena.page_count();
     arena.rewind(start).unwrap();
     // none of the kept pages holds this, and the limit leaves room only without them
     let big = arena.try_alloc_layout(layout(1500, 8));
     assert!(big.is_ok(), "{big:?}");
+    assert!(arena.page_count() < pages, "kept pages were given back");
     let before = state(&arena);
     assert_eq!(
         arena.rewind(deep),

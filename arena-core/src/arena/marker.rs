@@ -129,8 +129,11 @@ impl Arena {
 
     /// Frees everything: pending destructors run newest first, the bump pointer returns to the
     /// start of the first block. O(1) when nothing needs dropping (plus the debug poison fill).
-    /// Pages are kept for reuse, so a steady-state loop never calls the system allocator. Every
-    /// [`Marker`] taken before is stale afterwards.
+    /// Pages are kept for reuse, so a steady-state loop never calls the system allocator. If the
+    /// frame since the last reset needed new pages (or used them out of order), a chained
+    /// arena first coalesces its pages into one that can serve every frame it served (see
+    /// [`Arena::chained`]): one system allocation, only after such frames. Every [`Marker`]
+    /// taken before is stale afterwards.
     ///
     /// # Panics
     ///
