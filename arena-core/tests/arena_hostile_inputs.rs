@@ -105,10 +105,13 @@ fn a_marker_rewound_past_is_stale_until_the_arena_regrows_past_it() {
 fn usize_max_lengths_are_size_overflow() {
     let arena = Arena::chained(256);
     let before = state(&arena);
-    for len in [usize::MAX, usize::MAX / 2, isize::MAX as usize, usize::MAX / 8 + 1] {
-        let err = arena
-            .try_alloc_slice_fill_with(len, |_| 0u64)
-            .unwrap_err();
+    for len in [
+        usize::MAX,
+        usize::MAX / 2,
+        isize::MAX as usize,
+        usize::MAX / 8 + 1,
+    ] {
+        let err = arena.try_alloc_slice_fill_with(len, |_| 0u64).unwrap_err();
         assert_eq!(
             err,
             ArenaError::SizeOverflow {
@@ -160,7 +163,11 @@ fn sizes_near_isize_max_are_typed_errors_in_every_kind_of_arena() {
             Err(ArenaError::SizeOverflow { .. } | ArenaError::LimitReached { .. })
         ));
     }
-    assert_eq!(chained.system_bytes(), 0, "nothing taken for a refused request");
+    assert_eq!(
+        chained.system_bytes(),
+        0,
+        "nothing taken for a refused request"
+    );
     assert_eq!(limited.system_bytes(), 0);
     assert_eq!(fixed.used() + borrowed.used(), 0);
 }
