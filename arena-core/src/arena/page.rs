@@ -44,8 +44,10 @@ pub(super) fn data_start(page: NonNull<PageHeader>) -> NonNull<u8> {
 /// A reference to a live page header.
 #[inline]
 pub(super) fn header<'a>(page: NonNull<PageHeader>) -> &'a PageHeader {
-    // SAFETY: callers only pass pages linked into a live arena; pages are freed only when the
-    // arena is dropped, after which no header is read.
+    // SAFETY: callers only pass pages linked into a live arena (a marker's page is first found
+    // in the chain, see `Arena::rewind`). A page is freed only after it is unlinked (when the
+    // arena is dropped, when a reset coalesces its pages, or when a limited arena gives back
+    // its kept pages), and every reference from here is a temporary that ends before that.
     unsafe { page.as_ref() }
 }
 
