@@ -134,9 +134,11 @@ pub struct Arena {
     /// marker taken before is checked against the pages still held before it is used.
     page_frees: Cell<u64>,
     /// Pages held at the last reset (0 before the first).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     kept: Cell<usize>,
     /// Whether the pages were reordered, inserted before kept pages, or added while pages were
     /// kept since the last reset: the next reset then coalesces them into one page.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     reshaped: Cell<bool>,
     /// Unique identity, so markers from another arena are refused.
     id: usize,
