@@ -70,10 +70,12 @@ fn markers_into_pages_a_limited_arena_gave_back_are_stale() {
         arena.alloc([0u8; 100]); // several small pages
     }
     let deep = arena.mark(); // a marker in the last page
+    let pages = arena.page_count();
     arena.rewind(start).unwrap();
     // none of the kept pages holds this, and the limit leaves room only without them
     let big = arena.try_alloc_layout(layout(1500, 8));
     assert!(big.is_ok(), "{big:?}");
+    assert!(arena.page_count() < pages, "kept pages were given back");
     let before = state(&arena);
     assert_eq!(
         arena.rewind(deep),
@@ -103,10 +105,13 @@ fn a_marker_rewound_past_is_stale_until_the_arena_regrows_past_it() {
 fn usize_max_lengths_are_size_overflow() {
     let arena = Arena::chained(256);
     let before = state(&arena);
-    for len in [usize::MAX, usize::MAX / 2, isize::MAX as usize, usize::MAX / 8 + 1] {
-        let err = arena
-            .try_alloc_slice_fill_with(len, |_| 0u64)
-            .unwrap_err();
+    for len in [
+        usize::MAX,
+        usize::MAX / 2,
+        isize::MAX as usize,
+        usize::MAX / 8 + 1,
+    ] {
+        let err = arena.try_alloc_slice_fill_with(len, |_| 0u64).unwrap_err();
         assert_eq!(
             err,
             ArenaError::SizeOverflow {
@@ -139,6 +144,10 @@ fn sizes_near_isize_max_are_typed_errors_in_every_kind_of_arena() {
     let borrowed = Arena::from_buffer(&mut buffer);
     let limited = Arena::chained(256).with_limit(4096);
     for l in huge {
+        // (under Miri a request of 2^40 bytes would really be attempted: skip it there)
+        if cfg!(miri) && l.size() == 1 << 40 {
+            continue;
+        }
         match chained.try_alloc_layout(l) {
             Err(ArenaError::SizeOverflow { .. } | ArenaError::SystemOutOfMemory { .. }) => {}
             other => panic!("{l:?} in a chained arena: {other:?}"),
@@ -154,7 +163,11 @@ fn sizes_near_isize_max_are_typed_errors_in_every_kind_of_arena() {
             Err(ArenaError::SizeOverflow { .. } | ArenaError::LimitReached { .. })
         ));
     }
-    assert_eq!(chained.system_bytes(), 0, "nothing taken for a refused request");
+    assert_eq!(
+        chained.system_bytes(),
+        0,
+        "nothing taken for a refused request"
+    );
     assert_eq!(limited.system_bytes(), 0);
     assert_eq!(fixed.used() + borrowed.used(), 0);
 }
@@ -164,10 +177,11 @@ fn huge_alignments_are_typed_errors_or_aligned_memory() {
     let fixed = Arena::with_capacity(256);
     for shift in [12, 20, 29] {
         let l = layout(8, 1 << shift);
-        assert!(matches!(
-            fixed.try_alloc_layout(l),
-            Err(ArenaError::Full { .. })
-        ));
+        // full, unless the block happens to start at such an address
+        match fixed.try_alloc_layout(l) {
+            Ok(p) => assert_eq!(p.as_ptr() as usize % (1 << shift), 0),
+            Err(e) => assert!(matches!(e, ArenaError::Full { .. }), "{e:?}"),
+        }
         // a limit keeps a chained arena from taking a page of the alignment's size
         let limited = Arena::chained(4096).with_limit(64 * 1024);
         match limited.try_alloc_layout(l) {
@@ -179,7 +193,6 @@ fn huge_alignments_are_typed_errors_or_aligned_memory() {
         let z = fixed.try_alloc_layout(layout(0, 1 << shift)).unwrap();
         assert_eq!(z.as_ptr() as usize % (1 << shift), 0);
     }
-    assert_eq!(fixed.used(), 0);
     // an alignment a small chained page can satisfy with slack
     let chained = Arena::chained(256);
     let p = chained.try_alloc_layout(layout(24, 4096)).unwrap();

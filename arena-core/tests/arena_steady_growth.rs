@@ -66,7 +66,7 @@ fn run_frame(arena: &mut Arena, requests: &[Layout]) -> Result<usize, ArenaError
 #[test]
 fn a_seeded_frame_loop_stops_growing_after_its_first_tenth() {
     let (frames, page, count) = if cfg!(miri) {
-        (60, 1024, (4, 12))
+        (400, 1024, (3, 8))
     } else {
         (4000, 4096, (20, 80))
     };

@@ -176,14 +176,16 @@ impl Arena {
     }
 
     /// Number of drop records pending: one per run of same-typed values allocated back to back
-    /// (not one per value); 0 means nothing will be dropped.
+    /// (not one per value); 0 means nothing will be dropped. The record of a value whose
+    /// constructor panicked covers nothing and is not counted.
     pub fn pending_drops(&self) -> usize {
         let mut n = 0;
         let mut next = self.drops.get();
         while let Some(rec) = next {
-            n += 1;
             // SAFETY: see `run_drops_from`.
-            next = unsafe { rec.as_ref().prev };
+            let rec = unsafe { rec.as_ref() };
+            n += usize::from(rec.len > 0);
+            next = rec.prev;
         }
         n
     }

@@ -46,10 +46,13 @@ pub struct Marker {
     allocs: usize,
 }
 
-// SAFETY: a marker is an identity plus a position; its pointers are only dereferenced by the
-// arena it came from (checked by identity), while that arena is alive.
+// SAFETY: a marker is plain data (an identity plus a position) and has no interior mutability;
+// no method of `Marker` dereferences its pointers. Only `Arena::rewind` does, and only on the
+// arena the marker came from (checked by identity) and only after checking the marker is still
+// valid there: same reset epoch, and, if pages were given back since, its page found among the
+// pages the arena holds. Which thread carries the marker does not matter to that check.
 unsafe impl Send for Marker {}
-// SAFETY: as above; a shared marker exposes no pointer.
+// SAFETY: as above; `&Marker` gives only copies of plain data (`used`).
 unsafe impl Sync for Marker {}
 
 impl Marker {
@@ -131,8 +134,11 @@ impl Arena {
 
     /// Frees everything: pending destructors run newest first, the bump pointer returns to the
     /// start of the first block. O(1) when nothing needs dropping (plus the debug poison fill).
-    /// Pages are kept for reuse, so a steady-state loop never calls the system allocator. Every
-    /// [`Marker`] taken before is stale afterwards.
+    /// Pages are kept for reuse, so a steady-state loop never calls the system allocator. If the
+    /// frame since the last reset needed new pages (or used them out of order), a chained
+    /// arena first coalesces its pages into one that can serve every frame it served (see
+    /// [`Arena::chained`]): one system allocation, only after such frames. Every [`Marker`]
+    /// taken before is stale afterwards.
     ///
     /// # Panics
     ///

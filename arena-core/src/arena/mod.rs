@@ -139,9 +139,11 @@ pub struct Arena {
     /// marker taken before is checked against the pages still held before it is used.
     page_frees: Cell<u64>,
     /// Pages held at the last reset (0 before the first).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     kept: Cell<usize>,
     /// Whether the pages were reordered, inserted before kept pages, or added while pages were
     /// kept since the last reset: the next reset then coalesces them into one page.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     reshaped: Cell<bool>,
     /// Unique identity, so markers from another arena are refused.
     id: usize,
@@ -151,10 +153,13 @@ pub struct Arena {
     _not_sync: PhantomData<Cell<u8>>,
 }
 
-// SAFETY: an arena owns its pages (or exclusively borrows its buffer through `BufferArena`), and
-// every value with a pending destructor was required to be `Send` (`typed.rs`), so moving the
-// arena to another thread and dropping those values there is sound. Values of non-`Send` types
-// are only reachable through borrows of the arena, which end before it can move.
+// SAFETY: moving an arena moves everything it points to with it: it owns its root block and
+// pages (or borrows its buffer `&mut` through `BufferArena`, which is `Send`), and no other
+// handle to them exists (markers are only compared and checked, see `Marker`). Every value
+// with a pending destructor was required to be `Send` (`typed.rs`), so dropping it on the new
+// thread is sound. Values of other types (`alloc_no_drop`) are never dropped and are only
+// reachable through borrows of the arena, which end before it can move. The arena is not
+// `Sync` (its cells), so two threads never touch it at once.
 unsafe impl Send for Arena {}
 
 /// A snapshot of an arena's statistics, for reports and the memory-budget tooling.

@@ -4,8 +4,10 @@
 //! user's buffer of [`Arena::from_buffer`](super::Arena::from_buffer), or empty for
 //! [`Arena::chained`](super::Arena::chained). Its bounds live in the arena itself. Every further
 //! page comes from the system allocator and starts with a [`PageHeader`]; pages form a singly
-//! linked list in allocation order, and are kept (not freed) across resets so a steady frame loop
-//! stops calling the system allocator.
+//! linked list in the order the bump pointer passes through them, and are kept across resets so
+//! a steady frame loop stops calling the system allocator. Every page after the current one is
+//! empty, so the slow path may move any of them up to be next; a reset after a frame that grew
+//! coalesces them into one page (`bump.rs`).
 
 use core::cell::Cell;
 use core::ptr::NonNull;
@@ -42,8 +44,10 @@ pub(super) fn data_start(page: NonNull<PageHeader>) -> NonNull<u8> {
 /// A reference to a live page header.
 #[inline]
 pub(super) fn header<'a>(page: NonNull<PageHeader>) -> &'a PageHeader {
-    // SAFETY: callers only pass pages linked into a live arena; pages are freed only when the
-    // arena is dropped, after which no header is read.
+    // SAFETY: callers only pass pages linked into a live arena (a marker's page is first found
+    // in the chain, see `Arena::rewind`). A page is freed only after it is unlinked (when the
+    // arena is dropped, when a reset coalesces its pages, or when a limited arena gives back
+    // its kept pages), and every reference from here is a temporary that ends before that.
     unsafe { page.as_ref() }
 }
 
