@@ -413,17 +413,21 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline]
     fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize, usize), HeapError> {
         let off = match self.region.offset_of(ptr) {
-            Some(off) if off >= self.first + TAG && off < self.end => off,
+            Some(off) if off >= self.first && off < self.end => off,
             _ => {
                 return Err(HeapError::ForeignPointer {
                     addr: ptr.as_ptr().addr(),
                 });
             }
         };
-        let b = off - TAG;
         let not_allocated = HeapError::NotAllocated {
             offset: off - self.first,
         };
+        // The first block's header is inside the heap but never a payload.
+        if off < self.first + TAG {
+            return Err(not_allocated);
+        }
+        let b = off - TAG;
         if !(b - self.first).is_multiple_of(GRANULE)
             || !self.region.bit(self.bitmap, (b - self.first) / GRANULE)
         {
@@ -441,6 +445,20 @@ impl<'buf> FreeListHeap<'buf> {
                 offset: b - self.first,
                 problem: "live block's tags were overwritten",
             }),
+        }
+    }
+
+    /// The error for handing `ptr` back when it is not the start of a live allocation of the
+    /// caller (a wrapper such as the guarded heap hands out pointers inside blocks, so a block's
+    /// own start is not one of its allocations): the heap's own error for it, or
+    /// [`HeapError::NotAllocated`] when it happens to be a live block's start. Changes nothing.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn not_an_allocation(&self, ptr: NonNull<u8>) -> HeapError {
+        match self.live_block(ptr) {
+            Err(e) => e,
+            Ok((b, ..)) => HeapError::NotAllocated {
+                offset: b + TAG - self.first,
+            },
         }
     }
 
