@@ -2,7 +2,7 @@
 //! `HeapError` and changes nothing: pointers into guards, one byte off, a neighbour's guard, a
 //! block's real start under a guarded value, another heap's pointers.
 use arena_core::heap::{FreeListHeap, HeapError};
-use arena_core::tags::{GuardedHeap, MemoryUsage, Tracked};
+use arena_core::tags::{GuardedHeap, Tracked};
 use core::alloc::Layout;
 use core::ptr::NonNull;
 

@@ -448,6 +448,12 @@ impl<'buf> FreeListHeap<'buf> {
         }
     }
 
+    /// Whether `ptr` is the start of a live block of this heap.
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    pub(crate) fn is_live(&self, ptr: NonNull<u8>) -> bool {
+        self.live_block(ptr).is_ok()
+    }
+
     /// The error for handing `ptr` back when it is not the start of a live allocation of the
     /// caller (a wrapper such as the guarded heap hands out pointers inside blocks, so a block's
     /// own start is not one of its allocations): the heap's own error for it, or
