@@ -50,7 +50,7 @@ mod alloc_api;
 #[cfg(feature = "allocator-api2")]
 pub use alloc_api::HeapCell;
 #[cfg(feature = "std")]
-pub use alloc_api::LockedHeap;
+pub use alloc_api::{LockedHeap, MIN_LOCKED_HEAP};
 pub use error::HeapError;
 pub use fit::Fit;
 pub use map::MemoryMap;
@@ -178,7 +178,23 @@ impl<'buf> FreeListHeap<'buf> {
     /// [`from_buffer`](Self::from_buffer), returning an error instead of panicking.
     pub fn try_from_buffer(buf: &'buf mut [MaybeUninit<u8>]) -> Result<Self, HeapError> {
         let len = buf.len();
-        let addr = buf.as_ptr().addr();
+        let base =
+            NonNull::new(buf.as_mut_ptr().cast::<u8>()).expect("slice pointers are non-null");
+        // SAFETY: `buf` is valid for `len` bytes and borrowed mutably for `'buf`, which the heap's
+        // `PhantomData` ties it to, so nothing else touches it meanwhile.
+        unsafe { Self::from_raw_parts(base, len) }
+    }
+
+    /// A heap over `len` bytes at `base` (the bitmap inside, as for
+    /// [`from_buffer`](Self::from_buffer)); writes the bitmap and the first block's tags.
+    ///
+    /// # Safety
+    ///
+    /// `base` is valid for reads and writes of `len` bytes for as long as the heap (or a heap
+    /// [`rebase`](Self::rebase)d from it) uses them, and nothing else accesses those bytes
+    /// meanwhile except through the payload pointers the heap hands out.
+    pub(crate) unsafe fn from_raw_parts(base: NonNull<u8>, len: usize) -> Result<Self, HeapError> {
+        let addr = base.as_ptr().addr();
         let bitmap_at = addr.wrapping_neg() & 7;
         let bitmap = bitmap_bytes(len);
         let min = 64 + 2 * GRANULE;
@@ -189,12 +205,26 @@ impl<'buf> FreeListHeap<'buf> {
             (area >= MIN_BLOCK).then_some((first, area))
         });
         let (first, area) = fits.ok_or(HeapError::BufferTooSmall { len, min })?;
-        let base =
-            NonNull::new(buf.as_mut_ptr().cast::<u8>()).expect("slice pointers are non-null");
-        // SAFETY: `buf` is valid for `len` bytes and borrowed mutably for `'buf`, which the heap's
-        // `PhantomData` ties it to, so nothing else touches it meanwhile.
+        // SAFETY: the caller's contract is `Region::new`'s.
         let region = unsafe { Region::new(base, len) };
         Ok(Self::init(region, bitmap_at, first, first + area, None))
+    }
+
+    /// Points the heap at `base`, where a byte-for-byte copy of its region now lives (the
+    /// inline region of a `LockedHeap` that was moved). The bookkeeping is offsets, so it stays
+    /// valid if `base` has the old base's alignment modulo 16.
+    ///
+    /// # Safety
+    ///
+    /// As for [`from_raw_parts`](Self::from_raw_parts), for `base` and the heap's length; the
+    /// bytes at `base` are the region's current contents; `base` is congruent to the old base
+    /// modulo 16; the heap does not own its region (`owned` is `None`).
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) unsafe fn rebase(&mut self, base: NonNull<u8>) {
+        debug_assert!(self.owned.is_none());
+        // SAFETY: forwarded to the caller.
+        unsafe { self.region.rebase(base) }
     }
 
     fn init(
@@ -448,10 +478,13 @@ impl<'buf> FreeListHeap<'buf> {
         }
     }
 
-    /// Whether `ptr` is the start of a live block of this heap.
+    /// If `ptr` is the start of a live block of this heap, a pointer to it with the region's
+    /// provenance (the caller's pointer may carry a narrower one, e.g. only its layout's size),
+    /// and the payload's size (at least 16 bytes).
     #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
-    pub(crate) fn is_live(&self, ptr: NonNull<u8>) -> bool {
-        self.live_block(ptr).is_ok()
+    pub(crate) fn live_payload(&self, ptr: NonNull<u8>) -> Option<(NonNull<u8>, usize)> {
+        let (b, size, _) = self.live_block(ptr).ok()?;
+        Some((self.region.ptr(b + TAG), size - OVERHEAD))
     }
 
     /// The error for handing `ptr` back when it is not the start of a live allocation of the
