@@ -4,7 +4,7 @@ mod support;
 
 use allocator_api2::alloc::{Allocator, Layout};
 use allocator_api2::vec::Vec as HeapVec;
-use arena_core::heap::{FreeListHeap, HeapCell, LockedHeap};
+use arena_core::heap::{FreeListHeap, HeapCell, LockedHeap, MIN_LOCKED_HEAP};
 use core::alloc::GlobalAlloc;
 use support::miri_or;
 
@@ -90,4 +90,20 @@ fn locked_heap_serves_threads() {
     let stats = HEAP.with(|h| (h.check(), h.stats())).unwrap();
     assert_eq!(stats.0, Ok(()));
     assert_eq!((stats.1.live_blocks, stats.1.free_blocks), (0, 1));
+}
+
+#[test]
+fn the_smallest_locked_heap_serves_a_block() {
+    static TINY: LockedHeap<MIN_LOCKED_HEAP> = LockedHeap::new();
+    let stats = TINY.stats().unwrap();
+    assert!(stats.capacity >= 32, "{stats}");
+    let l = Layout::from_size_align(stats.largest_request(), 16).unwrap();
+    // SAFETY: non-zero size; freed with the same layout.
+    unsafe {
+        let p = TINY.alloc(l);
+        assert!(!p.is_null());
+        assert!(TINY.alloc(Layout::new::<u8>()).is_null(), "full");
+        TINY.dealloc(p, l);
+    }
+    TINY.check().unwrap();
 }

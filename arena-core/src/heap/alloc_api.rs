@@ -281,8 +281,8 @@ mod locked {
     /// `new` is a `const fn` and needs no `unsafe`; the heap writes its bitmap and block tags
     /// into the region on first use (the first allocation, or the first call to
     /// [`stats`](Self::stats), [`check`](Self::check) or [`with`](Self::with)), so a `static`
-    /// of it costs no start-up work and sits in zero-initialised memory. Std allocates before
-    /// `main`, and that just works. The region is 4096-aligned, and part of it (1 bit per 16
+    /// of it costs no start-up work and is ready whenever the first allocation comes: std
+    /// allocates before `main`, and that just works. The region is 4096-aligned, and part of it (1 bit per 16
     /// bytes, rounded to 8 bytes) holds the heap's bitmap of live blocks.
     ///
     /// `N` is checked at compile time: below [`MIN_LOCKED_HEAP`] (64) bytes the program does

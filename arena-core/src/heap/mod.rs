@@ -101,10 +101,15 @@ pub struct FreeListHeap<'buf> {
     _buf: PhantomData<&'buf mut [MaybeUninit<u8>]>,
 }
 
-// SAFETY: the heap owns its region exclusively (an owned allocation or a `&mut` borrow), like a
-// `Box<[u8]>` or `&mut [u8]`, both `Send`; no thread-bound state is involved.
+// SAFETY: the heap owns its region exclusively (an owned allocation, a `&mut` borrow, or a
+// `LockedHeap`'s inline region reached only under its lock), like a `Box<[u8]>` or `&mut [u8]`,
+// both `Send`; the raw base pointer is the only reason this is not automatic, and no thread-bound
+// state is involved.
 unsafe impl Send for FreeListHeap<'_> {}
-// SAFETY: every `&self` method only reads the region; all writes need `&mut self`.
+// SAFETY: `&self` methods only read the region (tags, free-list links, the bitmap), never a live
+// payload, and never write; every write to the bookkeeping needs `&mut self`. The one write made
+// beside a `&FreeListHeap` (`HeapCell`'s deferred-free link) goes into a live payload, which no
+// `&self` method reads, so shared references on several threads never race with anything.
 unsafe impl Sync for FreeListHeap<'_> {}
 
 /// Bytes of bitmap for `area` bytes of block space, a multiple of 8.

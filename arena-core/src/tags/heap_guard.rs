@@ -48,8 +48,10 @@ struct Guarded {
     size: usize,
 }
 
-// SAFETY: the pointers in `live` point into the heap's own memory, which the heap owns exclusively
-// (it is `Send`); they are only dereferenced through `&self`/`&mut self` of this heap.
+// SAFETY: the `NonNull`s in `live` (which make this not `Send` automatically) point into the
+// region of `heap`, which moves with it and is `Send`; they are dereferenced only by this
+// `GuardedHeap`'s own methods (reading guard bytes inside live blocks), never shared
+// with another owner, so sending the whole heap sends everything they reach.
 unsafe impl Send for GuardedHeap<'_> {}
 
 impl<'buf> GuardedHeap<'buf> {
