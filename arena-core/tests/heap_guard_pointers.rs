@@ -43,8 +43,15 @@ fn guarded_free_of_any_pointer_but_the_value_is_an_error_and_changes_nothing() {
             .chain(near_misses(b, 40, align))
         {
             let err = heap.free(bad).unwrap_err();
+            // Without guards (release builds) the first value sits 16 bytes into the block
+            // space, so 16 bytes before it is outside.
+            let expected = if heap.contains(bad) {
+                matches!(err, HeapError::NotAllocated { .. })
+            } else {
+                matches!(err, HeapError::ForeignPointer { .. })
+            };
             assert!(
-                matches!(err, HeapError::NotAllocated { .. }),
+                expected,
                 "align {align}: free({bad:p}) near {a:p}/{b:p}: {err:?}"
             );
             assert_eq!(snapshot(&heap), before, "align {align}: free({bad:p})");
