@@ -205,3 +205,19 @@ fn huge_sizes_and_alignments_are_alloc_errors() {
     unsafe { (&cell).deallocate(p, old) };
     cell.check().unwrap();
 }
+
+#[test]
+fn a_cell_with_deferred_frees_can_move_to_another_thread() {
+    fn assert_send<T: Send>(_: &T) {}
+    let cell = HeapCell::new(FreeListHeap::with_capacity(4096));
+    let b = HeapBox::new_in([3u8; 40], &cell);
+    cell.with(|_| drop(b));
+    assert_send(&cell);
+    let heap = std::thread::spawn(move || {
+        cell.check().unwrap();
+        cell.into_inner()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(heap.stats().live_blocks, 0);
+}

@@ -51,6 +51,12 @@ mod cell {
         deferred: Cell<Option<NonNull<u8>>>,
     }
 
+    // SAFETY: only `deferred`'s `NonNull`s keep this from being `Send` automatically. They
+    // point at blocks in the region of `heap` (which is `Send` and moves with the cell) and are
+    // used only by this cell's methods; moving the cell to another thread needs it unborrowed,
+    // so no collection on the old thread still uses it. (It stays `!Sync`: `RefCell` and `Cell`.)
+    unsafe impl Send for HeapCell<'_> {}
+
     impl<'buf> HeapCell<'buf> {
         /// Wraps `heap`.
         pub fn new(heap: FreeListHeap<'buf>) -> Self {
