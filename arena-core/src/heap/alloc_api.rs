@@ -335,10 +335,11 @@ mod locked {
     ///
     /// # Moving
     ///
-    /// The blocks live inside the `LockedHeap`. A `static` never moves; a `LockedHeap` in a local
-    /// variable or a `Box` may be moved only while it has no live blocks (moving it is safe for
-    /// the heap itself, which keeps offsets, not addresses, but pointers handed out before the
-    /// move point into the old place).
+    /// The blocks live inside the `LockedHeap`. A `static` never moves or drops; a `LockedHeap`
+    /// in a local variable or a `Box` may be moved or dropped only while it has no live blocks
+    /// (moving it is safe for the heap itself, which keeps offsets, not addresses, and finds its
+    /// region again on every call, but pointers handed out before the move point into the old
+    /// place, and `dealloc` of one breaks its safety contract).
     #[repr(C)]
     pub struct LockedHeap<const N: usize> {
         memory: Memory<N>,
