@@ -276,3 +276,45 @@ fn a_locked_heap_moved_while_empty_keeps_working() {
     moved.check().unwrap();
     assert_eq!(moved.stats().unwrap().live_blocks, 0);
 }
+
+/// Allocates from `HEAP` in its destructor and records whether it got memory.
+struct AllocatesOnDrop<'a, const N: usize> {
+    heap: &'a LockedHeap<N>,
+    got_memory: &'a std::sync::atomic::AtomicBool,
+}
+
+impl<const N: usize> Drop for AllocatesOnDrop<'_, N> {
+    fn drop(&mut self) {
+        let l = Layout::new::<[u64; 2]>();
+        // SAFETY: non-zero size; freed with the same layout when not null.
+        let p = unsafe { self.heap.alloc(l) };
+        if !p.is_null() {
+            // SAFETY: just allocated with `l`.
+            unsafe { self.heap.dealloc(p, l) };
+        }
+        self.got_memory
+            .store(!p.is_null(), std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_destructor_allocating_inside_with_gets_null_and_outside_gets_memory() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static HEAP: LockedHeap<{ 1 << 16 }> = LockedHeap::new();
+    static GOT: AtomicBool = AtomicBool::new(true);
+    let done = finishes(|| {
+        let value = AllocatesOnDrop {
+            heap: &HEAP,
+            got_memory: &GOT,
+        };
+        HEAP.with(|_| drop(value)).unwrap();
+    });
+    assert!(done, "a destructor allocating inside `with` deadlocked");
+    assert!(!GOT.load(Ordering::Relaxed), "re-entry got null");
+    drop(AllocatesOnDrop {
+        heap: &HEAP,
+        got_memory: &GOT,
+    });
+    assert!(GOT.load(Ordering::Relaxed), "outside `with` it got memory");
+    assert_eq!(HEAP.stats().unwrap().live_blocks, 0);
+}
