@@ -9,8 +9,10 @@ pub use locked::{LockedHeap, MIN_LOCKED_HEAP};
 #[cfg(feature = "allocator-api2")]
 mod cell {
     use core::alloc::Layout;
-    use core::cell::{Cell, RefCell};
-    use core::ptr::NonNull;
+    use core::cell::RefCell;
+    use core::ptr::{self, NonNull};
+    use core::sync::atomic::AtomicPtr;
+    use core::sync::atomic::Ordering::Relaxed;
 
     use allocator_api2::alloc::{AllocError, Allocator};
 
@@ -48,21 +50,17 @@ mod cell {
         /// Blocks freed while the heap was borrowed, waiting to be freed: a list threaded
         /// through the first word of each block's payload (at least 16 bytes, and no longer the
         /// caller's once it is deallocated), written through the region's own provenance.
-        deferred: Cell<Option<NonNull<u8>>>,
+        /// (An atomic only so that it adds nothing to the cell's auto traits: the cell is
+        /// `!Sync` through its `RefCell`, so every access is from one thread and `Relaxed`.)
+        deferred: AtomicPtr<u8>,
     }
-
-    // SAFETY: only `deferred`'s `NonNull`s keep this from being `Send` automatically. They
-    // point at blocks in the region of `heap` (which is `Send` and moves with the cell) and are
-    // used only by this cell's methods; moving the cell to another thread needs it unborrowed,
-    // so no collection on the old thread still uses it. (It stays `!Sync`: `RefCell` and `Cell`.)
-    unsafe impl Send for HeapCell<'_> {}
 
     impl<'buf> HeapCell<'buf> {
         /// Wraps `heap`.
         pub fn new(heap: FreeListHeap<'buf>) -> Self {
             HeapCell {
                 heap: RefCell::new(heap),
-                deferred: Cell::new(None),
+                deferred: AtomicPtr::new(ptr::null_mut()),
             }
         }
 
@@ -112,7 +110,7 @@ mod cell {
         #[inline]
         fn heap_mut(&self) -> Option<core::cell::RefMut<'_, FreeListHeap<'buf>>> {
             let mut heap = self.heap.try_borrow_mut().ok()?;
-            if self.deferred.get().is_some() {
+            if !self.deferred.load(Relaxed).is_null() {
                 self.free_deferred(&mut heap);
             }
             Some(heap)
@@ -120,14 +118,16 @@ mod cell {
 
         /// Does the deferred frees if the heap can be borrowed mutably now.
         fn settle(&self) {
-            if self.deferred.get().is_some() {
+            if !self.deferred.load(Relaxed).is_null() {
                 drop(self.heap_mut());
             }
         }
 
         #[cold]
         fn free_deferred(&self, heap: &mut FreeListHeap<'buf>) {
-            let mut next = self.deferred.take();
+            // Load and store, not `swap`: targets without compare-and-swap have these too.
+            let mut next = NonNull::new(self.deferred.load(Relaxed));
+            self.deferred.store(ptr::null_mut(), Relaxed);
             while let Some(ptr) = next {
                 // `defer` only queues live blocks and a block is queued once (deallocating it
                 // twice breaks `deallocate`'s contract); stop rather than read a link from a
@@ -160,9 +160,9 @@ mod cell {
             unsafe {
                 payload
                     .cast::<Option<NonNull<u8>>>()
-                    .write_unaligned(self.deferred.get())
+                    .write_unaligned(NonNull::new(self.deferred.load(Relaxed)))
             };
-            self.deferred.set(Some(ptr));
+            self.deferred.store(ptr.as_ptr(), Relaxed);
         }
 
         fn realloc(&self, ptr: NonNull<u8>, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
@@ -184,7 +184,7 @@ mod cell {
                 Ok((fit, stats)) => t.field("fit", &fit).field("stats", &stats),
                 Err(_) => t.field("heap", &"<borrowed>"),
             }
-            .field("deferred_frees", &self.deferred.get().is_some())
+            .field("deferred_frees", &!self.deferred.load(Relaxed).is_null())
             .finish()
         }
     }
