@@ -448,7 +448,13 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline]
     fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize, usize), HeapError> {
         let off = match self.region.offset_of(ptr) {
-            Some(off) if off >= self.first && off < self.end => off,
+            Some(off) if off >= self.first + TAG && off < self.end => off,
+            // The first block's header is inside the heap but never a payload.
+            Some(off) if off >= self.first && off < self.end => {
+                return Err(HeapError::NotAllocated {
+                    offset: off - self.first,
+                });
+            }
             _ => {
                 return Err(HeapError::ForeignPointer {
                     addr: ptr.as_ptr().addr(),
@@ -458,10 +464,6 @@ impl<'buf> FreeListHeap<'buf> {
         let not_allocated = HeapError::NotAllocated {
             offset: off - self.first,
         };
-        // The first block's header is inside the heap but never a payload.
-        if off < self.first + TAG {
-            return Err(not_allocated);
-        }
         let b = off - TAG;
         if !(b - self.first).is_multiple_of(GRANULE)
             || !self.region.bit(self.bitmap, (b - self.first) / GRANULE)
