@@ -4,7 +4,7 @@ mod support;
 
 use allocator_api2::alloc::{Allocator, Layout};
 use allocator_api2::vec::Vec as HeapVec;
-use arena_core::heap::{FreeListHeap, HeapCell, LockedHeap};
+use arena_core::heap::{FreeListHeap, HeapCell, LockedHeap, MIN_LOCKED_HEAP};
 use core::alloc::GlobalAlloc;
 use support::miri_or;
 
@@ -66,15 +66,8 @@ fn grow_in_place_keeps_the_address() {
 
 #[test]
 fn locked_heap_serves_threads() {
-    static HEAP: LockedHeap = LockedHeap::empty();
+    static HEAP: LockedHeap<{ 1 << 20 }> = LockedHeap::new();
     let layout = Layout::from_size_align(48, 16).unwrap();
-    // SAFETY: non-zero size; before `init` the allocation fails and returns null.
-    assert!(unsafe { HEAP.alloc(layout) }.is_null());
-    HEAP.init(FreeListHeap::with_capacity(1 << 20)).unwrap();
-    assert!(
-        HEAP.init(FreeListHeap::with_capacity(1024)).is_err(),
-        "a heap cannot be replaced"
-    );
     std::thread::scope(|s| {
         for t in 0..4u8 {
             s.spawn(move || {
@@ -97,4 +90,20 @@ fn locked_heap_serves_threads() {
     let stats = HEAP.with(|h| (h.check(), h.stats())).unwrap();
     assert_eq!(stats.0, Ok(()));
     assert_eq!((stats.1.live_blocks, stats.1.free_blocks), (0, 1));
+}
+
+#[test]
+fn the_smallest_locked_heap_serves_a_block() {
+    static TINY: LockedHeap<MIN_LOCKED_HEAP> = LockedHeap::new();
+    let stats = TINY.stats().unwrap();
+    assert!(stats.capacity >= 32, "{stats}");
+    let l = Layout::from_size_align(stats.largest_request(), 16).unwrap();
+    // SAFETY: non-zero size; freed with the same layout.
+    unsafe {
+        let p = TINY.alloc(l);
+        assert!(!p.is_null());
+        assert!(TINY.alloc(Layout::new::<u8>()).is_null(), "full");
+        TINY.dealloc(p, l);
+    }
+    TINY.check().unwrap();
 }

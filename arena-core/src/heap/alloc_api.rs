@@ -4,13 +4,15 @@
 #[cfg(feature = "allocator-api2")]
 pub use cell::HeapCell;
 #[cfg(feature = "std")]
-pub use locked::LockedHeap;
+pub use locked::{LockedHeap, MIN_LOCKED_HEAP};
 
 #[cfg(feature = "allocator-api2")]
 mod cell {
     use core::alloc::Layout;
     use core::cell::RefCell;
-    use core::ptr::NonNull;
+    use core::ptr::{self, NonNull};
+    use core::sync::atomic::AtomicPtr;
+    use core::sync::atomic::Ordering::Relaxed;
 
     use allocator_api2::alloc::{AllocError, Allocator};
 
@@ -35,12 +37,27 @@ mod cell {
     /// assert_eq!(heap.stats().live_blocks, 0);
     /// ```
     ///
+    /// # Re-entry
+    ///
+    /// While [`with`](Self::with)'s closure runs, the heap is borrowed. Allocating, growing or
+    /// shrinking through the cell from inside it (directly, or from a destructor that runs
+    /// there) returns [`AllocError`] and changes nothing; freeing is deferred: the block stays
+    /// live until the borrow ends and the next operation on the cell (or
+    /// [`into_inner`](Self::into_inner)) frees it. Nothing panics and the heap is never
+    /// borrowed mutably twice.
+    ///
     /// # Variance
     ///
     /// Invariant in `'buf`, because the heap sits in a `RefCell`. A heap cell is used as an
     /// allocator through shared references, so its buffer lifetime is fixed where it is made.
     pub struct HeapCell<'buf> {
         heap: RefCell<FreeListHeap<'buf>>,
+        /// Blocks freed while the heap was borrowed, waiting to be freed: a list threaded
+        /// through the first word of each block's payload (at least 16 bytes, and no longer the
+        /// caller's once it is deallocated), written through the region's own provenance.
+        /// (An atomic only so that it adds nothing to the cell's auto traits: the cell is
+        /// `!Sync` through its `RefCell`, so every access is from one thread and `Relaxed`.)
+        deferred: AtomicPtr<u8>,
     }
 
     impl<'buf> HeapCell<'buf> {
@@ -48,42 +65,132 @@ mod cell {
         pub fn new(heap: FreeListHeap<'buf>) -> Self {
             HeapCell {
                 heap: RefCell::new(heap),
+                deferred: AtomicPtr::new(ptr::null_mut()),
             }
         }
 
-        /// The heap's [`stats`](FreeListHeap::stats).
+        /// The heap's [`stats`](FreeListHeap::stats). Frees deferred while the heap was
+        /// borrowed are done first when possible.
         pub fn stats(&self) -> HeapStats {
-            self.heap.borrow().stats()
+            self.settle();
+            self.shared(FreeListHeap::stats)
         }
 
         /// The heap's [`check`](FreeListHeap::check).
         pub fn check(&self) -> Result<(), HeapError> {
-            self.heap.borrow().check()
+            self.settle();
+            self.shared(FreeListHeap::check)
         }
 
         /// Runs `f` with shared access to the heap (for its layout line, memory map, blocks).
+        ///
+        /// `f` may call `with`, [`stats`](Self::stats) and [`check`](Self::check) again; an
+        /// allocation through the cell inside `f` fails with [`AllocError`] and a free is
+        /// deferred (see [Re-entry](Self#re-entry)). If `f` panics, the borrow ends as the
+        /// panic unwinds and the heap is as `f` found it.
         pub fn with<R>(&self, f: impl FnOnce(&FreeListHeap<'buf>) -> R) -> R {
-            f(&self.heap.borrow())
+            self.settle();
+            self.shared(f)
         }
 
-        /// The heap back. Possible only once nothing borrows the cell, so no collection still
-        /// lives in it.
+        /// The heap back, with every deferred free done. Possible only once nothing borrows
+        /// the cell, so no collection still lives in it.
         pub fn into_inner(self) -> FreeListHeap<'buf> {
+            self.settle();
             self.heap.into_inner()
+        }
+
+        /// `f` on a shared borrow. Only the allocator methods borrow mutably, and they never
+        /// run code of the caller's (see the `Allocator` impl), so no mutable borrow is held
+        /// whenever user code can call this; the `expect` cannot fire.
+        fn shared<R>(&self, f: impl FnOnce(&FreeListHeap<'buf>) -> R) -> R {
+            f(&self
+                .heap
+                .try_borrow()
+                .expect("HeapCell: the heap is borrowed mutably only inside its own methods"))
+        }
+
+        /// The heap, mutably, with the deferred frees done; `None` while `with` (or anything
+        /// else) borrows it.
+        #[inline]
+        fn heap_mut(&self) -> Option<core::cell::RefMut<'_, FreeListHeap<'buf>>> {
+            let mut heap = self.heap.try_borrow_mut().ok()?;
+            if !self.deferred.load(Relaxed).is_null() {
+                self.free_deferred(&mut heap);
+            }
+            Some(heap)
+        }
+
+        /// Does the deferred frees if the heap can be borrowed mutably now.
+        fn settle(&self) {
+            if !self.deferred.load(Relaxed).is_null() {
+                drop(self.heap_mut());
+            }
+        }
+
+        #[cold]
+        fn free_deferred(&self, heap: &mut FreeListHeap<'buf>) {
+            // Load and store, not `swap`: targets without compare-and-swap have these too.
+            let mut next = NonNull::new(self.deferred.load(Relaxed));
+            self.deferred.store(ptr::null_mut(), Relaxed);
+            while let Some(ptr) = next {
+                // `defer` only queues live blocks and a block is queued once (deallocating it
+                // twice breaks `deallocate`'s contract); stop rather than read a link from a
+                // block that is not live.
+                let Some((payload, _)) = heap.live_payload(ptr) else {
+                    debug_assert!(false, "HeapCell: deferred free of a block that is not live");
+                    return;
+                };
+                // SAFETY: `payload` is the live block's payload (at least 16 bytes) with the
+                // region's provenance; `defer` wrote the link into its first word.
+                next = unsafe { payload.cast::<Option<NonNull<u8>>>().read_unaligned() };
+                let freed = heap.free(ptr);
+                debug_assert!(freed.is_ok(), "deferred free: {freed:?}");
+            }
+        }
+
+        /// Queues `ptr` (a live block the caller gave up) to be freed once the borrow of the
+        /// heap ends. `heap` is that shared borrow.
+        fn defer(&self, heap: &FreeListHeap<'buf>, ptr: NonNull<u8>) {
+            let Some((payload, _)) = heap.live_payload(ptr) else {
+                debug_assert!(false, "deallocate: {:?}", heap.not_an_allocation(ptr));
+                return;
+            };
+            // SAFETY: `payload` is a live block's payload, at least 16 bytes of the heap's
+            // region, and carries the region's provenance, which allows writes (the region is
+            // valid for writes and reached only through raw pointers, never a reference). The
+            // caller gave the block up and the heap reads no live payload (the closure holding
+            // the shared borrow can only read tags), so nothing reads or writes this word until
+            // `free_deferred`.
+            unsafe {
+                payload
+                    .cast::<Option<NonNull<u8>>>()
+                    .write_unaligned(NonNull::new(self.deferred.load(Relaxed)))
+            };
+            self.deferred.store(ptr.as_ptr(), Relaxed);
+        }
+
+        fn realloc(&self, ptr: NonNull<u8>, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
+            let mut heap = self.heap_mut().ok_or(AllocError)?;
+            let new = heap.realloc(ptr, layout).map_err(|_| AllocError)?;
+            Ok(NonNull::slice_from_raw_parts(new, layout.size()))
         }
     }
 
     impl core::fmt::Debug for HeapCell<'_> {
         fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.debug_tuple("HeapCell").field(&self.heap).finish()
-        }
-    }
-
-    impl HeapCell<'_> {
-        fn realloc(&self, ptr: NonNull<u8>, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
-            let mut heap = self.heap.borrow_mut();
-            let new = heap.realloc(ptr, layout).map_err(|_| AllocError)?;
-            Ok(NonNull::slice_from_raw_parts(new, layout.size()))
+            // Copy the numbers out first: the formatter may allocate, perhaps from this cell.
+            let summary = self
+                .heap
+                .try_borrow()
+                .map(|heap| (heap.fit(), heap.stats()));
+            let mut t = f.debug_struct("HeapCell");
+            match summary {
+                Ok((fit, stats)) => t.field("fit", &fit).field("stats", &stats),
+                Err(_) => t.field("heap", &"<borrowed>"),
+            }
+            .field("deferred_frees", &!self.deferred.load(Relaxed).is_null())
+            .finish()
         }
     }
 
@@ -93,28 +200,47 @@ mod cell {
         NonNull::slice_from_raw_parts(ptr, 0)
     }
 
-    // SAFETY: blocks stay valid until deallocated or until the `HeapCell` is dropped, which the
-    // borrow `&'a HeapCell` outlives every collection using it; copies of `&HeapCell` are the same
-    // allocator; `RefCell` makes the heap's `&mut` access exclusive, and no heap method calls back
-    // into user code, so the borrow never conflicts.
+    // SAFETY: `Allocator` requires that blocks stay valid until deallocated or the allocator
+    // (every copy of it) is gone, that copies are interchangeable, and that the methods are
+    // sound to call in any state. Here:
+    // - A block is a `FreeListHeap` payload: at least `layout.size()` bytes, aligned, inside the
+    //   heap's region, which the heap owns until the `HeapCell` is dropped or `into_inner`
+    //   takes it, and neither can happen while any `&HeapCell` (this allocator) exists. The heap
+    //   never reads or writes a live payload.
+    // - Copies of `&HeapCell` are the same cell, so any copy may free or grow any block.
+    // - The heap is mutated only through `try_borrow_mut`, which fails instead of aliasing a
+    //   shared borrow. Shared borrows are held while user code runs (`with`'s closure, and
+    //   whatever it calls or drops); a re-entrant `allocate`/`grow`/`shrink` then returns
+    //   `AllocError` having changed nothing, and `deallocate` defers the free (writing only
+    //   into the block the caller gave up). The mutable borrow itself never overlaps user code:
+    //   heap methods take no closures, call no traits of the caller's and do not allocate.
     unsafe impl Allocator for &HeapCell<'_> {
+        #[inline]
         fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
             if layout.size() == 0 {
                 return Ok(dangling(layout));
             }
             let ptr = self
-                .heap
-                .borrow_mut()
+                .heap_mut()
+                .ok_or(AllocError)?
                 .alloc(layout)
                 .map_err(|_| AllocError)?;
             Ok(NonNull::slice_from_raw_parts(ptr, layout.size()))
         }
 
+        #[inline]
         unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
-            if layout.size() != 0 {
-                let freed = self.heap.borrow_mut().free(ptr);
-                debug_assert!(freed.is_ok(), "deallocate: {freed:?}");
+            if layout.size() == 0 {
+                return;
             }
+            if let Some(mut heap) = self.heap_mut() {
+                let freed = heap.free(ptr);
+                debug_assert!(freed.is_ok(), "deallocate: {freed:?}");
+            } else if let Ok(heap) = self.heap.try_borrow() {
+                self.defer(&heap, ptr);
+            }
+            // Otherwise the heap is borrowed mutably, which happens only inside this cell's own
+            // methods, never while code that could deallocate runs; the block would leak.
         }
 
         unsafe fn grow(
@@ -149,115 +275,366 @@ mod cell {
 #[cfg(feature = "std")]
 mod locked {
     use core::alloc::{GlobalAlloc, Layout};
+    use core::cell::UnsafeCell;
+    use core::mem::MaybeUninit;
     use core::ptr::{self, NonNull};
-    use std::sync::{Mutex, MutexGuard, PoisonError};
 
-    use crate::heap::FreeListHeap;
+    use crate::heap::{FreeListHeap, HeapError, HeapStats};
 
-    /// A [`FreeListHeap`] behind a `std::sync::Mutex`, implementing [`GlobalAlloc`], for programs
-    /// that want the heap as their `#[global_allocator]` or shared between threads.
+    use lock::TryLock;
+
+    /// The smallest `N` a [`LockedHeap`] accepts: room for its bitmap and one block.
+    pub const MIN_LOCKED_HEAP: usize = 64;
+
+    /// A [`FreeListHeap`] over `N` bytes it holds inline, behind a lock, implementing
+    /// [`GlobalAlloc`]: a `#[global_allocator]`, or a heap shared between threads.
     ///
-    /// Start it [`empty`](LockedHeap::empty) in a `static` and [`init`](LockedHeap::init) it with a
-    /// heap over a `'static` buffer before the first allocation; until then every allocation
-    /// fails (returns null). A heap, once installed, cannot be taken out or replaced, since
-    /// blocks handed out must stay valid.
+    /// `new` is a `const fn` and needs no `unsafe`; the heap writes its bitmap and block tags
+    /// into the region on first use (the first allocation, or the first call to
+    /// [`stats`](Self::stats), [`check`](Self::check) or [`with`](Self::with)), so a `static`
+    /// of it costs no start-up work and is ready whenever the first allocation comes: std
+    /// allocates before `main`, and that just works. The region is 4096-aligned, and part of it (1 bit per 16
+    /// bytes, rounded to 8 bytes) holds the heap's bitmap of live blocks.
+    ///
+    /// `N` is checked at compile time: below [`MIN_LOCKED_HEAP`] (64) bytes the program does
+    /// not build (`LockedHeap::<32>::new()` is a compile error naming the limit).
     ///
     /// ```
-    /// use arena_core::heap::{FreeListHeap, LockedHeap};
-    /// use core::alloc::{GlobalAlloc, Layout};
+    /// use arena_core::heap::LockedHeap;
     ///
-    /// static HEAP: LockedHeap = LockedHeap::empty();
-    /// HEAP.init(FreeListHeap::with_capacity(1 << 16)).unwrap();
-    /// let layout = Layout::new::<[u64; 4]>();
-    /// // SAFETY: the layout has a non-zero size; the pointer is freed with the same layout.
-    /// unsafe {
-    ///     let p = HEAP.alloc(layout);
-    ///     assert!(!p.is_null());
-    ///     HEAP.dealloc(p, layout);
+    /// #[global_allocator]
+    /// static HEAP: LockedHeap<{ 1 << 20 }> = LockedHeap::new();
+    ///
+    /// fn main() {
+    ///     let names: Vec<String> = (0..100).map(|i| format!("entity {i}")).collect();
+    ///     assert_eq!(names[42], "entity 42");
+    ///     let stats = HEAP.stats().unwrap();
+    ///     assert!(stats.live_blocks >= 101, "{stats}");
+    ///     drop(names);
+    ///     HEAP.check().unwrap();
+    ///     println!("{HEAP:?}"); // formatting allocates, and may: Debug copies the numbers first
     /// }
-    /// assert_eq!(HEAP.with(|heap| heap.stats().live_blocks), Some(0));
     /// ```
     ///
+    /// ```compile_fail
+    /// use arena_core::heap::LockedHeap;
+    ///
+    /// static TOO_SMALL: LockedHeap<32> = LockedHeap::new(); // below MIN_LOCKED_HEAP
+    /// # fn main() { let _ = TOO_SMALL.stats(); }
+    /// ```
+    ///
+    /// # Locking and re-entry
+    ///
+    /// Every operation takes the lock with a try-lock: while another thread holds it, the caller
+    /// spins briefly and then yields until it is free (the lock is held only for one heap
+    /// operation, or for a [`with`](Self::with) closure); when the calling thread holds it
+    /// already (code running inside `with`, including destructors and formatting there),
+    /// nothing waits: allocations return null, [`stats`](Self::stats), [`check`](Self::check)
+    /// and `with` return [`HeapError::InUse`], and a free is skipped (the block leaks rather
+    /// than aliasing the heap the closure is reading). A thread is told apart from others by the
+    /// address of a thread-local byte, which std guarantees a global allocator may use.
+    ///
+    /// As the global allocator, that means a `with` closure must not allocate at all (a failed
+    /// allocation aborts the program); copy what you need out (`HEAP.with(|h| h.stats())`) and
+    /// format afterwards.
+    ///
+    /// # Moving
+    ///
+    /// The blocks live inside the `LockedHeap`. A `static` never moves or drops; a `LockedHeap`
+    /// in a local variable or a `Box` may be moved or dropped only while it has no live blocks
+    /// (moving it is safe for the heap itself, which keeps offsets, not addresses, and finds its
+    /// region again on every call, but pointers handed out before the move point into the old
+    /// place, and `dealloc` of one breaks its safety contract).
     /// # Variance
     ///
-    /// No parameters (the heap it holds is over a `'static` buffer).
-    pub struct LockedHeap {
-        heap: Mutex<Option<FreeListHeap<'static>>>,
+    /// No lifetime or type parameters (the region is inline; `N` is its size in bytes).
+    ///
+    #[repr(C)]
+    pub struct LockedHeap<const N: usize> {
+        memory: Memory<N>,
+        lock: TryLock,
+        /// `None` until first use. Accessed only while `lock` is held.
+        heap: UnsafeCell<Option<FreeListHeap<'static>>>,
     }
 
-    impl LockedHeap {
-        /// A lock with no heap yet: allocations fail until [`init`](Self::init).
-        pub const fn empty() -> Self {
+    /// The inline region, aligned so that the heap's layout inside it (bitmap, first block)
+    /// does not depend on where the `LockedHeap` is placed.
+    #[repr(C, align(4096))]
+    struct Memory<const N: usize>(UnsafeCell<MaybeUninit<[u8; N]>>);
+
+    // SAFETY: `heap` and `memory` are touched only by the thread holding `lock` (an acquire /
+    // release lock, so each holder sees the previous holder's writes), or through payload
+    // pointers the heap handed out, which belong to their callers. The `FreeListHeap` in it is
+    // `Send`, so a different thread may be the one using it each time.
+    unsafe impl<const N: usize> Sync for LockedHeap<N> {}
+
+    impl<const N: usize> LockedHeap<N> {
+        const VALID: () = assert!(
+            N >= MIN_LOCKED_HEAP,
+            "LockedHeap<N> needs N >= MIN_LOCKED_HEAP (64) bytes"
+        );
+
+        /// A heap over `N` inline bytes; nothing is written until first use.
+        #[must_use]
+        pub const fn new() -> Self {
+            let () = Self::VALID;
             LockedHeap {
-                heap: Mutex::new(None),
+                memory: Memory(UnsafeCell::new(MaybeUninit::uninit())),
+                lock: TryLock::new(),
+                heap: UnsafeCell::new(None),
             }
         }
 
-        /// A lock around `heap`.
-        pub fn new(heap: FreeListHeap<'static>) -> Self {
-            LockedHeap {
-                heap: Mutex::new(Some(heap)),
-            }
+        /// A copy of the heap's [`stats`](FreeListHeap::stats).
+        ///
+        /// # Errors
+        ///
+        /// [`HeapError::InUse`] when called on a thread already inside this heap's lock.
+        pub fn stats(&self) -> Result<HeapStats, HeapError> {
+            self.locked(|heap| heap.stats())
         }
 
-        /// Installs `heap`; gives it back if one is installed already.
-        // The error hands the (large) heap back by value on purpose: a one-time call, and the
-        // caller keeps its memory instead of losing it in an error type.
-        #[allow(clippy::result_large_err)]
-        pub fn init(&self, heap: FreeListHeap<'static>) -> Result<(), FreeListHeap<'static>> {
-            let mut guard = self.lock();
-            if guard.is_some() {
-                return Err(heap);
-            }
-            *guard = Some(heap);
-            Ok(())
+        /// The heap's [`check`](FreeListHeap::check).
+        ///
+        /// # Errors
+        ///
+        /// [`HeapError::InUse`] on re-entry, or the inconsistency `check` found.
+        pub fn check(&self) -> Result<(), HeapError> {
+            self.locked(|heap| heap.check())?
         }
 
-        /// Runs `f` with shared access to the heap (stats, check, layout line), if installed.
-        pub fn with<R>(&self, f: impl FnOnce(&FreeListHeap<'static>) -> R) -> Option<R> {
-            self.lock().as_ref().map(f)
+        /// Runs `f` with shared access to the heap (layout line, memory map, blocks) while holding
+        /// the lock: other threads' allocations wait until `f` returns, so keep it short, and do
+        /// not wait in it for a thread that allocates from this heap. Allocating from this heap
+        /// inside `f` returns null (see [Locking and re-entry](Self#locking-and-re-entry)).
+        ///
+        /// If `f` panics, the lock is released as the panic unwinds; the heap is as `f` found it.
+        ///
+        /// # Errors
+        ///
+        /// [`HeapError::InUse`] when called inside another `with` of this heap on this thread.
+        pub fn with<R>(&self, f: impl FnOnce(&FreeListHeap<'_>) -> R) -> Result<R, HeapError> {
+            self.locked(|heap| f(heap))
         }
 
-        fn lock(&self) -> MutexGuard<'_, Option<FreeListHeap<'static>>> {
-            // A panic inside a heap operation (an internal bounds assertion) leaves the heap as
-            // it was before the failing write, so a poisoned lock is still usable.
-            self.heap.lock().unwrap_or_else(PoisonError::into_inner)
+        /// `f` on the heap, initialised if this is the first use, under the lock.
+        #[inline]
+        fn locked<R>(
+            &self,
+            f: impl FnOnce(&mut FreeListHeap<'static>) -> R,
+        ) -> Result<R, HeapError> {
+            let _guard = self.lock.lock().ok_or(HeapError::InUse)?;
+            let base =
+                NonNull::new(self.memory.0.get().cast::<u8>()).expect("field of a reference");
+            // SAFETY: the lock is held, so this is the only access to `heap` until `_guard`
+            // drops, after `f` returns or unwinds.
+            let slot = unsafe { &mut *self.heap.get() };
+            let heap = match slot {
+                Some(heap) => {
+                    // SAFETY: `base` is this `LockedHeap`'s region, valid for `N` bytes while
+                    // `&self` lives, accessed only under the lock or through handed-out
+                    // payloads; if the `LockedHeap` moved since, its region's bytes moved with it
+                    // and stay 4096-aligned; the heap was built over an inline region, so it
+                    // does not own it.
+                    unsafe { heap.rebase(base) };
+                    heap
+                }
+                None => slot.insert(Self::first_use(base)?),
+            };
+            Ok(f(heap))
+        }
+
+        #[cold]
+        fn first_use(base: NonNull<u8>) -> Result<FreeListHeap<'static>, HeapError> {
+            // SAFETY: `base` is the inline region, `N` bytes valid for reads and writes while the
+            // `LockedHeap` lives, and untouched so far (no heap existed); from now on the heap
+            // is used only under the lock and rebased to the region's current place each time,
+            // so the `'static` here never outlives the region in practice.
+            unsafe { FreeListHeap::from_raw_parts(base, N) }
         }
     }
 
-    impl core::fmt::Debug for LockedHeap {
+    impl<const N: usize> Default for LockedHeap<N> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl<const N: usize> core::fmt::Debug for LockedHeap<N> {
         fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.debug_tuple("LockedHeap").field(&*self.lock()).finish()
+            // Copy the numbers out and release the lock before formatting: the formatter may
+            // allocate, and this may be the global allocator.
+            let summary = self.locked(|heap| (heap.fit(), heap.stats()));
+            let mut t = f.debug_struct("LockedHeap");
+            t.field("bytes", &N);
+            match summary {
+                Ok((fit, stats)) => t.field("fit", &fit).field("stats", &stats),
+                Err(_) => t.field("heap", &"<in use by this thread>"),
+            }
+            .finish()
         }
     }
 
-    // SAFETY: blocks come from the installed heap, which is never removed or replaced, so they
-    // stay valid until freed; the mutex serialises every heap access; errors become null.
-    unsafe impl GlobalAlloc for LockedHeap {
+    /// Aborts the process when dropped, which happens only while unwinding: `GlobalAlloc`
+    /// methods must not unwind, and a heap method panics only on broken bookkeeping (a write
+    /// outside a block hit a tag), or a debug assertion on a bad free.
+    struct AbortOnUnwind;
+
+    impl Drop for AbortOnUnwind {
+        fn drop(&mut self) {
+            std::process::abort();
+        }
+    }
+
+    // SAFETY: `GlobalAlloc` requires that a returned block be valid for `layout` until
+    // deallocated, that methods not unwind, and that failures be null.
+    // - Blocks are `FreeListHeap` payloads (at least `layout.size()` bytes, aligned to
+    //   `layout.align()`) inside the inline region, which lives as long as the `LockedHeap`; a
+    //   `static` never moves or drops, and the type's docs state that a moved one invalidates
+    //   earlier pointers (calling `alloc` is `unsafe`, so that is the caller's to keep).
+    // - The heap is reached only through `locked`, so accesses are serialised between threads,
+    //   and a same-thread re-entry (from a `with` closure) gets null or a skipped free instead of
+    //   a second `&mut` to the heap the closure is reading.
+    // - `AbortOnUnwind` turns any panic into an abort; every error becomes null (or, for
+    //   `dealloc`, a no-op with a debug assertion).
+    unsafe impl<const N: usize> GlobalAlloc for LockedHeap<N> {
+        #[inline]
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            match self.lock().as_mut().map(|heap| heap.alloc(layout)) {
-                Some(Ok(p)) => p.as_ptr(),
+            let bomb = AbortOnUnwind;
+            let p = match self.locked(|heap| heap.alloc(layout)) {
+                Ok(Ok(p)) => p.as_ptr(),
                 _ => ptr::null_mut(),
-            }
+            };
+            core::mem::forget(bomb);
+            p
         }
 
+        #[inline]
         unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
-            if let (Some(heap), Some(ptr)) = (self.lock().as_mut(), NonNull::new(ptr)) {
-                let freed = heap.free(ptr);
-                debug_assert!(freed.is_ok(), "dealloc: {freed:?}");
+            let bomb = AbortOnUnwind;
+            if let Some(ptr) = NonNull::new(ptr) {
+                // The lock is released before the assertion can panic.
+                let freed = self.locked(|heap| heap.free(ptr));
+                debug_assert!(
+                    matches!(freed, Ok(Ok(())) | Err(HeapError::InUse)),
+                    "LockedHeap::dealloc: {freed:?}"
+                );
             }
+            core::mem::forget(bomb);
         }
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
-                return ptr::null_mut();
+            let bomb = AbortOnUnwind;
+            let new = match (
+                Layout::from_size_align(new_size, layout.align()),
+                NonNull::new(ptr),
+            ) {
+                (Ok(new_layout), Some(ptr)) => {
+                    match self.locked(|heap| heap.realloc(ptr, new_layout)) {
+                        Ok(Ok(p)) => p.as_ptr(),
+                        _ => ptr::null_mut(),
+                    }
+                }
+                _ => ptr::null_mut(),
             };
-            let mut guard = self.lock();
-            let (Some(heap), Some(ptr)) = (guard.as_mut(), NonNull::new(ptr)) else {
-                return ptr::null_mut();
-            };
-            heap.realloc(ptr, new_layout)
-                .map_or(ptr::null_mut(), NonNull::as_ptr)
+            core::mem::forget(bomb);
+            new
+        }
+    }
+
+    /// The lock behind [`LockedHeap`]: a try-lock on one atomic word, kept private and tiny so
+    /// that a `no_std` spin lock can replace it.
+    ///
+    /// The word is 0 when free and otherwise the holder's thread token: the address of a
+    /// thread-local byte, unique among the threads alive at any moment (a token is reused only
+    /// by a thread started after its first owner ended, and that owner released the lock before
+    /// ending). Comparing the word with one's own token tells "this thread holds it" (re-entry:
+    /// give up at once) from "another thread holds it" (wait: it is held for one heap operation
+    /// or one `with` closure). A `no_std` replacement without thread-locals has to make the
+    /// same distinction another way, or forbid running caller code under the lock.
+    mod lock {
+        use core::sync::atomic::{AtomicUsize, Ordering};
+
+        const FREE: usize = 0;
+        /// The token of a thread whose thread-locals are gone (never treated as re-entry).
+        const UNKNOWN: usize = 1;
+        /// Busy-wait rounds before yielding to the scheduler.
+        const SPINS: u32 = 100;
+
+        pub(super) struct TryLock {
+            owner: AtomicUsize,
+        }
+
+        /// Holding the lock; releases it when dropped (also while unwinding).
+        pub(super) struct Guard<'a> {
+            lock: &'a TryLock,
+        }
+
+        impl TryLock {
+            pub(super) const fn new() -> Self {
+                TryLock {
+                    owner: AtomicUsize::new(FREE),
+                }
+            }
+
+            /// Takes the lock, waiting while another thread holds it; `None` at once if this
+            /// thread holds it already.
+            #[inline]
+            pub(super) fn lock(&self) -> Option<Guard<'_>> {
+                let me = token();
+                match self
+                    .owner
+                    .compare_exchange(FREE, me, Ordering::Acquire, Ordering::Relaxed)
+                {
+                    Ok(_) => Some(Guard { lock: self }),
+                    Err(_) => self.lock_contended(me),
+                }
+            }
+
+            #[cold]
+            fn lock_contended(&self, me: usize) -> Option<Guard<'_>> {
+                let mut rounds = 0;
+                loop {
+                    let owner = self.owner.load(Ordering::Relaxed);
+                    // Only this thread ever stores `me`, so seeing it means we hold the lock.
+                    if owner == me && me != UNKNOWN {
+                        return None;
+                    }
+                    if owner == FREE
+                        && self
+                            .owner
+                            .compare_exchange_weak(FREE, me, Ordering::Acquire, Ordering::Relaxed)
+                            .is_ok()
+                    {
+                        return Some(Guard { lock: self });
+                    }
+                    if rounds < SPINS {
+                        rounds += 1;
+                        core::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+        }
+
+        impl Drop for Guard<'_> {
+            #[inline]
+            fn drop(&mut self) {
+                self.lock.owner.store(FREE, Ordering::Release);
+            }
+        }
+
+        /// This thread's token. A `const`-initialised thread-local without a destructor never
+        /// allocates (std guarantees global allocators may use `thread_local!`).
+        #[inline]
+        fn token() -> usize {
+            std::thread_local! {
+                static TOKEN: u8 = const { 0 };
+            }
+            TOKEN
+                .try_with(|t| core::ptr::from_ref(t).addr())
+                .unwrap_or(UNKNOWN)
         }
     }
 }

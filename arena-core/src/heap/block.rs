@@ -77,6 +77,17 @@ impl Region {
         }
     }
 
+    /// Moves the region to `base` (same length).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Region::new`], for `base` and this region's length.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) unsafe fn rebase(&mut self, base: NonNull<u8>) {
+        self.base = base;
+    }
+
     /// The base pointer (for deallocating an owned buffer).
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn base(&self) -> NonNull<u8> {

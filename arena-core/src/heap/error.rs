@@ -54,6 +54,10 @@ pub enum HeapError {
         /// Bytes asked of it.
         bytes: usize,
     },
+    /// The heap is in use by this very thread already: the call came from inside an operation
+    /// that holds its lock (a `LockedHeap::with` closure, or code it
+    /// runs or drops). Nothing was changed.
+    InUse,
     /// [`check`](super::FreeListHeap::check) found broken bookkeeping: usually a write past the
     /// end of a block (or before its start) overwrote a tag.
     Corrupt {
@@ -116,6 +120,11 @@ impl fmt::Display for HeapError {
             HeapError::BackingAllocFailed { bytes } => write!(
                 f,
                 "the system allocator could not provide {bytes} bytes for the heap; ask for less"
+            ),
+            HeapError::InUse => f.write_str(
+                "the heap is in use by this thread already (called from inside `with`, or from \
+                 code running under the heap's lock); nothing was changed; do it after the outer \
+                 operation returns",
             ),
             HeapError::Corrupt { offset, problem } => write!(
                 f,

@@ -3,6 +3,7 @@
 use core::fmt;
 
 use super::FreeListHeap;
+use super::block::GRANULE;
 use super::stats::BlockState;
 
 /// The seeds' memory-layout line, one `[Size: N, Allocated]` or `[Size: N, Free]` per block in
@@ -25,6 +26,9 @@ const FREE_FILL: &str = "#5cb85c";
 const ROW_HEIGHT: usize = 20;
 const ROW_GAP: usize = 4;
 const TOP: usize = 44;
+const MIN_WIDTH: usize = 100;
+const MAX_WIDTH: usize = 16_384;
+const MAX_ROWS: usize = 1024;
 
 /// An SVG picture of a heap, from [`FreeListHeap::memory_map`]: the block space drawn to scale
 /// as rows read left to right, top to bottom, live blocks red, free blocks green, each with a
@@ -61,15 +65,20 @@ impl<'h, 'buf> MemoryMap<'h, 'buf> {
         }
     }
 
-    /// Drawing width in pixels (default 960, at least 100).
+    /// Drawing width in pixels (default 960), clamped to `100..=16384`: `width(0)` draws 100
+    /// pixels wide, `width(usize::MAX)` 16384.
     pub fn width(mut self, px: usize) -> Self {
-        self.width = px.max(100);
+        self.width = px.clamp(MIN_WIDTH, MAX_WIDTH);
         self
     }
 
-    /// Number of rows the block space is folded into (default 16, at least 1).
+    /// Number of rows the block space is folded into (default 16), clamped to `1..=1024` and to
+    /// at most one row per 16 bytes of block space: `rows(0)` draws one row, `rows(usize::MAX)`
+    /// as many as the limits allow. Clamping keeps the SVG's size bounded by the heap's blocks,
+    /// not by the argument.
     pub fn rows(mut self, rows: usize) -> Self {
-        self.rows = rows.max(1);
+        let most = (self.heap.capacity() / GRANULE).clamp(1, MAX_ROWS);
+        self.rows = rows.clamp(1, most);
         self
     }
 }

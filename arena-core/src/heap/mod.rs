@@ -50,7 +50,7 @@ mod alloc_api;
 #[cfg(feature = "allocator-api2")]
 pub use alloc_api::HeapCell;
 #[cfg(feature = "std")]
-pub use alloc_api::LockedHeap;
+pub use alloc_api::{LockedHeap, MIN_LOCKED_HEAP};
 pub use error::HeapError;
 pub use fit::Fit;
 pub use map::MemoryMap;
@@ -106,10 +106,15 @@ pub struct FreeListHeap<'buf> {
     _buf: PhantomData<&'buf mut [MaybeUninit<u8>]>,
 }
 
-// SAFETY: the heap owns its region exclusively (an owned allocation or a `&mut` borrow), like a
-// `Box<[u8]>` or `&mut [u8]`, both `Send`; no thread-bound state is involved.
+// SAFETY: the heap owns its region exclusively (an owned allocation, a `&mut` borrow, or a
+// `LockedHeap`'s inline region reached only under its lock), like a `Box<[u8]>` or `&mut [u8]`,
+// both `Send`; the raw base pointer is the only reason this is not automatic, and no thread-bound
+// state is involved.
 unsafe impl Send for FreeListHeap<'_> {}
-// SAFETY: every `&self` method only reads the region; all writes need `&mut self`.
+// SAFETY: `&self` methods only read the region (tags, free-list links, the bitmap), never a live
+// payload, and never write; every write to the bookkeeping needs `&mut self`. The one write made
+// beside a `&FreeListHeap` (`HeapCell`'s deferred-free link) goes into a live payload, which no
+// `&self` method reads, so shared references on several threads never race with anything.
 unsafe impl Sync for FreeListHeap<'_> {}
 
 /// Bytes of bitmap for `area` bytes of block space, a multiple of 8.
@@ -183,7 +188,23 @@ impl<'buf> FreeListHeap<'buf> {
     /// [`from_buffer`](Self::from_buffer), returning an error instead of panicking.
     pub fn try_from_buffer(buf: &'buf mut [MaybeUninit<u8>]) -> Result<Self, HeapError> {
         let len = buf.len();
-        let addr = buf.as_ptr().addr();
+        let base =
+            NonNull::new(buf.as_mut_ptr().cast::<u8>()).expect("slice pointers are non-null");
+        // SAFETY: `buf` is valid for `len` bytes and borrowed mutably for `'buf`, which the heap's
+        // `PhantomData` ties it to, so nothing else touches it meanwhile.
+        unsafe { Self::from_raw_parts(base, len) }
+    }
+
+    /// A heap over `len` bytes at `base` (the bitmap inside, as for
+    /// [`from_buffer`](Self::from_buffer)); writes the bitmap and the first block's tags.
+    ///
+    /// # Safety
+    ///
+    /// `base` is valid for reads and writes of `len` bytes for as long as the heap (or a heap
+    /// [`rebase`](Self::rebase)d from it) uses them, and nothing else accesses those bytes
+    /// meanwhile except through the payload pointers the heap hands out.
+    pub(crate) unsafe fn from_raw_parts(base: NonNull<u8>, len: usize) -> Result<Self, HeapError> {
+        let addr = base.as_ptr().addr();
         let bitmap_at = addr.wrapping_neg() & 7;
         let bitmap = bitmap_bytes(len);
         let min = 64 + 2 * GRANULE;
@@ -194,12 +215,26 @@ impl<'buf> FreeListHeap<'buf> {
             (area >= MIN_BLOCK).then_some((first, area))
         });
         let (first, area) = fits.ok_or(HeapError::BufferTooSmall { len, min })?;
-        let base =
-            NonNull::new(buf.as_mut_ptr().cast::<u8>()).expect("slice pointers are non-null");
-        // SAFETY: `buf` is valid for `len` bytes and borrowed mutably for `'buf`, which the heap's
-        // `PhantomData` ties it to, so nothing else touches it meanwhile.
+        // SAFETY: the caller's contract is `Region::new`'s.
         let region = unsafe { Region::new(base, len) };
         Ok(Self::init(region, bitmap_at, first, first + area, None))
+    }
+
+    /// Points the heap at `base`, where a byte-for-byte copy of its region now lives (the
+    /// inline region of a `LockedHeap` that was moved). The bookkeeping is offsets, so it stays
+    /// valid if `base` has the old base's alignment modulo 16.
+    ///
+    /// # Safety
+    ///
+    /// As for [`from_raw_parts`](Self::from_raw_parts), for `base` and the heap's length; the
+    /// bytes at `base` are the region's current contents; `base` is congruent to the old base
+    /// modulo 16; the heap does not own its region (`owned` is `None`).
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) unsafe fn rebase(&mut self, base: NonNull<u8>) {
+        debug_assert!(self.owned.is_none());
+        // SAFETY: forwarded to the caller.
+        unsafe { self.region.rebase(base) }
     }
 
     fn init(
@@ -419,16 +454,22 @@ impl<'buf> FreeListHeap<'buf> {
     fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize, usize), HeapError> {
         let off = match self.region.offset_of(ptr) {
             Some(off) if off >= self.first + TAG && off < self.end => off,
+            // The first block's header is inside the heap but never a payload.
+            Some(off) if off >= self.first && off < self.end => {
+                return Err(HeapError::NotAllocated {
+                    offset: off - self.first,
+                });
+            }
             _ => {
                 return Err(HeapError::ForeignPointer {
                     addr: ptr.as_ptr().addr(),
                 });
             }
         };
-        let b = off - TAG;
         let not_allocated = HeapError::NotAllocated {
             offset: off - self.first,
         };
+        let b = off - TAG;
         if !(b - self.first).is_multiple_of(GRANULE)
             || !self.region.bit(self.bitmap, (b - self.first) / GRANULE)
         {
@@ -446,6 +487,29 @@ impl<'buf> FreeListHeap<'buf> {
                 offset: b - self.first,
                 problem: "live block's tags were overwritten",
             }),
+        }
+    }
+
+    /// If `ptr` is the start of a live block of this heap, a pointer to it with the region's
+    /// provenance (the caller's pointer may carry a narrower one, e.g. only its layout's size),
+    /// and the payload's size (at least 16 bytes).
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    pub(crate) fn live_payload(&self, ptr: NonNull<u8>) -> Option<(NonNull<u8>, usize)> {
+        let (b, size, _) = self.live_block(ptr).ok()?;
+        Some((self.region.ptr(b + TAG), size - OVERHEAD))
+    }
+
+    /// The error for handing `ptr` back when it is not the start of a live allocation of the
+    /// caller (a wrapper such as the guarded heap hands out pointers inside blocks, so a block's
+    /// own start is not one of its allocations): the heap's own error for it, or
+    /// [`HeapError::NotAllocated`] when it happens to be a live block's start. Changes nothing.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn not_an_allocation(&self, ptr: NonNull<u8>) -> HeapError {
+        match self.live_block(ptr) {
+            Err(e) => e,
+            Ok((b, ..)) => HeapError::NotAllocated {
+                offset: b + TAG - self.first,
+            },
         }
     }
 

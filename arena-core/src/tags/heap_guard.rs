@@ -52,8 +52,10 @@ struct Guarded {
     size: usize,
 }
 
-// SAFETY: the pointers in `live` point into the heap's own memory, which the heap owns exclusively
-// (it is `Send`); they are only dereferenced through `&self`/`&mut self` of this heap.
+// SAFETY: the `NonNull`s in `live` (which make this not `Send` automatically) point into the
+// region of `heap`, which moves with it and is `Send`; they are dereferenced only by this
+// `GuardedHeap`'s own methods (reading guard bytes inside live blocks), never shared
+// with another owner, so sending the whole heap sends everything they reach.
 unsafe impl Send for GuardedHeap<'_> {}
 
 impl<'buf> GuardedHeap<'buf> {
@@ -99,7 +101,7 @@ impl<'buf> GuardedHeap<'buf> {
             front,
             size: layout.size(),
         };
-        self.live.insert(value.as_ptr() as usize, record);
+        self.live.insert(value.as_ptr().addr(), record);
         Ok(value)
     }
 
@@ -122,23 +124,32 @@ impl<'buf> GuardedHeap<'buf> {
     ///
     /// If a guard byte of the allocation was overwritten (the block is not freed then).
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
-        let Some(&record) = self.live.get(&(ptr.as_ptr() as usize)) else {
-            // Not one of ours: the heap tells a double free or a foreign pointer apart.
-            return self.heap.free(ptr);
+        let Some(&record) = self.live.get(&(ptr.as_ptr().addr())) else {
+            if !poison::ENABLED {
+                // No guards: the heap's blocks are the allocations, and it checks the pointer.
+                return self.heap.free(ptr);
+            }
+            // Not one of ours. Every guarded allocation sits `front` bytes inside its block, so
+            // a block's own start (the first byte of a front guard) is never an allocation and
+            // must not reach `heap.free`: that would free the block under a value that stays
+            // registered here. The heap only names the error (double free, foreign, interior).
+            return Err(self.heap.not_an_allocation(ptr));
         };
         if let Some(v) = check_one(record) {
             panic!("{v}");
         }
-        self.live.remove(&(ptr.as_ptr() as usize));
         // SAFETY: `record.value` is a live guarded allocation, `front` bytes after its block's
-        // start.
-        self.heap.free(unsafe { record.value.sub(record.front) })
+        // start, so the subtraction stays inside the block.
+        self.heap.free(unsafe { record.value.sub(record.front) })?;
+        // Only once the heap took the block back: on an error the record stays, as it was.
+        self.live.remove(&(ptr.as_ptr().addr()));
+        Ok(())
     }
 
     /// The damaged guard of the live allocation at `ptr`, if `ptr` is one and a guard is damaged.
     pub(super) fn check_allocation(&self, ptr: NonNull<u8>) -> Option<GuardViolation> {
         self.live
-            .get(&(ptr.as_ptr() as usize))
+            .get(&(ptr.as_ptr().addr()))
             .and_then(|&r| check_one(r))
     }
 
