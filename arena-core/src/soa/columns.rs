@@ -147,8 +147,15 @@ impl<S: Soa> core::fmt::Debug for Nested<S> {
 /// Every unsafe method takes indices into columns of at least `index + count` elements that this
 /// value's pointers address; the containers guarantee that.
 pub trait Columns: Copy + sealed::Sealed {
-    /// The values of one row, moved out of or into the columns.
+    /// The values of one row as a `Soa` impl gives and takes them: a nested field is one value
+    /// of its own `Soa` type.
     type Owned;
+    /// The values of one row as the columns store them: one value per leaf column, a nested
+    /// field already split. Moving a `Raw` in or out of the columns runs no user code; turning it
+    /// into [`Owned`](Self::Owned) and back ([`from_raw`](Self::from_raw),
+    /// [`into_raw`](Self::into_raw)) runs the nested fields' conversions, so the containers do
+    /// that only while every row is accounted for.
+    type Raw;
     /// Shared references to one row's values.
     type Ref<'a>
     where
@@ -171,17 +178,26 @@ pub trait Columns: Copy + sealed::Sealed {
     /// Places these columns with `cursor` (safe: only computes addresses).
     fn place(cursor: &mut Cursor) -> Self;
 
-    /// Writes row `i` without dropping what was there.
+    /// Splits the nested fields of a row into their columns' values (calls their
+    /// [`Soa::into_columns`]). If one panics, every value is dropped once.
+    fn into_raw(owned: Self::Owned) -> Self::Raw;
+
+    /// Rebuilds the nested fields of a row from their columns' values (calls their
+    /// [`Soa::from_columns`]). If one panics, every value is dropped once.
+    fn from_raw(raw: Self::Raw) -> Self::Owned;
+
+    /// Writes row `i` without dropping what was there. Runs no user code.
     ///
     /// # Safety
     /// - `i` is within the allocated capacity of every column.
-    unsafe fn write(self, i: usize, value: Self::Owned);
+    unsafe fn write(self, i: usize, value: Self::Raw);
 
-    /// Moves row `i` out (a bitwise read: the slot is logically uninitialised afterwards).
+    /// Moves row `i` out (a bitwise read: the slot is logically uninitialised afterwards). Runs
+    /// no user code.
     ///
     /// # Safety
     /// - row `i` is initialised and is not used again until rewritten.
-    unsafe fn read(self, i: usize) -> Self::Owned;
+    unsafe fn read(self, i: usize) -> Self::Raw;
 
     /// References to row `i`.
     ///
@@ -259,6 +275,7 @@ impl<A: Columns, B: Columns> sealed::Sealed for (A, B) {}
 
 impl Columns for () {
     type Owned = ();
+    type Raw = ();
     type Ref<'a> = ();
     type Mut<'a> = ();
     type Slices<'a> = ();
@@ -267,6 +284,10 @@ impl Columns for () {
 
     #[inline]
     fn place(_: &mut Cursor) -> Self {}
+    #[inline(always)]
+    fn into_raw((): ()) {}
+    #[inline(always)]
+    fn from_raw((): ()) {}
     #[inline]
     unsafe fn write(self, _: usize, (): ()) {}
     #[inline]
@@ -309,6 +330,7 @@ impl Columns for () {
 
 impl<F> Columns for Col<F> {
     type Owned = F;
+    type Raw = F;
     type Ref<'a>
         = &'a F
     where
@@ -333,6 +355,14 @@ impl<F> Columns for Col<F> {
             ptr: cursor.column::<F>(),
             _marker: PhantomData,
         }
+    }
+    #[inline(always)]
+    fn into_raw(owned: F) -> F {
+        owned
+    }
+    #[inline(always)]
+    fn from_raw(raw: F) -> F {
+        raw
     }
     #[inline(always)]
     unsafe fn write(self, i: usize, value: F) {
@@ -425,6 +455,7 @@ impl<B: Columns> Drop for DropRest<B> {
 
 impl<A: Columns, B: Columns> Columns for (A, B) {
     type Owned = (A::Owned, B::Owned);
+    type Raw = (A::Raw, B::Raw);
     type Ref<'a>
         = (A::Ref<'a>, B::Ref<'a>)
     where
@@ -449,7 +480,18 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
         (a, B::place(cursor))
     }
     #[inline(always)]
-    unsafe fn write(self, i: usize, (a, b): Self::Owned) {
+    fn into_raw((a, b): Self::Owned) -> Self::Raw {
+        // If `B::into_raw` panics, `a`'s raw values are dropped as a local: each value once.
+        let a = A::into_raw(a);
+        (a, B::into_raw(b))
+    }
+    #[inline(always)]
+    fn from_raw((a, b): Self::Raw) -> Self::Owned {
+        let a = A::from_raw(a);
+        (a, B::from_raw(b))
+    }
+    #[inline(always)]
+    unsafe fn write(self, i: usize, (a, b): Self::Raw) {
         // SAFETY: forwarded from the caller.
         unsafe {
             self.0.write(i, a);
@@ -457,7 +499,7 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
         }
     }
     #[inline(always)]
-    unsafe fn read(self, i: usize) -> Self::Owned {
+    unsafe fn read(self, i: usize) -> Self::Raw {
         // SAFETY: forwarded from the caller.
         unsafe { (self.0.read(i), self.1.read(i)) }
     }
@@ -542,6 +584,7 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
 
 impl<S: Soa> Columns for Nested<S> {
     type Owned = S;
+    type Raw = <S::Columns as Columns>::Raw;
     type Ref<'a>
         = S::Ref<'a>
     where
@@ -567,15 +610,22 @@ impl<S: Soa> Columns for Nested<S> {
         }
     }
     #[inline(always)]
-    unsafe fn write(self, i: usize, value: S) {
-        let parts = value.into_columns();
-        // SAFETY: forwarded from the caller.
-        unsafe { self.inner.write(i, parts) }
+    fn into_raw(owned: S) -> Self::Raw {
+        S::Columns::into_raw(owned.into_columns())
     }
     #[inline(always)]
-    unsafe fn read(self, i: usize) -> S {
+    fn from_raw(raw: Self::Raw) -> S {
+        S::from_columns(S::Columns::from_raw(raw))
+    }
+    #[inline(always)]
+    unsafe fn write(self, i: usize, value: Self::Raw) {
         // SAFETY: forwarded from the caller.
-        S::from_columns(unsafe { self.inner.read(i) })
+        unsafe { self.inner.write(i, value) }
+    }
+    #[inline(always)]
+    unsafe fn read(self, i: usize) -> Self::Raw {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.inner.read(i) }
     }
     #[inline(always)]
     unsafe fn get<'a>(self, i: usize) -> S::Ref<'a>
@@ -642,11 +692,12 @@ impl<S: Soa> Columns for Nested<S> {
     label = "a column of this type is not `Clone`"
 )]
 pub trait CloneColumns: Columns {
-    /// Clones row `i`.
+    /// Clones row `i`, value by value (a nested field is cloned column by column, without
+    /// rebuilding it). If a clone panics, the values cloned so far are dropped.
     ///
     /// # Safety
     /// - row `i` is initialised.
-    unsafe fn clone_row(self, i: usize) -> Self::Owned;
+    unsafe fn clone_row(self, i: usize) -> Self::Raw;
 }
 
 impl CloneColumns for () {
@@ -662,7 +713,7 @@ impl<F: Clone> CloneColumns for Col<F> {
 }
 impl<A: CloneColumns, B: CloneColumns> CloneColumns for (A, B) {
     #[inline]
-    unsafe fn clone_row(self, i: usize) -> Self::Owned {
+    unsafe fn clone_row(self, i: usize) -> Self::Raw {
         // SAFETY: forwarded from the caller. If the second clone panics the first is dropped.
         unsafe { (self.0.clone_row(i), self.1.clone_row(i)) }
     }
@@ -672,9 +723,9 @@ where
     S::Columns: CloneColumns,
 {
     #[inline]
-    unsafe fn clone_row(self, i: usize) -> S {
+    unsafe fn clone_row(self, i: usize) -> Self::Raw {
         // SAFETY: forwarded from the caller.
-        S::from_columns(unsafe { self.inner.clone_row(i) })
+        unsafe { self.inner.clone_row(i) }
     }
 }
 

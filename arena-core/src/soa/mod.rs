@@ -180,6 +180,20 @@ pub(crate) fn place<T: Soa>(base: *mut u8, rows: usize) -> T::Columns {
     cursor.with_align(T::ALIGN, T::Columns::place)
 }
 
+/// Splits a row into the values its columns store (runs the row's and its nested fields'
+/// `into_columns`: call it before touching the columns).
+#[inline(always)]
+pub(crate) fn row_to_raw<T: Soa>(row: T) -> <T::Columns as Columns>::Raw {
+    T::Columns::into_raw(row.into_columns())
+}
+
+/// Rebuilds a row from the values its columns store (runs the nested fields' and the row's
+/// `from_columns`: call it only once the container no longer counts the row).
+#[inline(always)]
+pub(crate) fn row_from_raw<T: Soa>(raw: <T::Columns as Columns>::Raw) -> T {
+    T::from_columns(T::Columns::from_raw(raw))
+}
+
 /// Whether a row of `T` occupies no memory (every column is zero-sized).
 pub(crate) fn row_is_zst<T: Soa>() -> bool {
     matches!(block_layout::<T>(1), Ok(l) if l.size() == 0)

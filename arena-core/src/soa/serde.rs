@@ -91,8 +91,9 @@ pub mod columns {
         ) -> Result<Self::Parts, A::Error>;
         /// Calls `f` with each column's length, in order.
         fn lens(parts: &Self::Parts, f: &mut dyn FnMut(usize));
-        /// Takes the next row out of the parts (front first, after reversing them).
-        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Owned>;
+        /// Takes the next row's column values out of the parts (front first, after reversing
+        /// them).
+        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Raw>;
         /// Reverses every column, so `pop_row` yields rows front first.
         fn reverse(parts: &mut Self::Parts);
     }
@@ -196,7 +197,7 @@ pub mod columns {
             A::lens(&parts.0, f);
             B::lens(&parts.1, f);
         }
-        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Owned> {
+        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Raw> {
             let a = A::pop_row(&mut parts.0)?;
             Some((a, B::pop_row(&mut parts.1)?))
         }
@@ -220,8 +221,8 @@ pub mod columns {
         fn lens(parts: &Self::Parts, f: &mut dyn FnMut(usize)) {
             <T::Columns as DeColumns<'de>>::lens(parts, f);
         }
-        fn pop_row(parts: &mut Self::Parts) -> Option<T> {
-            <T::Columns as DeColumns<'de>>::pop_row(parts).map(T::from_columns)
+        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Raw> {
+            <T::Columns as DeColumns<'de>>::pop_row(parts)
         }
         fn reverse(parts: &mut Self::Parts) {
             <T::Columns as DeColumns<'de>>::reverse(parts);
@@ -276,7 +277,7 @@ pub mod columns {
                 <T::Columns as DeColumns<'de>>::reverse(&mut parts);
                 let mut v = SoaVec::with_capacity(len);
                 while let Some(row) = <T::Columns as DeColumns<'de>>::pop_row(&mut parts) {
-                    v.push_columns(row);
+                    v.push_raw(row);
                     if v.len() == len {
                         break;
                     }
