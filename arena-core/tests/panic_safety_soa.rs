@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use arena_core::arena::Arena;
 use arena_core::pool::Handle;
 use arena_core::soa::{SoaPool, SoaVec};
-use panic_harness::{Row, Tracked, at_every_call, check_row, tick};
+use panic_harness::{Row, at_every_call, check_row, tick};
 
 const ROWS: u32 = if cfg!(miri) { 3 } else { 5 };
 
@@ -148,9 +148,12 @@ impl Iterator for Lying {
 
 #[test]
 fn soa_vec_extend_survives_lying_size_hints_and_panics() {
+    // A lower bound of 2^40 rows is a reservation the allocator refuses natively; Miri would
+    // try to back it with real memory, so it is skipped there.
+    let huge = if cfg!(miri) { 2 } else { 1 << 40 };
     for hint in [
         (0, Some(0)),
-        (1 << 40, None),
+        (huge, None),
         (usize::MAX, Some(usize::MAX)),
         (2, Some(2)),
     ] {
@@ -161,7 +164,7 @@ fn soa_vec_extend_survives_lying_size_hints_and_panics() {
     vec_case("from_iter", 0, |v| {
         *v = Lying {
             left: 3,
-            hint: (1 << 40, None),
+            hint: (huge, None),
         }
         .collect()
     });
