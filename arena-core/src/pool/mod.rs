@@ -74,6 +74,8 @@ pub use chunks::MAX_CAPACITY;
 pub use error::{PoolCapacityError, PoolFull};
 pub use handle::Handle;
 pub use iter::{Drain, IntoIter, Iter, IterMut};
+#[cfg(feature = "serde")]
+pub use self::serde::{DEFAULT_MAX_BYTES, PoolDecodeError, PoolSeed};
 
 use chunks::Chunks;
 use generation::Generations;
