@@ -6,7 +6,8 @@
 //! - **Columns** ([`columns::serialize`] / [`columns::deserialize`], for
 //!   `#[serde(with = "arena_core::soa::serde::columns")]`): a sequence of columns in field order,
 //!   each a sequence of values. Columns of unequal length are an error, never a short or
-//!   misaligned vector.
+//!   misaligned vector. A type with no columns at all is written as an empty sequence, which
+//!   carries no row count: it reads back as an empty vector.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -276,11 +277,13 @@ pub mod columns {
                 }
                 <T::Columns as DeColumns<'de>>::reverse(&mut parts);
                 let mut v = SoaVec::with_capacity(len);
-                while let Some(row) = <T::Columns as DeColumns<'de>>::pop_row(&mut parts) {
-                    v.push_raw(row);
-                    if v.len() == len {
+                // Bounded by the row count the columns agree on, checked before each row: a type
+                // with no columns has no lengths (`len` is 0) and `pop_row` never runs dry.
+                while v.len() < len {
+                    let Some(row) = <T::Columns as DeColumns<'de>>::pop_row(&mut parts) else {
                         break;
-                    }
+                    };
+                    v.push_raw(row);
                 }
                 Ok(v)
             }
