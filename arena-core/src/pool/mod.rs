@@ -731,9 +731,17 @@ impl<T> Drop for Pool<T> {
             report(&self.stats());
         }
         if core::mem::needs_drop::<T>() {
-            // If a value's drop panics, the values after it leak; the slot memory is still freed
-            // by `Chunks`' own drop.
-            self.clear();
+            /// Goes on clearing while unwinding from a value's panicking drop, so the values
+            /// after it are still dropped (as `Vec` does); a second panic aborts, as there.
+            struct ClearRest<'p, T>(&'p mut Pool<T>);
+            impl<T> Drop for ClearRest<'_, T> {
+                fn drop(&mut self) {
+                    self.0.clear();
+                }
+            }
+            let rest = ClearRest(self);
+            rest.0.clear();
+            core::mem::forget(rest);
         }
     }
 }
