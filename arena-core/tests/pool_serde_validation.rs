@@ -96,6 +96,24 @@ fn generations_must_match_vacancy_and_the_scheme() {
 }
 
 #[test]
+fn counters_that_would_overflow_on_the_next_insert_are_refused() {
+    let (v, _, _) = saved_after_a_removal();
+    let mut t = v.clone();
+    t["inserts"] = json!(u64::MAX);
+    match load(&t) {
+        // Before: accepted, and the next insert overflowed the counter.
+        Ok(mut p) => {
+            p.insert(1);
+            panic!("inserts = u64::MAX was accepted");
+        }
+        Err(e) => assert!(e.contains("overflow"), "{e}"),
+    }
+    let mut t = v.clone();
+    t["peak_live"] = json!(u32::MAX);
+    refused(&t, "peak_live");
+}
+
+#[test]
 fn untampered_data_still_loads_with_every_handle() {
     let (v, stale, original) = saved_after_a_removal();
     let mut p = load(&v).unwrap();

@@ -214,6 +214,18 @@ pub enum PoolDecodeError {
         /// Its generation.
         generation: u32,
     },
+    /// `inserts` is more than any pool can have made (2^63), so counting on would overflow.
+    InsertsTooMany {
+        /// The count read.
+        inserts: u64,
+    },
+    /// `peak_live` is more than the capacity holds.
+    PeakOverCapacity {
+        /// The count read.
+        peak_live: u32,
+        /// The capacity read.
+        capacity: u32,
+    },
     /// `inserts` is below the number of live values.
     InsertsBelowLive {
         /// The count read.
@@ -308,6 +320,18 @@ impl fmt::Display for PoolDecodeError {
                 f,
                 "slot {slot} is vacant with generation {generation:#x} but is not on the free \
                  list and not marked retired"
+            ),
+            InsertsTooMany { inserts } => write!(
+                f,
+                "inserts {inserts} is more than any pool can have made (at most 2^63), so \
+                 counting further inserts would overflow"
+            ),
+            PeakOverCapacity {
+                peak_live,
+                capacity,
+            } => write!(
+                f,
+                "peak_live {peak_live} is more than the capacity of {capacity} slots holds"
             ),
             InsertsBelowLive { inserts, live } => {
                 write!(f, "inserts {inserts} is below the {live} live values")
@@ -541,6 +565,15 @@ impl<T> Pool<T> {
             return Err(InsertsBelowLive {
                 inserts: r.inserts,
                 live,
+            });
+        }
+        if r.inserts > 1 << 63 {
+            return Err(InsertsTooMany { inserts: r.inserts });
+        }
+        if r.peak_live > r.capacity {
+            return Err(PeakOverCapacity {
+                peak_live: r.peak_live,
+                capacity: r.capacity,
             });
         }
         Ok(live)
