@@ -110,10 +110,12 @@ impl<F> core::fmt::Debug for Col<F> {
         f.debug_tuple("Col").field(&self.ptr).finish()
     }
 }
-// SAFETY: a `Col<F>` is a marker for stored `F` values; a column list is `Send`/`Sync` exactly when
-// every stored field type is, which is what the containers' own `Send`/`Sync` impls ask for.
+// SAFETY: a `Col<F>` is a bare column address; every access through it is an `unsafe` method
+// whose caller (a container in this crate) owns or borrows the values, so moving or sharing the
+// address itself does nothing. These impls only make a column list `Send`/`Sync` exactly when
+// every stored field type `F` is, which the containers' and views' own impls then ask for.
 unsafe impl<F: Send> Send for Col<F> {}
-// SAFETY: as above.
+// SAFETY: as above, for `Sync`.
 unsafe impl<F: Sync> Sync for Col<F> {}
 
 /// All the columns of the `Soa` type `S`, used for a `#[soa(nested)]` field: `pos: Vec3` stores

@@ -541,12 +541,16 @@ impl<T: Soa> Drop for IntoIter<T> {
     }
 }
 
-// SAFETY: a `SoaVec<T>` owns its values like `Vec<T>`; `T::Columns: Send` says every stored field
-// type is `Send`.
+// SAFETY: a `SoaVec<T>` owns its values (as `Vec<T>` does) and stores nothing else: sending it
+// moves every stored value to the other thread, which is sound when every stored field type is
+// `Send` (`T::Columns: Send`). Rows are rebuilt with `from_columns` from those values on
+// whichever thread pops them, as a `Vec<(A, B)>` would hand out its tuples.
 unsafe impl<T: Soa> Send for SoaVec<T> where T::Columns: Send {}
-// SAFETY: `&SoaVec<T>` only gives shared references to the stored values.
+// SAFETY: `&SoaVec<T>` gives only shared references to stored values (`&F`, through views and
+// slices), so sharing it across threads needs every field type `Sync`, as `Vec<T>: Sync`.
 unsafe impl<T: Soa> Sync for SoaVec<T> where T::Columns: Sync {}
-// SAFETY: as for `SoaVec`.
+// SAFETY: owns the rows not yet taken, as `vec::IntoIter<T>`: sending it moves them (`Send`).
 unsafe impl<T: Soa> Send for IntoIter<T> where T::Columns: Send {}
-// SAFETY: `&IntoIter<T>` gives no access to the values.
+// SAFETY: `&IntoIter<T>` gives no access to the values (its only methods take `&mut self`); the
+// bound matches `vec::IntoIter<T>: Sync` anyway.
 unsafe impl<T: Soa> Sync for IntoIter<T> where T::Columns: Sync {}
