@@ -37,11 +37,25 @@ fn soa_pool_rejects_a_handle_from_another_soa_pool_in_every_lookup() {
     let ha = a.insert(enemy(1));
     let hb = b.insert(enemy(2));
     assert_eq!(ha.index(), hb.index(), "same slot, same type");
-    assert!(caught(|| drop(b.get(ha))), "get returned the other pool's value");
-    assert!(caught(|| drop(b.get_mut(ha))));
-    assert!(caught(|| drop(b.contains(ha))));
-    assert!(caught(|| drop(b.remove(ha))));
-    let msg = catch_unwind(AssertUnwindSafe(|| drop(b.get(ha)))).unwrap_err();
+    assert!(
+        caught(|| {
+            let _ = b.get(ha);
+        }),
+        "get returned the other pool's value"
+    );
+    assert!(caught(|| {
+        let _ = b.get_mut(ha);
+    }));
+    assert!(caught(|| {
+        let _ = b.contains(ha);
+    }));
+    assert!(caught(|| {
+        let _ = b.remove(ha);
+    }));
+    let msg = catch_unwind(AssertUnwindSafe(|| {
+        let _ = b.get(ha);
+    }))
+    .unwrap_err();
     let msg = msg.downcast_ref::<String>().unwrap();
     assert!(msg.contains("different pool"), "{msg}");
     assert_eq!((a.len(), b.len()), (1, 1), "nothing changed");
@@ -58,13 +72,19 @@ fn pool_rejects_a_handle_from_another_pool_even_out_of_range() {
     let mut big = Pool::with_capacity(8);
     small.insert(0);
     let far = (0..8).map(|i| big.insert(i)).last().unwrap();
-    assert!(caught(|| drop(small.get(far))));
-    assert!(caught(|| drop(small.remove(far))));
+    assert!(caught(|| {
+        let _ = small.get(far);
+    }));
+    assert!(caught(|| {
+        let _ = small.remove(far);
+    }));
     let mut soa_small = SoaPool::with_capacity(1);
     let mut soa_big = SoaPool::with_capacity(8);
     soa_small.insert(enemy(0));
     let far = (0..8).map(|i| soa_big.insert(enemy(i))).last().unwrap();
-    assert!(caught(|| drop(soa_small.get(far))));
+    assert!(caught(|| {
+        let _ = soa_small.get(far);
+    }));
     assert_eq!(small.len() + soa_small.len(), 2);
 }
 
@@ -79,8 +99,14 @@ fn stale_pool_handles_stay_stale_after_every_kind_of_removal() {
     assert_eq!(p.drain().count(), 2);
     assert!(hs.iter().all(|&h| p.get(h).is_none() && !p.contains(h)));
     let again = fill(&mut p);
-    assert!(hs.iter().all(|h| !again.contains(h)), "a reused slot has a new generation");
-    assert!(hs.iter().all(|&h| p.get(h).is_none() && p.remove(h).is_none()));
+    assert!(
+        hs.iter().all(|h| !again.contains(h)),
+        "a reused slot has a new generation"
+    );
+    assert!(
+        hs.iter()
+            .all(|&h| p.get(h).is_none() && p.remove(h).is_none())
+    );
     p.clear();
     assert!(again.iter().all(|&h| p.get_mut(h).is_none()));
     let hs = fill(&mut p);
@@ -122,7 +148,12 @@ fn handles_past_the_retirement_limit_find_nothing() {
     // Every odd generation of this pool's scheme, at and past the end of its counter.
     let tag = h.generation().get() & 0xFF00_0000;
     let counter_max = if TAGGED { 0x00FF_FFFF } else { 0x7FFF_FFFF };
-    for g in [h.generation().get(), tag | counter_max, tag | (counter_max - 2), tag | 1] {
+    for g in [
+        h.generation().get(),
+        tag | counter_max,
+        tag | (counter_max - 2),
+        tag | 1,
+    ] {
         let fake: Handle<u8> = forged(0, g).unwrap();
         assert!(p.get(fake).is_none(), "retired slot 0 answered {fake:?}");
         assert!(p.remove(fake).is_none());
@@ -131,9 +162,14 @@ fn handles_past_the_retirement_limit_find_nothing() {
     // the pool is unchanged either way.
     let foreign: Handle<u8> = forged(1, 0xFFFF_FFFF).unwrap();
     if foreign.generation() != live.generation() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(p.get(foreign))));
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let _ = p.get(foreign);
+        }));
     }
     assert_eq!(p.get(live), Some(&2));
-    assert!(forged::<u8>(0, 2).is_none(), "even generations are never valid handles");
+    assert!(
+        forged::<u8>(0, 2).is_none(),
+        "even generations are never valid handles"
+    );
     assert!(forged::<u8>(0, 0).is_none());
 }

@@ -31,12 +31,19 @@ fn check_vec(v: &SoaVec<Row>) {
     let mut n = 0;
     for row in v.iter() {
         check_row(row);
-        assert!(ids.insert(row.0.id()) && ids.insert(row.1.0.id()), "a value in two rows");
+        assert!(
+            ids.insert(row.0.id()) && ids.insert(row.1.0.id()),
+            "a value in two rows"
+        );
         n += 1;
     }
     assert_eq!(n, v.len());
     let (a, (b, ns), keys) = v.slices();
-    assert!([a.len(), b.len(), ns.len(), keys.len()].iter().all(|&l| l == v.len()));
+    assert!(
+        [a.len(), b.len(), ns.len(), keys.len()]
+            .iter()
+            .all(|&l| l == v.len())
+    );
 }
 
 fn vec_case(name: &str, len: u32, op: impl Fn(&mut SoaVec<Row>)) -> usize {
@@ -56,7 +63,9 @@ fn soa_vec_push_survives_a_panic_at_every_user_call() {
 #[test]
 fn soa_vec_insert_survives_a_panic_at_every_user_call() {
     for at in [0, 1, ROWS as usize] {
-        vec_case(&format!("insert at {at}"), ROWS, |v| v.insert(at, Row::new(99)));
+        vec_case(&format!("insert at {at}"), ROWS, |v| {
+            v.insert(at, Row::new(99))
+        });
     }
 }
 
@@ -64,7 +73,10 @@ fn soa_vec_insert_survives_a_panic_at_every_user_call() {
 fn soa_vec_remove_survives_a_panic_at_every_user_call() {
     for at in [0, 1, ROWS as usize - 1] {
         let n = vec_case(&format!("remove at {at}"), ROWS, |v| drop(v.remove(at)));
-        assert!(n >= 4, "rebuilding a row and its nested field are user calls");
+        assert!(
+            n >= 4,
+            "rebuilding a row and its nested field are user calls"
+        );
     }
 }
 

@@ -14,7 +14,9 @@ use std::path::Path;
 use arena_core::pool::{DEFAULT_MAX_BYTES, Pool, PoolSeed};
 use arena_core::soa::SoaVec;
 use hostile::{Empty, measure};
-use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::json;
 
 #[global_allocator]
@@ -26,7 +28,9 @@ fn every_corpus_and_crash_file_passes_its_targets_check() {
     let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
     let mut replayed = 0;
     for kind in ["corpus", "artifacts"] {
-        let Ok(targets) = std::fs::read_dir(fuzz.join(kind)) else { continue };
+        let Ok(targets) = std::fs::read_dir(fuzz.join(kind)) else {
+            continue;
+        };
         for target in targets.flatten() {
             let name = target.file_name().into_string().unwrap();
             if !hostile::TARGETS.contains(&name.as_str()) {
@@ -40,7 +44,10 @@ fn every_corpus_and_crash_file_passes_its_targets_check() {
             }
         }
     }
-    assert!(replayed >= hostile::TARGETS.len(), "only {replayed} files found under {fuzz:?}");
+    assert!(
+        replayed >= hostile::TARGETS.len(),
+        "only {replayed} files found under {fuzz:?}"
+    );
 }
 
 /// Small arbitrary inputs through every target, so the checks also run under Miri.
@@ -75,7 +82,10 @@ fn pool_json(capacity: u64, chunk: Option<u64>) -> serde_json::Value {
 #[track_caller]
 fn refused_over_limit(v: serde_json::Value) -> String {
     let (r, peak) = measure(|| serde_json::from_value::<Pool<u64>>(v));
-    let e = r.err().expect("a capacity over the limit was accepted").to_string();
+    let Err(e) = r else {
+        panic!("a capacity over the limit was accepted")
+    };
+    let e = e.to_string();
     assert!(peak < 64 << 10, "refusing it grew the heap by {peak} bytes");
     e
 }
@@ -86,7 +96,10 @@ fn a_small_input_declaring_a_large_capacity_allocates_nothing_for_it() {
     let text = serde_json::to_string(&pool_json(16 << 20, None)).unwrap();
     assert!(text.len() < 200);
     let e = refused_over_limit(pool_json(16 << 20, None));
-    assert!(e.contains(&format!("limit of {DEFAULT_MAX_BYTES} bytes")), "{e}");
+    assert!(
+        e.contains(&format!("limit of {DEFAULT_MAX_BYTES} bytes")),
+        "{e}"
+    );
     let e = refused_over_limit(pool_json(u64::from(u32::MAX), None));
     assert!(e.contains("over the limit"), "{e}");
 }
@@ -96,7 +109,8 @@ fn a_huge_chunk_size_is_refused_before_allocating() {
     let e = refused_over_limit(pool_json(1 << 31, Some(1 << 31)));
     assert!(e.contains("over the limit"), "{e}");
     for (capacity, chunk) in [(u64::from(u32::MAX), u64::from(u32::MAX)), (1 << 20, 3)] {
-        let (r, peak) = measure(|| serde_json::from_value::<Pool<u64>>(pool_json(capacity, Some(chunk))));
+        let (r, peak) =
+            measure(|| serde_json::from_value::<Pool<u64>>(pool_json(capacity, Some(chunk))));
         assert!(r.unwrap_err().to_string().contains("chunks"));
         assert!(peak < 64 << 10);
     }
@@ -112,7 +126,11 @@ fn the_limit_is_settable_and_scales_with_the_input() {
     assert_eq!(scaled.limit(), 8 * 4096);
     let (pool, peak) = measure(|| scaled.deserialize(v).unwrap());
     assert_eq!(pool.capacity(), 1000);
-    assert!(peak <= scaled.limit(), "{peak} bytes for a limit of {}", scaled.limit());
+    assert!(
+        peak <= scaled.limit(),
+        "{peak} bytes for a limit of {}",
+        scaled.limit()
+    );
 }
 
 /// A deserializer whose sequences declare (as a binary format's length prefix would) far more
@@ -127,7 +145,10 @@ struct Fields(std::vec::IntoIter<(&'static str, Node)>, Option<Node>);
 
 impl<'de> MapAccess<'de> for Fields {
     type Error = de::value::Error;
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Self::Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Self::Error> {
         match self.0.next() {
             Some((k, v)) => {
                 self.1 = Some(v);
@@ -136,7 +157,10 @@ impl<'de> MapAccess<'de> for Fields {
             None => Ok(None),
         }
     }
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Self::Error> {
+    fn next_value_seed<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, Self::Error> {
         seed.deserialize(self.1.take().unwrap())
     }
 }
@@ -145,8 +169,14 @@ struct Items(std::vec::IntoIter<u64>, usize);
 
 impl<'de> SeqAccess<'de> for Items {
     type Error = de::value::Error;
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Self::Error> {
-        self.0.next().map(|x| seed.deserialize(x.into_deserializer())).transpose()
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Self::Error> {
+        self.0
+            .next()
+            .map(|x| seed.deserialize(x.into_deserializer()))
+            .transpose()
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.1)
@@ -159,7 +189,9 @@ impl<'de> Deserializer<'de> for Node {
         match self {
             Node::U64(x) => visitor.visit_u64(x),
             Node::Null => visitor.visit_unit(),
-            Node::Declared { declared, items } => visitor.visit_seq(Items(items.into_iter(), declared)),
+            Node::Declared { declared, items } => {
+                visitor.visit_seq(Items(items.into_iter(), declared))
+            }
         }
     }
     serde::forward_to_deserialize_any! {
@@ -183,15 +215,31 @@ impl<'de> Deserializer<'de> for Top {
 
 #[test]
 fn declared_list_lengths_are_never_trusted() {
-    let huge = if usize::BITS > 32 { 1usize << 32 } else { usize::MAX };
+    let huge = if usize::BITS > 32 {
+        1usize << 32
+    } else {
+        usize::MAX
+    };
     let top = || {
         Top(vec![
             ("generation_tag", Node::U64(0)),
             ("first_generation", Node::U64(0)),
             ("chunk", Node::Null),
             ("capacity", Node::U64(4)),
-            ("slots", Node::Declared { declared: huge, items: vec![] }),
-            ("free_list", Node::Declared { declared: huge, items: vec![0, 1, 2] }),
+            (
+                "slots",
+                Node::Declared {
+                    declared: huge,
+                    items: vec![],
+                },
+            ),
+            (
+                "free_list",
+                Node::Declared {
+                    declared: huge,
+                    items: vec![0, 1, 2],
+                },
+            ),
             ("peak_live", Node::U64(0)),
             ("inserts", Node::U64(0)),
         ])
@@ -199,9 +247,15 @@ fn declared_list_lengths_are_never_trusted() {
     let (r, peak) = measure(|| Pool::<u64>::deserialize_from(top()));
     let e = r.unwrap_err().to_string();
     assert!(e.contains("names no slot"), "{e}");
-    assert!(peak < 64 << 10, "a declared 2^32-entry free list grew the heap by {peak} bytes");
+    assert!(
+        peak < 64 << 10,
+        "a declared 2^32-entry free list grew the heap by {peak} bytes"
+    );
     // The row format of a SoaVec trusts a declared length only up to 4096 rows.
-    let rows = Node::Declared { declared: huge, items: vec![] };
+    let rows = Node::Declared {
+        declared: huge,
+        items: vec![],
+    };
     let (r, peak) = measure(|| <SoaVec<hostile::Unit> as serde::Deserialize>::deserialize(rows));
     assert!(r.is_err() || r.is_ok());
     assert!(peak < 64 << 10);
@@ -227,7 +281,9 @@ fn column_format_of_a_type_with_no_columns_terminates() {
         let _ = tx.send(r);
     });
     let wait = std::time::Duration::from_secs(if cfg!(miri) { 600 } else { 10 });
-    let (r, peak) = rx.recv_timeout(wait).expect("deserializing zero columns never finished");
+    let (r, peak) = rx
+        .recv_timeout(wait)
+        .expect("deserializing zero columns never finished");
     assert_eq!(r.unwrap(), 0);
     assert!(peak < 4096);
 }

@@ -122,7 +122,11 @@ fn num(u: &mut Unstructured<'_>) -> Result<Value> {
         3 => json!(u64::MAX - u.int_in_range(0u64..=4)?),
         4 => json!(1u64 << u.int_in_range(0u32..=63)?),
         // A generation of a tagged (debug) pool: bit 31, a 7-bit tag, a small counter.
-        5 => json!(0x8000_0000u64 | (u64::from(u.int_in_range(0u8..=127)?) << 24) | u.int_in_range(0u64..=9)?),
+        5 => json!(
+            0x8000_0000u64
+                | (u64::from(u.int_in_range(0u8..=127)?) << 24)
+                | u.int_in_range(0u64..=9)?
+        ),
         6 => json!(0x8000_0000u64 | u64::from(u.arbitrary::<u32>()?)),
         7 => json!(u.arbitrary::<u64>()?),
         8 => json!(-u.int_in_range(1i64..=3)?),
@@ -133,7 +137,9 @@ fn num(u: &mut Unstructured<'_>) -> Result<Value> {
 
 fn short_string(u: &mut Unstructured<'_>) -> Result<String> {
     let n = u.int_in_range(0usize..=12)?;
-    (0..n).map(|_| Ok(char::from(u.int_in_range(b'a'..=b'z')?))).collect()
+    (0..n)
+        .map(|_| Ok(char::from(u.int_in_range(b'a'..=b'z')?)))
+        .collect()
 }
 
 /// Any JSON value, with object keys drawn mostly from `names`.
@@ -148,7 +154,11 @@ fn node(u: &mut Unstructured<'_>, names: &[&str], depth: u32) -> Result<Value> {
         4 => Value::String(short_string(u)?),
         5 => {
             let n = u.int_in_range(0usize..=4)?;
-            Value::Array((0..n).map(|_| node(u, names, depth + 1)).collect::<Result<_>>()?)
+            Value::Array(
+                (0..n)
+                    .map(|_| node(u, names, depth + 1))
+                    .collect::<Result<_>>()?,
+            )
         }
         _ => {
             let mut m = Map::new();
@@ -190,8 +200,13 @@ fn real_pool(u: &mut Unstructured<'_>) -> Result<Pool<u64>> {
 /// Applies a few tamperings to a pool's save data.
 fn tamper(u: &mut Unstructured<'_>, v: &mut Value) -> Result<()> {
     for _ in 0..u.int_in_range(0u8..=4)? {
-        let Some(obj) = v.as_object_mut() else { return Ok(()) };
-        let slots_len = obj.get("slots").and_then(Value::as_array).map_or(0, Vec::len);
+        let Some(obj) = v.as_object_mut() else {
+            return Ok(());
+        };
+        let slots_len = obj
+            .get("slots")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         match u.int_in_range(0u8..=10)? {
             0 => {
                 let f = POOL_FIELDS[u.choose_index(POOL_FIELDS.len())?];
@@ -199,19 +214,27 @@ fn tamper(u: &mut Unstructured<'_>, v: &mut Value) -> Result<()> {
             }
             1 if slots_len > 0 => {
                 let i = u.choose_index(slots_len)?;
-                let g = obj["slots"][i][0].as_u64().unwrap_or(0);
+                let Some(slot) = obj["slots"][i].as_array() else {
+                    continue;
+                };
+                let g = slot.first().and_then(Value::as_u64).unwrap_or(0);
                 let new = match u.int_in_range(0u8..=4)? {
                     0 => json!(g.wrapping_add(1)),
                     1 => json!(g.wrapping_sub(1)),
-                    2 => obj["generation_tag"].clone(),
-                    3 => obj["first_generation"].clone(),
+                    2 => obj.get("generation_tag").cloned().unwrap_or_default(),
+                    3 => obj.get("first_generation").cloned().unwrap_or_default(),
                     _ => num(u)?,
                 };
-                obj["slots"][i][0] = new;
+                if let Some(slot) = obj["slots"][i].as_array_mut().filter(|s| !s.is_empty()) {
+                    slot[0] = new;
+                }
             }
             2 if slots_len > 0 => {
                 let i = u.choose_index(slots_len)?;
-                obj["slots"][i][1] = if u.arbitrary()? { Value::Null } else { num(u)? };
+                let value = if u.arbitrary()? { Value::Null } else { num(u)? };
+                if let Some(slot) = obj["slots"][i].as_array_mut().filter(|s| s.len() > 1) {
+                    slot[1] = value;
+                }
             }
             3 => {
                 let entry = if slots_len > 0 && u.arbitrary()? {
@@ -238,7 +261,11 @@ fn tamper(u: &mut Unstructured<'_>, v: &mut Value) -> Result<()> {
             5 => {
                 let n = u.int_in_range(0usize..=2048)?;
                 let g = num(u)?;
-                let value = if u.arbitrary()? { Value::Null } else { json!(7) };
+                let value = if u.arbitrary()? {
+                    Value::Null
+                } else {
+                    json!(7)
+                };
                 let extra = (0..n).map(|_| json!([g, value]));
                 if let Some(list) = obj.get_mut("slots").and_then(Value::as_array_mut) {
                     list.extend(extra);
@@ -257,7 +284,9 @@ fn tamper(u: &mut Unstructured<'_>, v: &mut Value) -> Result<()> {
             }
             9 => {
                 // The sequence form: the fields in order.
-                let seq = POOL_FIELDS.iter().map(|f| obj.get(*f).cloned().unwrap_or(Value::Null));
+                let seq = POOL_FIELDS
+                    .iter()
+                    .map(|f| obj.get(*f).cloned().unwrap_or(Value::Null));
                 *v = Value::Array(seq.collect());
                 return Ok(());
             }
@@ -288,7 +317,11 @@ pub fn pool_tree(u: &mut Unstructured<'_>) -> Result<Value> {
                         let n = u.int_in_range(0usize..=16)?;
                         let slots = (0..n)
                             .map(|_| {
-                                let value = if u.arbitrary()? { Value::Null } else { json!(1) };
+                                let value = if u.arbitrary()? {
+                                    Value::Null
+                                } else {
+                                    json!(1)
+                                };
                                 Ok(json!([num(u)?, value]))
                             })
                             .collect::<Result<Vec<_>>>()?;
@@ -525,7 +558,11 @@ pub fn columns_tree(u: &mut Unstructured<'_>, kind: u8) -> Result<Value> {
     if u.int_in_range(0u8..=9)? == 0 {
         return node(u, &[], 0);
     }
-    let count = if u.int_in_range(0u8..=7)? == 0 { u.int_in_range(0usize..=6)? } else { count };
+    let count = if u.int_in_range(0u8..=7)? == 0 {
+        u.int_in_range(0usize..=6)?
+    } else {
+        count
+    };
     let base = if u.int_in_range(0u8..=7)? == 0 {
         u.int_in_range(0usize..=4096)?
     } else {
@@ -533,7 +570,11 @@ pub fn columns_tree(u: &mut Unstructured<'_>, kind: u8) -> Result<Value> {
     };
     let mut cols = Vec::new();
     for c in 0..count {
-        let len = if u.int_in_range(0u8..=5)? == 0 { u.int_in_range(0usize..=9)? } else { base };
+        let len = if u.int_in_range(0u8..=5)? == 0 {
+            u.int_in_range(0usize..=9)?
+        } else {
+            base
+        };
         let col = (0..len)
             .map(|_| {
                 Ok(match (kind, c) {
@@ -562,7 +603,11 @@ pub fn check_pool_consistent(mut pool: Pool<u64>) {
     assert_eq!(live.len(), pool.len());
     let mut indexes = HashSet::new();
     for &(h, v) in &live {
-        assert!(indexes.insert(h.index()), "two live values in slot {}", h.index());
+        assert!(
+            indexes.insert(h.index()),
+            "two live values in slot {}",
+            h.index()
+        );
         assert_eq!(pool.get(h), Some(&v));
     }
     let again: Pool<u64> = PoolSeed::with_max_bytes(usize::MAX)
@@ -573,7 +618,9 @@ pub fn check_pool_consistent(mut pool: Pool<u64>) {
     // New values never get a handle seen before; the old ones stay untouched.
     let mut fresh = Vec::new();
     for i in 0..8u64 {
-        let Ok(h) = pool.try_insert(1000 + i) else { break };
+        let Ok(h) = pool.try_insert(1000 + i) else {
+            break;
+        };
         assert!(seen.insert(h), "insert reissued {h:?}");
         fresh.push(h);
     }
@@ -614,7 +661,9 @@ pub fn check_pool(v: Value) {
 /// `Handle<u64>` from a tree: accepted exactly when it is a pair of `u32` with an odd
 /// generation, and then round-trips.
 pub fn check_handle(v: Value) {
-    let oracle = serde_json::from_value::<(u32, u32)>(v.clone()).ok().filter(|&(_, g)| g & 1 == 1);
+    let oracle = serde_json::from_value::<(u32, u32)>(v.clone())
+        .ok()
+        .filter(|&(_, g)| g & 1 == 1);
     let (result, peak) = measure(|| serde_json::from_value::<Handle<u64>>(v));
     assert_bounded("Handle<u64>", peak, 0, 0);
     match (result, oracle) {
@@ -649,7 +698,11 @@ where
             assert_eq!(got, rows);
         }
         (Err(_), Err(_)) => {}
-        (r, o) => panic!("row format gave {:?} but Vec<T> gave {:?}", r.map(|v| v.len()), o),
+        (r, o) => panic!(
+            "row format gave {:?} but Vec<T> gave {:?}",
+            r.map(|v| v.len()),
+            o
+        ),
     }
 }
 
@@ -697,7 +750,10 @@ pub fn check_columns(kind: u8, v: Value) {
                     assert_eq!(vec.into_vec(), want);
                 }
                 (Err(_), None) => {}
-                (r, o) => panic!("column format gave {:?}, the columns read {o:?}", r.map(|v| v.len())),
+                (r, o) => panic!(
+                    "column format gave {:?}, the columns read {o:?}",
+                    r.map(|v| v.len())
+                ),
             }
         }
         1 => {
@@ -720,7 +776,10 @@ pub fn check_columns(kind: u8, v: Value) {
             match (result, oracle) {
                 (Ok(vec), Some((units,))) => assert_eq!(vec.len(), units.len()),
                 (Err(_), None) => {}
-                (r, o) => panic!("column format gave {:?}, the column read {o:?}", r.map(|v| v.len())),
+                (r, o) => panic!(
+                    "column format gave {:?}, the column read {o:?}",
+                    r.map(|v| v.len())
+                ),
             }
         }
     }
@@ -735,7 +794,9 @@ pub fn run(name: &str, data: &[u8]) -> bool {
     let ok = match name {
         "pool_de" => pool_tree(&mut u).map(check_pool),
         "handle_de" => handle_tree(&mut u).map(check_handle),
-        "soa_rows_de" => row_kind(&mut u).and_then(|k| rows_tree(&mut u, k).map(|v| check_rows(k, v))),
+        "soa_rows_de" => {
+            row_kind(&mut u).and_then(|k| rows_tree(&mut u, k).map(|v| check_rows(k, v)))
+        }
         "soa_columns_de" => {
             row_kind(&mut u).and_then(|k| columns_tree(&mut u, k).map(|v| check_columns(k, v)))
         }

@@ -70,12 +70,12 @@ use core::fmt;
 use core::num::NonZeroU32;
 use core::ops::{Index, IndexMut};
 
+#[cfg(feature = "serde")]
+pub use self::serde::{DEFAULT_MAX_BYTES, PoolDecodeError, PoolSeed};
 pub use chunks::MAX_CAPACITY;
 pub use error::{PoolCapacityError, PoolFull};
 pub use handle::Handle;
 pub use iter::{Drain, IntoIter, Iter, IterMut};
-#[cfg(feature = "serde")]
-pub use self::serde::{DEFAULT_MAX_BYTES, PoolDecodeError, PoolSeed};
 
 use chunks::Chunks;
 use generation::Generations;

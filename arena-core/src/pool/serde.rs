@@ -613,7 +613,10 @@ impl<T> Pool<T> {
         let mut pool = Pool::from_parts(chunks, generations);
         let high_water = r.slots.len() as u32;
         for (index, (generation, value)) in (0..).zip(r.slots) {
-            let slot = pool.chunks.get_mut(index).expect("validated: below capacity");
+            let slot = pool
+                .chunks
+                .get_mut(index)
+                .expect("validated: below capacity");
             match value {
                 Some(value) => {
                     slot.occupy(value, generation);
@@ -625,7 +628,10 @@ impl<T> Pool<T> {
         }
         let mut next = NO_SLOT;
         for &index in r.free_list.iter().rev() {
-            let slot = pool.chunks.get_mut(index).expect("validated: a listed slot");
+            let slot = pool
+                .chunks
+                .get_mut(index)
+                .expect("validated: a listed slot");
             slot.set_next_free(next);
             next = index;
         }
@@ -738,9 +744,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for PoolVisitor<T> {
         while let Some(key) = map.next_key()? {
             match key {
                 Field::GenerationTag => once(&mut tag, map.next_value()?, "generation_tag")?,
-                Field::FirstGeneration => {
-                    once(&mut first, map.next_value()?, "first_generation")?
-                }
+                Field::FirstGeneration => once(&mut first, map.next_value()?, "first_generation")?,
                 Field::Chunk => once(&mut chunk, map.next_value()?, "chunk")?,
                 Field::Capacity => once(&mut capacity, map.next_value()?, "capacity")?,
                 Field::Slots => once(

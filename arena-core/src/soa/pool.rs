@@ -154,9 +154,7 @@ impl<T: Soa> SoaPool<T> {
     fn row(&self, handle: Handle<T>) -> Option<usize> {
         match self.slots.get(handle.index() as usize) {
             // Handle generations are odd, so equality means the slot is occupied.
-            Some(slot) if slot.generation == handle.generation().get() => {
-                Some(slot.index as usize)
-            }
+            Some(slot) if slot.generation == handle.generation().get() => Some(slot.index as usize),
             _ => {
                 self.generations.check_foreign(handle);
                 None

@@ -40,8 +40,11 @@ impl<'de, T: Soa + Deserialize<'de>> Deserialize<'de> for SoaVec<T> {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SoaVec<T>, A::Error> {
                 let mut v = SoaVec::new();
-                // Trust the hint only so far: a hostile length must not allocate gigabytes.
-                v.reserve(seq.size_hint().unwrap_or(0).min(4096));
+                // Trust a declared length only up to 4096 rows or 1 MiB of columns, whichever
+                // is less (as serde's `Vec` does): a hostile length must not allocate gigabytes.
+                let row_bytes = super::block_layout::<T>(1).map_or(1, |l| l.size().max(1));
+                let trusted = (1 << 20) / row_bytes;
+                v.reserve(seq.size_hint().unwrap_or(0).min(4096).min(trusted));
                 while let Some(row) = seq.next_element()? {
                     v.push(row);
                 }

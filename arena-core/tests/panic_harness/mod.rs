@@ -80,7 +80,11 @@ impl Tracked {
     /// Panics if this value was dropped already (a use after drop).
     pub fn assert_live(&self) {
         let drops = DROPS.with(|d| d.borrow()[self.id()]);
-        assert_eq!(drops, 0, "value {} is reachable after being dropped", self.id);
+        assert_eq!(
+            drops, 0,
+            "value {} is reachable after being dropped",
+            self.id
+        );
     }
 }
 
@@ -264,6 +268,9 @@ pub fn check_row((a, (b, n), key): RowRef<'_>) -> u32 {
     a.assert_live();
     b.assert_live();
     assert_ne!(a.id(), b.id());
-    assert_eq!(*n, *key as u16, "the nested column is out of step with the row");
+    assert_eq!(
+        *n, *key as u16,
+        "the nested column is out of step with the row"
+    );
     *key
 }
