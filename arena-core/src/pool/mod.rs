@@ -55,7 +55,9 @@
 //!   ever used (and, in a growable pool, opens no further chunk once every live value was seen).
 //! - **Serialization** (feature `serde`) keeps generations, the free-list order and the
 //!   statistics, so the next handle after a round trip is the one the original would have given
-//!   (slotmap#104 is still open for slotmap).
+//!   (slotmap#104 is still open for slotmap). Loading validates everything first (a tampered
+//!   free list cannot revive a stale handle) and allocates at most a limit
+//!   (`DEFAULT_MAX_BYTES`, or `PoolSeed`'s), refusing with a `PoolDecodeError`.
 
 mod chunks;
 mod error;

@@ -778,8 +778,10 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for PoolVisitor<T> {
     }
 }
 
-/// Allocates at most [`DEFAULT_MAX_BYTES`] of slot memory; see the [module docs](self) for the
-/// checks and the bound, and [`PoolSeed`] for another limit.
+/// Validates the data before allocating anything for it, then allocates at most
+/// [`DEFAULT_MAX_BYTES`] of slot memory (use [`PoolSeed`] for another limit); declared sequence
+/// lengths are never trusted, so the rest of the memory used is proportional to the elements the
+/// input actually holds. Refusals are [`PoolDecodeError`]s.
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Pool<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         PoolSeed::new().deserialize(deserializer)

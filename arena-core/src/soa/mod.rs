@@ -75,7 +75,9 @@ pub use vec::{IntoIter, SoaVec};
 ///
 /// The impl only converts between a row (`Self`) and its column values (a nested tuple such as
 /// `(f32, (f32, ()))`), and between tuples of references and the generated view structs. It is
-/// safe to implement by hand: the containers never trust it with a pointer.
+/// safe to implement by hand: the containers never trust it with a pointer, and they run its
+/// conversions (and a nested field's) only before moving a row in or after the row has left, so
+/// a conversion that panics drops every value once and leaves the container consistent.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a `Soa` type, so it cannot be stored as columns",
     label = "`{Self}` needs `#[derive(Soa)]`",
