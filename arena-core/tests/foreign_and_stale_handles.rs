@@ -10,7 +10,9 @@ mod soa_macro;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_core::poison::ENABLED as TAGGED;
-use arena_core::pool::{Handle, Pool};
+#[cfg(feature = "serde")]
+use arena_core::pool::Handle;
+use arena_core::pool::Pool;
 use arena_core::soa::SoaPool;
 use soa_macro::Enemy;
 
