@@ -175,3 +175,29 @@ fn handles_past_the_retirement_limit_find_nothing() {
     );
     assert!(forged::<u8>(0, 0).is_none());
 }
+
+#[test]
+#[cfg(feature = "serde")]
+fn soa_pool_handles_with_forged_generations_find_nothing_else() {
+    let mut p = SoaPool::with_capacity(2);
+    let h = p.insert(enemy(1));
+    let tag = h.generation().get() & 0xFF00_0000;
+    let counter_max = if TAGGED { 0x00FF_FFFF } else { 0x7FFF_FFFF };
+    for g in [
+        tag | counter_max,
+        tag | (counter_max - 2),
+        h.generation().get() + 2,
+        0xFFFF_FFFF,
+    ] {
+        let fake: Handle<Enemy> = forged(h.index(), g).unwrap();
+        if fake == h {
+            continue;
+        }
+        // A miss, or (another pool's tag) a panic: never this pool's value.
+        let found = catch_unwind(AssertUnwindSafe(|| p.get(fake).is_some()));
+        assert!(!found.unwrap_or(false), "{fake:?} found {h:?}'s value");
+        let removed = catch_unwind(AssertUnwindSafe(|| p.remove(fake).is_some()));
+        assert!(!removed.unwrap_or(false));
+    }
+    assert_eq!(*p.get(h).unwrap().id, 1);
+}
