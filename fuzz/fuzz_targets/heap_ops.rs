@@ -37,7 +37,9 @@ fn layout(size: u16, align_log: u8) -> Option<Layout> {
 
 fn intact(b: &Live) -> bool {
     // SAFETY: `b` is a live block of `b.size` bytes.
-    unsafe { core::slice::from_raw_parts(b.ptr.as_ptr(), b.size) }.iter().all(|&x| x == b.fill)
+    unsafe { core::slice::from_raw_parts(b.ptr.as_ptr(), b.size) }
+        .iter()
+        .all(|&x| x == b.fill)
 }
 
 fn fill(b: &Live) {
@@ -56,16 +58,30 @@ fuzz_target!(|input: Input| {
     for op in input.ops.iter().take(2000) {
         match *op {
             Op::Alloc { size, align_log } => {
-                let Some(l) = layout(size, align_log) else { continue };
+                let Some(l) = layout(size, align_log) else {
+                    continue;
+                };
                 match heap.alloc(l) {
                     Ok(ptr) => {
                         assert_eq!(ptr.as_ptr().addr() % l.align(), 0);
                         next_fill = next_fill.wrapping_add(1);
-                        let b = Live { ptr, size: l.size(), fill: next_fill };
+                        let b = Live {
+                            ptr,
+                            size: l.size(),
+                            fill: next_fill,
+                        };
                         fill(&b);
                         live.push(b);
                     }
-                    Err(e) => assert!(l.size() == 0 || l.align() > 4096 || matches!(e, HeapError::OutOfMemory { .. } | HeapError::TooLarge { .. }), "{e:?}"),
+                    Err(e) => assert!(
+                        l.size() == 0
+                            || l.align() > 4096
+                            || matches!(
+                                e,
+                                HeapError::OutOfMemory { .. } | HeapError::TooLarge { .. }
+                            ),
+                        "{e:?}"
+                    ),
                 }
             }
             Op::Free(i) if !live.is_empty() => {
@@ -74,16 +90,30 @@ fuzz_target!(|input: Input| {
                 heap.free(b.ptr).unwrap();
                 freed.push(b.ptr);
             }
-            Op::Realloc { idx, size, align_log } if !live.is_empty() => {
-                let Some(l) = layout(size, align_log) else { continue };
+            Op::Realloc {
+                idx,
+                size,
+                align_log,
+            } if !live.is_empty() => {
+                let Some(l) = layout(size, align_log) else {
+                    continue;
+                };
                 let i = usize::from(idx) % live.len();
                 let old = live[i];
                 if let Ok(ptr) = heap.realloc(old.ptr, l) {
                     assert_eq!(ptr.as_ptr().addr() % l.align(), 0);
-                    let kept = Live { ptr, size: old.size.min(l.size()), fill: old.fill };
+                    let kept = Live {
+                        ptr,
+                        size: old.size.min(l.size()),
+                        fill: old.fill,
+                    };
                     assert!(intact(&kept), "realloc lost contents");
                     next_fill = next_fill.wrapping_add(1);
-                    live[i] = Live { ptr, size: l.size(), fill: next_fill };
+                    live[i] = Live {
+                        ptr,
+                        size: l.size(),
+                        fill: next_fill,
+                    };
                     fill(&live[i]);
                     if ptr != old.ptr {
                         freed.push(old.ptr);
@@ -108,9 +138,15 @@ fuzz_target!(|input: Input| {
             _ => {}
         }
         heap.check().unwrap();
-        let mut spans: Vec<_> = live.iter().map(|b| (b.ptr.as_ptr().addr(), b.size)).collect();
+        let mut spans: Vec<_> = live
+            .iter()
+            .map(|b| (b.ptr.as_ptr().addr(), b.size))
+            .collect();
         spans.sort_unstable();
-        assert!(spans.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0), "overlap");
+        assert!(
+            spans.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0),
+            "overlap"
+        );
         assert!(live.iter().all(intact));
         assert_eq!(heap.stats().live_blocks, live.len());
     }

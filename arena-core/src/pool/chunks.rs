@@ -30,10 +30,12 @@ pub(crate) struct Chunks<T> {
     _owns: PhantomData<Slot<T>>,
 }
 
-// SAFETY: `Chunks<T>` owns its slots like a `Vec<Slot<T>>` would; sending or sharing it sends or
-// shares `T`s.
+// SAFETY: `Chunks<T>` owns its slots (values of `T` or `u32` links) like a `Vec<Slot<T>>` and
+// holds no other shared state; the raw block pointers are never aliased by another `Chunks`.
+// Sending it moves the `T`s: `T: Send`.
 unsafe impl<T: Send> Send for Chunks<T> {}
-// SAFETY: as above; `&Chunks<T>` only gives out `&T`.
+// SAFETY: `&Chunks<T>` only gives out `&Slot<T>` (so `&T`); mutation needs `&mut Chunks`:
+// `T: Sync`.
 unsafe impl<T: Sync> Sync for Chunks<T> {}
 
 /// Allocates `len` vacant slots of generation `generation`, or `None` if out of memory.

@@ -153,6 +153,13 @@ impl Generations {
         self.tag_bits
     }
 
+    /// Whether `raw` has this scheme's tag and a counter past the first (vacant) generation:
+    /// the generation of a slot that was used at least once and is not retired.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) const fn is_after_first(self, raw: u32) -> bool {
+        self.owns(raw) && raw & self.mask > self.first & self.mask
+    }
+
     /// Whether a raw generation has this scheme's tag bits (a slot or handle of this pool).
     pub(crate) const fn owns(self, raw: u32) -> bool {
         let field = if self.tag_bits & TAGGED != 0 {

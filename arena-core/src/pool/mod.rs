@@ -55,7 +55,9 @@
 //!   ever used (and, in a growable pool, opens no further chunk once every live value was seen).
 //! - **Serialization** (feature `serde`) keeps generations, the free-list order and the
 //!   statistics, so the next handle after a round trip is the one the original would have given
-//!   (slotmap#104 is still open for slotmap).
+//!   (slotmap#104 is still open for slotmap). Loading validates everything first (a tampered
+//!   free list cannot revive a stale handle) and allocates at most a limit
+//!   (`DEFAULT_MAX_BYTES`, or `PoolSeed`'s), refusing with a `PoolDecodeError`.
 
 mod chunks;
 mod error;
@@ -70,6 +72,8 @@ use core::fmt;
 use core::num::NonZeroU32;
 use core::ops::{Index, IndexMut};
 
+#[cfg(feature = "serde")]
+pub use self::serde::{DEFAULT_MAX_BYTES, PoolDecodeError, PoolSeed};
 pub use chunks::MAX_CAPACITY;
 pub use error::{PoolCapacityError, PoolFull};
 pub use handle::Handle;
@@ -734,9 +738,17 @@ impl<T> Drop for Pool<T> {
             report(&self.stats());
         }
         if core::mem::needs_drop::<T>() {
-            // If a value's drop panics, the values after it leak; the slot memory is still freed
-            // by `Chunks`' own drop.
-            self.clear();
+            /// Goes on clearing while unwinding from a value's panicking drop, so the values
+            /// after it are still dropped (as `Vec` does); a second panic aborts, as there.
+            struct ClearRest<'p, T>(&'p mut Pool<T>);
+            impl<T> Drop for ClearRest<'_, T> {
+                fn drop(&mut self) {
+                    self.0.clear();
+                }
+            }
+            let rest = ClearRest(self);
+            rest.0.clear();
+            core::mem::forget(rest);
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::arena::{Arena, ArenaError};
 
-use super::{Columns, Soa, SoaSliceMut, block_layout, place};
+use super::{Columns, Soa, SoaSliceMut, block_layout, place, row_to_raw};
 
 /// Drops the rows an arena SoA slice holds, when the arena drops its values (reset, rewind, or
 /// the arena's own drop). Registered through the arena's ordinary drop support, as a value.
@@ -148,7 +148,7 @@ impl Arena {
             let record = self.try_alloc(DropColumns { cols, len: 0 })?;
             while record.len < len {
                 let Some(row) = next(record.len) else { break };
-                let parts = row.into_columns();
+                let parts = row_to_raw(row);
                 // SAFETY: `record.len < len`, a row of the block not yet written.
                 unsafe { cols.write(record.len, parts) };
                 // Counted at once: if `next` panics later, the arena still drops this row.
@@ -158,7 +158,7 @@ impl Arena {
         } else {
             while written < len {
                 let Some(row) = next(written) else { break };
-                let parts = row.into_columns();
+                let parts = row_to_raw(row);
                 // SAFETY: `written < len`, a row of the block not yet written.
                 unsafe { cols.write(written, parts) };
                 written += 1;

@@ -119,10 +119,12 @@ impl<F> core::fmt::Debug for Col<F> {
         f.debug_tuple("Col").field(&self.ptr).finish()
     }
 }
-// SAFETY: a `Col<F>` is a marker for stored `F` values; a column list is `Send`/`Sync` exactly when
-// every stored field type is, which is what the containers' own `Send`/`Sync` impls ask for.
+// SAFETY: a `Col<F>` is a bare column address; every access through it is an `unsafe` method
+// whose caller (a container in this crate) owns or borrows the values, so moving or sharing the
+// address itself does nothing. These impls only make a column list `Send`/`Sync` exactly when
+// every stored field type `F` is, which the containers' and views' own impls then ask for.
 unsafe impl<F: Send> Send for Col<F> {}
-// SAFETY: as above.
+// SAFETY: as above, for `Sync`.
 unsafe impl<F: Sync> Sync for Col<F> {}
 
 /// All the columns of the `Soa` type `S`, used for a `#[soa(nested)]` field: `pos: Vec3` stores
@@ -160,8 +162,15 @@ impl<S: Soa> core::fmt::Debug for Nested<S> {
 /// Every unsafe method takes indices into columns of at least `index + count` elements that this
 /// value's pointers address; the containers guarantee that.
 pub trait Columns: Copy + sealed::Sealed {
-    /// The values of one row, moved out of or into the columns.
+    /// The values of one row as a `Soa` impl gives and takes them: a nested field is one value
+    /// of its own `Soa` type.
     type Owned;
+    /// The values of one row as the columns store them: one value per leaf column, a nested
+    /// field already split. Moving a `Raw` in or out of the columns runs no user code; turning it
+    /// into [`Owned`](Self::Owned) and back ([`from_raw`](Self::from_raw),
+    /// [`into_raw`](Self::into_raw)) runs the nested fields' conversions, so the containers do
+    /// that only while every row is accounted for.
+    type Raw;
     /// Shared references to one row's values.
     type Ref<'a>
     where
@@ -184,17 +193,26 @@ pub trait Columns: Copy + sealed::Sealed {
     /// Places these columns with `cursor` (safe: only computes addresses).
     fn place(cursor: &mut Cursor) -> Self;
 
-    /// Writes row `i` without dropping what was there.
+    /// Splits the nested fields of a row into their columns' values (calls their
+    /// [`Soa::into_columns`]). If one panics, every value is dropped once.
+    fn into_raw(owned: Self::Owned) -> Self::Raw;
+
+    /// Rebuilds the nested fields of a row from their columns' values (calls their
+    /// [`Soa::from_columns`]). If one panics, every value is dropped once.
+    fn from_raw(raw: Self::Raw) -> Self::Owned;
+
+    /// Writes row `i` without dropping what was there. Runs no user code.
     ///
     /// # Safety
     /// - `i` is within the allocated capacity of every column.
-    unsafe fn write(self, i: usize, value: Self::Owned);
+    unsafe fn write(self, i: usize, value: Self::Raw);
 
-    /// Moves row `i` out (a bitwise read: the slot is logically uninitialised afterwards).
+    /// Moves row `i` out (a bitwise read: the slot is logically uninitialised afterwards). Runs
+    /// no user code.
     ///
     /// # Safety
     /// - row `i` is initialised and is not used again until rewritten.
-    unsafe fn read(self, i: usize) -> Self::Owned;
+    unsafe fn read(self, i: usize) -> Self::Raw;
 
     /// References to row `i`.
     ///
@@ -272,6 +290,7 @@ impl<A: Columns, B: Columns> sealed::Sealed for (A, B) {}
 
 impl Columns for () {
     type Owned = ();
+    type Raw = ();
     type Ref<'a> = ();
     type Mut<'a> = ();
     type Slices<'a> = ();
@@ -280,6 +299,10 @@ impl Columns for () {
 
     #[inline]
     fn place(_: &mut Cursor) -> Self {}
+    #[inline(always)]
+    fn into_raw((): ()) {}
+    #[inline(always)]
+    fn from_raw((): ()) {}
     #[inline]
     unsafe fn write(self, _: usize, (): ()) {}
     #[inline]
@@ -322,6 +345,7 @@ impl Columns for () {
 
 impl<F> Columns for Col<F> {
     type Owned = F;
+    type Raw = F;
     type Ref<'a>
         = &'a F
     where
@@ -346,6 +370,14 @@ impl<F> Columns for Col<F> {
             ptr: cursor.column::<F>(),
             _marker: PhantomData,
         }
+    }
+    #[inline(always)]
+    fn into_raw(owned: F) -> F {
+        owned
+    }
+    #[inline(always)]
+    fn from_raw(raw: F) -> F {
+        raw
     }
     #[inline(always)]
     unsafe fn write(self, i: usize, value: F) {
@@ -438,6 +470,7 @@ impl<B: Columns> Drop for DropRest<B> {
 
 impl<A: Columns, B: Columns> Columns for (A, B) {
     type Owned = (A::Owned, B::Owned);
+    type Raw = (A::Raw, B::Raw);
     type Ref<'a>
         = (A::Ref<'a>, B::Ref<'a>)
     where
@@ -462,7 +495,18 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
         (a, B::place(cursor))
     }
     #[inline(always)]
-    unsafe fn write(self, i: usize, (a, b): Self::Owned) {
+    fn into_raw((a, b): Self::Owned) -> Self::Raw {
+        // If `B::into_raw` panics, `a`'s raw values are dropped as a local: each value once.
+        let a = A::into_raw(a);
+        (a, B::into_raw(b))
+    }
+    #[inline(always)]
+    fn from_raw((a, b): Self::Raw) -> Self::Owned {
+        let a = A::from_raw(a);
+        (a, B::from_raw(b))
+    }
+    #[inline(always)]
+    unsafe fn write(self, i: usize, (a, b): Self::Raw) {
         // SAFETY: forwarded from the caller.
         unsafe {
             self.0.write(i, a);
@@ -470,7 +514,7 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
         }
     }
     #[inline(always)]
-    unsafe fn read(self, i: usize) -> Self::Owned {
+    unsafe fn read(self, i: usize) -> Self::Raw {
         // SAFETY: forwarded from the caller.
         unsafe { (self.0.read(i), self.1.read(i)) }
     }
@@ -555,6 +599,7 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
 
 impl<S: Soa> Columns for Nested<S> {
     type Owned = S;
+    type Raw = <S::Columns as Columns>::Raw;
     type Ref<'a>
         = S::Ref<'a>
     where
@@ -580,15 +625,22 @@ impl<S: Soa> Columns for Nested<S> {
         }
     }
     #[inline(always)]
-    unsafe fn write(self, i: usize, value: S) {
-        let parts = value.into_columns();
-        // SAFETY: forwarded from the caller.
-        unsafe { self.inner.write(i, parts) }
+    fn into_raw(owned: S) -> Self::Raw {
+        S::Columns::into_raw(owned.into_columns())
     }
     #[inline(always)]
-    unsafe fn read(self, i: usize) -> S {
+    fn from_raw(raw: Self::Raw) -> S {
+        S::from_columns(S::Columns::from_raw(raw))
+    }
+    #[inline(always)]
+    unsafe fn write(self, i: usize, value: Self::Raw) {
         // SAFETY: forwarded from the caller.
-        S::from_columns(unsafe { self.inner.read(i) })
+        unsafe { self.inner.write(i, value) }
+    }
+    #[inline(always)]
+    unsafe fn read(self, i: usize) -> Self::Raw {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.inner.read(i) }
     }
     #[inline(always)]
     unsafe fn get<'a>(self, i: usize) -> S::Ref<'a>
@@ -655,11 +707,12 @@ impl<S: Soa> Columns for Nested<S> {
     label = "a column of this type is not `Clone`"
 )]
 pub trait CloneColumns: Columns {
-    /// Clones row `i`.
+    /// Clones row `i`, value by value (a nested field is cloned column by column, without
+    /// rebuilding it). If a clone panics, the values cloned so far are dropped.
     ///
     /// # Safety
     /// - row `i` is initialised.
-    unsafe fn clone_row(self, i: usize) -> Self::Owned;
+    unsafe fn clone_row(self, i: usize) -> Self::Raw;
 }
 
 impl CloneColumns for () {
@@ -675,7 +728,7 @@ impl<F: Clone> CloneColumns for Col<F> {
 }
 impl<A: CloneColumns, B: CloneColumns> CloneColumns for (A, B) {
     #[inline]
-    unsafe fn clone_row(self, i: usize) -> Self::Owned {
+    unsafe fn clone_row(self, i: usize) -> Self::Raw {
         // SAFETY: forwarded from the caller. If the second clone panics the first is dropped.
         unsafe { (self.0.clone_row(i), self.1.clone_row(i)) }
     }
@@ -685,9 +738,9 @@ where
     S::Columns: CloneColumns,
 {
     #[inline]
-    unsafe fn clone_row(self, i: usize) -> S {
+    unsafe fn clone_row(self, i: usize) -> Self::Raw {
         // SAFETY: forwarded from the caller.
-        S::from_columns(unsafe { self.inner.clone_row(i) })
+        unsafe { self.inner.clone_row(i) }
     }
 }
 

@@ -227,19 +227,22 @@ impl<'a, T: Soa + 'a, const N: usize> Iterator for ChunksExactMut<'a, T, N> {
 impl<'a, T: Soa + 'a, const N: usize> ExactSizeIterator for ChunksExactMut<'a, T, N> {}
 impl<'a, T: Soa + 'a, const N: usize> FusedIterator for ChunksExactMut<'a, T, N> {}
 
-// SAFETY: shared iterators hand out shared references to the stored values (like `&[T]`).
+// SAFETY: a shared iterator yields `&'a F`s of rows other holders of the borrow may read at the
+// same time: sending it needs every field `Sync`, as `slice::Iter<T>: Send` needs `T: Sync`.
 unsafe impl<T: Soa> Send for Iter<'_, T> where T::Columns: Sync {}
-// SAFETY: as above.
+// SAFETY: `&Iter` only allows cloning it (more shared `&F`s): every field `Sync`.
 unsafe impl<T: Soa> Sync for Iter<'_, T> where T::Columns: Sync {}
-// SAFETY: exclusive iterators hand out exclusive references (like `&mut [T]`).
+// SAFETY: an exclusive iterator yields each row's `&'a mut F`s once and is their only holder:
+// sending it moves exclusive access, which needs every field `Send` (as `slice::IterMut`).
 unsafe impl<T: Soa> Send for IterMut<'_, T> where T::Columns: Send {}
-// SAFETY: as above.
+// SAFETY: `&IterMut` gives no access to the values (every method takes `&mut self` or `self`);
+// `Sync` when the fields are `Sync`, as `slice::IterMut<T>: Sync` needs `T: Sync`.
 unsafe impl<T: Soa> Sync for IterMut<'_, T> where T::Columns: Sync {}
-// SAFETY: as for `Iter`.
+// SAFETY: yields shared column slices (`&'a [F]`), like `Iter`: every field `Sync`.
 unsafe impl<T: Soa, const N: usize> Send for ChunksExact<'_, T, N> where T::Columns: Sync {}
-// SAFETY: as for `Iter`.
+// SAFETY: `&ChunksExact` gives shared slices (`remainder`): every field `Sync`.
 unsafe impl<T: Soa, const N: usize> Sync for ChunksExact<'_, T, N> where T::Columns: Sync {}
-// SAFETY: as for `IterMut`.
+// SAFETY: yields disjoint exclusive column slices once each, like `IterMut`: every field `Send`.
 unsafe impl<T: Soa, const N: usize> Send for ChunksExactMut<'_, T, N> where T::Columns: Send {}
-// SAFETY: as for `IterMut`.
+// SAFETY: `&ChunksExactMut` gives no access to the values (methods take `&mut self`/`self`).
 unsafe impl<T: Soa, const N: usize> Sync for ChunksExactMut<'_, T, N> where T::Columns: Sync {}

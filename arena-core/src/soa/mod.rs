@@ -75,7 +75,9 @@ pub use vec::{IntoIter, SoaVec};
 ///
 /// The impl only converts between a row (`Self`) and its column values (a nested tuple such as
 /// `(f32, (f32, ()))`), and between tuples of references and the generated view structs. It is
-/// safe to implement by hand: the containers never trust it with a pointer.
+/// safe to implement by hand: the containers never trust it with a pointer, and they run its
+/// conversions (and a nested field's) only before moving a row in or after the row has left, so
+/// a conversion that panics drops every value once and leaves the container consistent.
 ///
 /// # Variance
 ///
@@ -187,6 +189,20 @@ pub fn block_layout<T: Soa>(rows: usize) -> Result<core::alloc::Layout, SoaAlloc
 pub(crate) fn place<T: Soa>(base: *mut u8, rows: usize) -> T::Columns {
     let mut cursor = Cursor::new(base, rows);
     cursor.with_align(T::ALIGN, T::Columns::place)
+}
+
+/// Splits a row into the values its columns store (runs the row's and its nested fields'
+/// `into_columns`: call it before touching the columns).
+#[inline(always)]
+pub(crate) fn row_to_raw<T: Soa>(row: T) -> <T::Columns as Columns>::Raw {
+    T::Columns::into_raw(row.into_columns())
+}
+
+/// Rebuilds a row from the values its columns store (runs the nested fields' and the row's
+/// `from_columns`: call it only once the container no longer counts the row).
+#[inline(always)]
+pub(crate) fn row_from_raw<T: Soa>(raw: <T::Columns as Columns>::Raw) -> T {
+    T::from_columns(T::Columns::from_raw(raw))
 }
 
 /// Whether a row of `T` occupies no memory (every column is zero-sized).

@@ -9,10 +9,12 @@ use alloc::vec::Vec;
 use core::num::NonZeroU32;
 
 use super::{Iter, Soa, SoaVec};
+use crate::pool::generation::Generations;
 use crate::pool::{Handle, PoolFull};
 
 /// A slot of the handle map: an odd generation while a value lives there, with its row; an even
-/// one while vacant, with the next vacant slot.
+/// one while vacant, with the next vacant slot. Generations follow [`Pool`](crate::pool::Pool)'s
+/// scheme: in debug builds they carry the pool's tag, so a handle from another pool is caught.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     generation: u32,
@@ -62,6 +64,8 @@ pub struct SoaPool<T: Soa> {
     slots: Vec<Slot>,
     free: u32,
     capacity: usize,
+    /// The generation scheme (and, in debug builds, the tag) shared with `Pool`.
+    generations: Generations,
 }
 
 impl<T: Soa> SoaPool<T> {
@@ -80,6 +84,7 @@ impl<T: Soa> SoaPool<T> {
             slots: Vec::with_capacity(capacity),
             free: NONE,
             capacity,
+            generations: Generations::for_new_pool(None),
         }
     }
 
@@ -117,12 +122,12 @@ impl<T: Soa> SoaPool<T> {
             let index = self.free;
             let slot = &mut self.slots[index as usize];
             self.free = slot.index;
-            slot.generation += 1;
+            slot.generation = Generations::occupy(slot.generation).get();
             slot.index = row;
             index
         } else {
             self.slots.push(Slot {
-                generation: 1,
+                generation: Generations::occupy(self.generations.first()).get(),
                 index: row,
             });
             (self.slots.len() - 1) as u32
@@ -147,27 +152,43 @@ impl<T: Soa> SoaPool<T> {
         }
     }
 
-    /// The row of a live handle.
+    /// The row of a live handle. On a miss, a handle carrying another pool's tag panics (debug
+    /// builds), as in [`Pool`](crate::pool::Pool).
     #[inline]
+    #[track_caller]
     fn row(&self, handle: Handle<T>) -> Option<usize> {
-        let slot = self.slots.get(handle.index() as usize)?;
-        (slot.generation == handle.generation().get() && slot.generation % 2 == 1)
-            .then_some(slot.index as usize)
+        match self.slots.get(handle.index() as usize) {
+            // Handle generations are odd, so equality means the slot is occupied.
+            Some(slot) if slot.generation == handle.generation().get() => Some(slot.index as usize),
+            _ => {
+                self.generations.check_foreign(handle);
+                None
+            }
+        }
     }
 
     /// Whether `handle`'s value is still live.
+    ///
+    /// # Panics
+    /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     pub fn contains(&self, handle: Handle<T>) -> bool {
         self.row(handle).is_some()
     }
 
     /// References to the fields of `handle`'s value, or `None` if it was removed.
+    ///
+    /// # Panics
+    /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     pub fn get(&self, handle: Handle<T>) -> Option<T::Ref<'_>> {
         self.values.get(self.row(handle)?)
     }
 
     /// Exclusive references to the fields of `handle`'s value, or `None` if it was removed.
+    ///
+    /// # Panics
+    /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     pub fn get_mut(&mut self, handle: Handle<T>) -> Option<T::Mut<'_>> {
         let row = self.row(handle)?;
@@ -176,6 +197,12 @@ impl<T: Soa> SoaPool<T> {
 
     /// Removes `handle`'s value and returns it; `None` if it was already removed. The last value
     /// moves into the freed row. O(1).
+    ///
+    /// The handle map and the length are final before the value is rebuilt (user code: its
+    /// `from_columns`), so a panic there still leaves a consistent pool.
+    ///
+    /// # Panics
+    /// In debug builds, if `handle` was made by a different pool.
     pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
         let row = self.row(handle)?;
         // The handle map is fixed up before the value is rebuilt (user code that may panic).
@@ -185,14 +212,17 @@ impl<T: Soa> SoaPool<T> {
         }
         let index = handle.index();
         let slot = &mut self.slots[index as usize];
-        if slot.generation == u32::MAX {
-            // Out of generations: the slot is retired, never reused, so no handle can alias.
-            slot.generation = u32::MAX - 1;
-            slot.index = NONE;
-        } else {
-            slot.generation += 1;
-            slot.index = self.free;
-            self.free = index;
+        match self.generations.vacate(slot.generation) {
+            Some(vacant) => {
+                slot.generation = vacant;
+                slot.index = self.free;
+                self.free = index;
+            }
+            None => {
+                // Out of generations: the slot is retired, never reused, so no handle can alias.
+                slot.generation = self.generations.retired();
+                slot.index = NONE;
+            }
         }
         Some(self.values.swap_remove(row))
     }

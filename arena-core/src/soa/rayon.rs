@@ -8,18 +8,22 @@ use super::{Columns, Soa, SoaSlice, SoaSliceMut, SoaVec};
 /// iterator, borrowed mutably) by exactly one task.
 struct Shared<C>(C);
 
-// SAFETY: shared iteration hands out `&F` to other threads, which needs `F: Sync`.
+// SAFETY: rayon's tasks share `&Shared` and each reads rows through `get` (`&F`), possibly at the
+// same time: that needs every field `Sync` (`C: Sync`), as sharing a `&[F]` does.
 unsafe impl<C: Columns + Sync> Sync for Shared<C> {}
-// SAFETY: as above; the wrapper is only moved into the closure.
+// SAFETY: moving the wrapper (into the closure rayon sends) moves only column addresses whose
+// values are then read as above: `&[F]` is `Send` exactly when `F: Sync`.
 unsafe impl<C: Columns + Sync> Send for Shared<C> {}
 
 /// As [`Shared`], for exclusive iteration: hands out `&mut F` (one per index) to other threads.
 struct Exclusive<C>(C);
 
-// SAFETY: each task gets the `&mut` of distinct rows, like splitting a `&mut [F]`, which needs
-// `F: Send`.
+// SAFETY: tasks share `&Exclusive`, but each calls `get_mut` only for the indexes rayon gives it,
+// each index once, so no two threads ever reach the same value: that is splitting a `&mut [F]`
+// into disjoint parts sent to other threads, which needs `F: Send` and not `F: Sync`.
 unsafe impl<C: Columns + Send> Sync for Exclusive<C> {}
-// SAFETY: as above.
+// SAFETY: moving the wrapper moves column addresses whose values are then handed out as
+// disjoint `&mut F` as above: `F: Send`.
 unsafe impl<C: Columns + Send> Send for Exclusive<C> {}
 
 impl<'a, T: Soa + 'a> SoaSlice<'a, T> {

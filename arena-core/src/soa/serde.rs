@@ -6,7 +6,8 @@
 //! - **Columns** ([`columns::serialize`] / [`columns::deserialize`], for
 //!   `#[serde(with = "arena_core::soa::serde::columns")]`): a sequence of columns in field order,
 //!   each a sequence of values. Columns of unequal length are an error, never a short or
-//!   misaligned vector.
+//!   misaligned vector. A type with no columns at all is written as an empty sequence, which
+//!   carries no row count: it reads back as an empty vector.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -39,8 +40,11 @@ impl<'de, T: Soa + Deserialize<'de>> Deserialize<'de> for SoaVec<T> {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SoaVec<T>, A::Error> {
                 let mut v = SoaVec::new();
-                // Trust the hint only so far: a hostile length must not allocate gigabytes.
-                v.reserve(seq.size_hint().unwrap_or(0).min(4096));
+                // Trust a declared length only up to 4096 rows or 1 MiB of columns, whichever
+                // is less (as serde's `Vec` does): a hostile length must not allocate gigabytes.
+                let row_bytes = super::block_layout::<T>(1).map_or(1, |l| l.size().max(1));
+                let trusted = (1 << 20) / row_bytes;
+                v.reserve(seq.size_hint().unwrap_or(0).min(4096).min(trusted));
                 while let Some(row) = seq.next_element()? {
                     v.push(row);
                 }
@@ -91,8 +95,9 @@ pub mod columns {
         ) -> Result<Self::Parts, A::Error>;
         /// Calls `f` with each column's length, in order.
         fn lens(parts: &Self::Parts, f: &mut dyn FnMut(usize));
-        /// Takes the next row out of the parts (front first, after reversing them).
-        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Owned>;
+        /// Takes the next row's column values out of the parts (front first, after reversing
+        /// them).
+        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Raw>;
         /// Reverses every column, so `pop_row` yields rows front first.
         fn reverse(parts: &mut Self::Parts);
     }
@@ -196,7 +201,7 @@ pub mod columns {
             A::lens(&parts.0, f);
             B::lens(&parts.1, f);
         }
-        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Owned> {
+        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Raw> {
             let a = A::pop_row(&mut parts.0)?;
             Some((a, B::pop_row(&mut parts.1)?))
         }
@@ -220,8 +225,8 @@ pub mod columns {
         fn lens(parts: &Self::Parts, f: &mut dyn FnMut(usize)) {
             <T::Columns as DeColumns<'de>>::lens(parts, f);
         }
-        fn pop_row(parts: &mut Self::Parts) -> Option<T> {
-            <T::Columns as DeColumns<'de>>::pop_row(parts).map(T::from_columns)
+        fn pop_row(parts: &mut Self::Parts) -> Option<Self::Raw> {
+            <T::Columns as DeColumns<'de>>::pop_row(parts)
         }
         fn reverse(parts: &mut Self::Parts) {
             <T::Columns as DeColumns<'de>>::reverse(parts);
@@ -275,11 +280,13 @@ pub mod columns {
                 }
                 <T::Columns as DeColumns<'de>>::reverse(&mut parts);
                 let mut v = SoaVec::with_capacity(len);
-                while let Some(row) = <T::Columns as DeColumns<'de>>::pop_row(&mut parts) {
-                    v.push_columns(row);
-                    if v.len() == len {
+                // Bounded by the row count the columns agree on, checked before each row: a type
+                // with no columns has no lengths (`len` is 0) and `pop_row` never runs dry.
+                while v.len() < len {
+                    let Some(row) = <T::Columns as DeColumns<'de>>::pop_row(&mut parts) else {
                         break;
-                    }
+                    };
+                    v.push_raw(row);
                 }
                 Ok(v)
             }

@@ -319,11 +319,15 @@ where
     }
 }
 
-// SAFETY: a shared view hands out shared references to the stored values (like `&[T]`).
+// SAFETY: a shared view is a `&'a [F]` per column: sending it lets the other thread read values
+// this thread may read at the same time, so it needs every field `Sync` (as `&[T]: Send` needs
+// `T: Sync`), not `Send`.
 unsafe impl<T: Soa> Send for SoaSlice<'_, T> where T::Columns: Sync {}
-// SAFETY: as above.
+// SAFETY: sharing it shares the same `&F`s: every field `Sync`, as for `&[T]`.
 unsafe impl<T: Soa> Sync for SoaSlice<'_, T> where T::Columns: Sync {}
-// SAFETY: an exclusive view hands out exclusive references (like `&mut [T]`).
+// SAFETY: an exclusive view is a `&'a mut [F]` per column: sending it hands exclusive access to
+// the values to one other thread, which needs every field `Send` (as `&mut [T]: Send`).
 unsafe impl<T: Soa> Send for SoaSliceMut<'_, T> where T::Columns: Send {}
-// SAFETY: as above; `&SoaSliceMut` only gives shared access.
+// SAFETY: `&SoaSliceMut` gives only shared access (`get`, `slices`, `as_soa_slice`, `iter`), so
+// sharing it needs every field `Sync`, as `&mut [T]: Sync` needs `T: Sync`.
 unsafe impl<T: Soa> Sync for SoaSliceMut<'_, T> where T::Columns: Sync {}

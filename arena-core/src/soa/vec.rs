@@ -7,7 +7,7 @@ use core::iter::FusedIterator;
 use super::raw::{RawSoa, unwrap_alloc};
 use super::{
     ChunksExact, ChunksExactMut, CloneColumns, Columns, EqColumns, Iter, IterMut, Soa,
-    SoaAllocError, SoaSlice, SoaSliceMut,
+    SoaAllocError, SoaSlice, SoaSliceMut, row_from_raw, row_to_raw,
 };
 
 /// A growable vector of `T` stored as one column per field, all in one allocation.
@@ -98,14 +98,16 @@ impl<T: Soa> SoaVec<T> {
     }
 
     /// Appends a row.
+    ///
+    /// The row is split into its column values (user code: `into_columns`, also of nested
+    /// fields) before anything changes, so a panic there leaves the vector as it was.
     #[inline]
     pub fn push(&mut self, value: T) {
-        let parts = value.into_columns();
-        self.push_columns(parts);
+        self.push_raw(row_to_raw(value));
     }
 
     #[inline]
-    pub(crate) fn push_columns(&mut self, parts: <T::Columns as Columns>::Owned) {
+    pub(crate) fn push_raw(&mut self, parts: <T::Columns as Columns>::Raw) {
         if self.len == self.capacity() {
             self.reserve(1);
         }
@@ -122,7 +124,8 @@ impl<T: Soa> SoaVec<T> {
         }
         self.len -= 1;
         // SAFETY: row `len` was initialised and is now outside the vector.
-        Some(T::from_columns(unsafe { self.raw.cols.read(self.len) }))
+        let raw = unsafe { self.raw.cols.read(self.len) };
+        Some(row_from_raw(raw))
     }
 
     /// Inserts a row at `index`, shifting the later rows up.
@@ -135,11 +138,12 @@ impl<T: Soa> SoaVec<T> {
             "insertion index {index} out of bounds (len {})",
             self.len
         );
-        let parts = value.into_columns();
+        // User code (the conversions) runs before any row moves.
+        let parts = row_to_raw(value);
         self.reserve(1);
         let cols = self.raw.cols;
         // SAFETY: `len + 1 <= capacity`; rows `index..len` move up by one, then `index` is
-        // written. No user code runs in between.
+        // written. No user code runs in between (raw moves only).
         unsafe {
             T::Columns::copy(cols, index, cols, index + 1, self.len - index);
             cols.write(index, parts);
@@ -158,14 +162,15 @@ impl<T: Soa> SoaVec<T> {
             self.len
         );
         let cols = self.raw.cols;
-        // SAFETY: row `index` is moved out, then rows `index + 1..len` move down over it.
+        // SAFETY: row `index` is moved out, then rows `index + 1..len` move down over it. Raw
+        // moves only: no user code runs until the length is final.
         let parts = unsafe {
             let parts = cols.read(index);
             T::Columns::copy(cols, index + 1, cols, index, self.len - index - 1);
             parts
         };
         self.len -= 1;
-        T::from_columns(parts)
+        row_from_raw(parts)
     }
 
     /// Removes and returns row `index`, moving the last row into its place (O(1)).
@@ -181,7 +186,7 @@ impl<T: Soa> SoaVec<T> {
         let cols = self.raw.cols;
         let last = self.len - 1;
         // SAFETY: row `index` is moved out, then the last row is moved over it (typed moves of
-        // one row: no `memmove` call per column).
+        // one row: no `memmove` call per column, and no user code until the length is final).
         let parts = unsafe {
             let parts = cols.read(index);
             if index != last {
@@ -190,7 +195,7 @@ impl<T: Soa> SoaVec<T> {
             parts
         };
         self.len = last;
-        T::from_columns(parts)
+        row_from_raw(parts)
     }
 
     /// Drops the rows from `len` on.
@@ -390,7 +395,9 @@ impl<T: Soa> Drop for SoaVec<T> {
 impl<T: Soa> Extend<T> for SoaVec<T> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         let iter = iter.into_iter();
-        self.reserve(iter.size_hint().0);
+        // The hint is only a hint: a lying (huge) lower bound must not abort or panic, so a
+        // failed reservation is ignored and the pushes grow the block as rows arrive.
+        let _ = self.try_reserve(iter.size_hint().0);
         for value in iter {
             self.push(value);
         }
@@ -427,7 +434,7 @@ where
         for i in 0..self.len {
             // SAFETY: row `i` is initialised.
             let row = unsafe { self.raw.cols.clone_row(i) };
-            out.push_columns(row);
+            out.push_raw(row);
         }
         out
     }
@@ -504,8 +511,9 @@ impl<T: Soa> Iterator for IntoIter<T> {
         if self.front < self.back {
             let i = self.front;
             self.front += 1;
-            // SAFETY: row `i` is initialised and taken once.
-            Some(T::from_columns(unsafe { self.raw.cols.read(i) }))
+            // SAFETY: row `i` is initialised and taken once (`front` already passed it).
+            let raw = unsafe { self.raw.cols.read(i) };
+            Some(row_from_raw(raw))
         } else {
             None
         }
@@ -522,8 +530,9 @@ impl<T: Soa> DoubleEndedIterator for IntoIter<T> {
     fn next_back(&mut self) -> Option<T> {
         if self.front < self.back {
             self.back -= 1;
-            // SAFETY: row `back` is initialised and taken once.
-            Some(T::from_columns(unsafe { self.raw.cols.read(self.back) }))
+            // SAFETY: row `back` is initialised and taken once (`back` already passed it).
+            let raw = unsafe { self.raw.cols.read(self.back) };
+            Some(row_from_raw(raw))
         } else {
             None
         }
@@ -542,12 +551,16 @@ impl<T: Soa> Drop for IntoIter<T> {
     }
 }
 
-// SAFETY: a `SoaVec<T>` owns its values like `Vec<T>`; `T::Columns: Send` says every stored field
-// type is `Send`.
+// SAFETY: a `SoaVec<T>` owns its values (as `Vec<T>` does) and stores nothing else: sending it
+// moves every stored value to the other thread, which is sound when every stored field type is
+// `Send` (`T::Columns: Send`). Rows are rebuilt with `from_columns` from those values on
+// whichever thread pops them, as a `Vec<(A, B)>` would hand out its tuples.
 unsafe impl<T: Soa> Send for SoaVec<T> where T::Columns: Send {}
-// SAFETY: `&SoaVec<T>` only gives shared references to the stored values.
+// SAFETY: `&SoaVec<T>` gives only shared references to stored values (`&F`, through views and
+// slices), so sharing it across threads needs every field type `Sync`, as `Vec<T>: Sync`.
 unsafe impl<T: Soa> Sync for SoaVec<T> where T::Columns: Sync {}
-// SAFETY: as for `SoaVec`.
+// SAFETY: owns the rows not yet taken, as `vec::IntoIter<T>`: sending it moves them (`Send`).
 unsafe impl<T: Soa> Send for IntoIter<T> where T::Columns: Send {}
-// SAFETY: `&IntoIter<T>` gives no access to the values.
+// SAFETY: `&IntoIter<T>` gives no access to the values (its only methods take `&mut self`); the
+// bound matches `vec::IntoIter<T>: Sync` anyway.
 unsafe impl<T: Soa> Sync for IntoIter<T> where T::Columns: Sync {}

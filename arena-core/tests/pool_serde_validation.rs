@@ -1,0 +1,125 @@
+//! Tampered save data is refused with a message saying what is wrong, never turned into a pool
+//! that could revive a stale handle or hand out one slot twice.
+#![cfg(feature = "serde")]
+
+use arena_core::pool::{Handle, Pool};
+use serde_json::{Value, json};
+
+/// A pool's save data and a handle whose value was removed from it.
+fn saved_after_a_removal() -> (Value, Handle<u8>, Pool<u8>) {
+    let mut pool = Pool::with_capacity(4);
+    let stale = pool.insert(1u8);
+    pool.insert(2u8);
+    pool.remove(stale);
+    (serde_json::to_value(&pool).unwrap(), stale, pool)
+}
+
+fn load(v: &Value) -> Result<Pool<u8>, String> {
+    serde_json::from_value(v.clone()).map_err(|e| e.to_string())
+}
+
+#[track_caller]
+fn refused(v: &Value, needle: &str) {
+    match load(v) {
+        Ok(p) => panic!("tampered data was accepted: {} live", p.len()),
+        Err(e) => assert!(e.contains(needle), "message {e:?} does not say {needle:?}"),
+    }
+}
+
+#[test]
+fn a_retired_slot_put_back_on_the_free_list_is_refused() {
+    let (mut v, stale, _) = saved_after_a_removal();
+    // Slot 0 was freed once; mark it retired (its generation becomes the retired marker, which
+    // for a full budget is also the generation of a never-used slot) but keep it on the free
+    // list: the next insert would reuse the stale handle's generation.
+    let retired = v["generation_tag"].as_u64().unwrap();
+    v["slots"][0][0] = json!(retired);
+    if let Ok(mut p) = load(&v) {
+        let h = p.insert(9);
+        assert_ne!(h, stale, "the stale handle came back to life");
+        assert!(p.get(stale).is_none());
+        panic!("a retired slot on the free list was accepted");
+    }
+    refused(&v, "retired");
+}
+
+#[test]
+fn a_free_slot_with_an_earlier_generation_is_refused() {
+    let (mut v, _, _) = saved_after_a_removal();
+    let first = v["first_generation"].as_u64().unwrap();
+    // Back to the first generation: the next insert would reissue the first handle ever made.
+    v["slots"][0][0] = json!(first);
+    refused(&v, "generation");
+}
+
+#[test]
+fn free_list_entries_must_be_vacant_in_range_and_unique() {
+    let (v, _, _) = saved_after_a_removal();
+    for (list, needle) in [
+        (json!([0, 0]), "twice"),
+        (json!([1]), "occupied"),
+        (json!([7]), "no slot"),
+        (json!([u32::MAX]), "no slot"),
+    ] {
+        let mut t = v.clone();
+        t["free_list"] = list;
+        refused(&t, needle);
+    }
+    // A vacant, used slot left off the free list must carry the retired marker.
+    let mut t = v.clone();
+    t["free_list"] = json!([]);
+    refused(&t, "retired");
+}
+
+#[test]
+fn generations_must_match_vacancy_and_the_scheme() {
+    let (v, _, _) = saved_after_a_removal();
+    let g1 = v["slots"][1][0].as_u64().unwrap();
+    for (slot, value, needle) in [
+        (1, json!([g1 + 1, 2]), "odd"), // an even generation with a value
+        (0, json!([g1, null]), "even"), // an odd generation without one
+        (1, json!([g1 ^ 0x4000_0000, 2]), "tag"),
+    ] {
+        let mut t = v.clone();
+        t["slots"][slot] = value;
+        refused(&t, needle);
+    }
+    let mut t = v.clone();
+    t["inserts"] = json!(0);
+    refused(&t, "inserts");
+    let mut t = v.clone();
+    t["capacity"] = json!(1);
+    refused(&t, "capacity");
+    let mut t = v.clone();
+    t["chunk"] = json!(3);
+    refused(&t, "chunk");
+}
+
+#[test]
+fn counters_that_would_overflow_on_the_next_insert_are_refused() {
+    let (v, _, _) = saved_after_a_removal();
+    let mut t = v.clone();
+    t["inserts"] = json!(u64::MAX);
+    match load(&t) {
+        // Before: accepted, and the next insert overflowed the counter.
+        Ok(mut p) => {
+            p.insert(1);
+            panic!("inserts = u64::MAX was accepted");
+        }
+        Err(e) => assert!(e.contains("overflow"), "{e}"),
+    }
+    let mut t = v.clone();
+    t["peak_live"] = json!(u32::MAX);
+    refused(&t, "peak_live");
+}
+
+#[test]
+fn untampered_data_still_loads_with_every_handle() {
+    let (v, stale, original) = saved_after_a_removal();
+    let mut p = load(&v).unwrap();
+    assert!(p.get(stale).is_none());
+    assert_eq!(p.stats(), original.stats());
+    let h = p.insert(5);
+    assert_ne!(h, stale);
+    assert!(p.get(stale).is_none());
+}
