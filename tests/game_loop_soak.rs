@@ -41,7 +41,7 @@ impl Rng {
     }
 
     fn chance(&mut self, one_in: u64) -> bool {
-        self.next() % one_in == 0
+        self.next().is_multiple_of(one_in)
     }
 }
 
@@ -258,7 +258,7 @@ impl Game {
         let mut other_pool = Pool::with_capacity(4);
         other_pool.insert(Enemy::new(u64::MAX));
         Game {
-            rng: Rng(0x5eed_0f_a11),
+            rng: Rng(0x0005_eed0_fa11),
             frames: FrameArena::chained(FRAME_PAGE),
             level: Arena::chained(LEVEL_PAGE).with_limit(LEVEL_LIMIT),
             enemies: Pool::with_capacity(POOL_CAPACITY),
@@ -622,7 +622,7 @@ fn a_steady_game_loop_stays_correct_and_does_not_grow() {
             last = Some(list.frame());
             frames_seen += 1;
             // hold the reader a little, so the writer sometimes waits for the buffer
-            if frames_seen % 97 == 0 {
+            if frames_seen.is_multiple_of(97) {
                 thread::yield_now();
             }
         }
