@@ -117,6 +117,12 @@ proptest! {
                 Op::Mark => markers.push((arena.mark(), rewinds)),
                 Op::Rewind(i) if !markers.is_empty() => {
                     let (m, taken_at) = markers[i % markers.len()];
+                    // positions before the rewind: pages at or before the cursor keep theirs, and
+                    // pages after it may be merged or given back (nothing lives there)
+                    let offsets: Vec<usize> = live
+                        .iter()
+                        .map(|&(p, _)| arena.offset_of(core::ptr::without_provenance::<u8>(p)).unwrap())
+                        .collect();
                     if arena.rewind(m).is_err() {
                         continue;
                     }
@@ -128,7 +134,15 @@ proptest! {
                     let used = arena.used();
                     let probe = block(&arena, 1);
                     let cut = arena.offset_of(core::ptr::without_provenance::<u8>(probe.0)).unwrap();
-                    live.retain(|&(p, n)| arena.offset_of(core::ptr::without_provenance::<u8>(p)).unwrap() + n <= cut);
+                    let mut kept = Vec::new();
+                    for (&(p, n), &before) in live.iter().zip(&offsets) {
+                        if before + n <= cut {
+                            let now = arena.offset_of(core::ptr::without_provenance::<u8>(p));
+                            prop_assert_eq!(now, Some(before), "a live block moved or its page was freed");
+                            kept.push((p, n));
+                        }
+                    }
+                    live = kept;
                     let sum: usize = live.iter().map(|b| b.1).sum();
                     prop_assert!(used >= sum, "used() = {} under-counts {} live bytes", used, sum);
                     live.push(probe);

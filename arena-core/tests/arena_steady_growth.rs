@@ -187,3 +187,49 @@ fn frame_arenas_take_a_limit_per_buffer() {
         assert_eq!(frames.buffer(b).limit(), Some(1024));
     }
 }
+
+/// A level arena that is never reset: level data below a marker, each frame's temporaries in a
+/// scope above it (the stack-allocator pattern). The scope's end must leave the arena able to
+/// serve any frame it already served, requests larger than a page included.
+#[test]
+fn a_loop_of_scopes_above_level_data_stops_growing() {
+    let page = if cfg!(miri) { 512 } else { 4096 };
+    let frames = if cfg!(miri) { 40 } else { 4000 };
+    let mut rng = Rng(11);
+    let mut arena = Arena::chained(page);
+    for i in 0..64 {
+        arena.alloc(i as u64); // level data, kept for the whole loop
+    }
+    let level_used = arena.used();
+    // the busiest frame first; later frames stay at or under it in total and in request size
+    let busiest = frame_requests(&mut rng, page, (40, 40));
+    let busiest_bytes: usize = busiest.iter().map(|l| l.size() + l.align()).sum();
+    let mut after_first_tenth = None;
+    for frame in 0..frames {
+        let requests = if frame == 0 {
+            busiest.clone()
+        } else {
+            let mut r = frame_requests(&mut rng, page, (5, 40));
+            while r.iter().map(|l| l.size() + l.align()).sum::<usize>() > busiest_bytes / 2 {
+                r.pop();
+            }
+            r
+        };
+        {
+            let scope = arena.scope();
+            for layout in &requests {
+                scope.try_alloc_layout(*layout).expect("no limit");
+            }
+        }
+        assert_eq!(arena.used(), level_used);
+        if frame + 1 == frames / 10 {
+            after_first_tenth = Some(arena.system_bytes());
+        }
+    }
+    let start = after_first_tenth.unwrap();
+    assert!(
+        arena.system_bytes() <= start,
+        "reserved bytes grew from {start} to {} after the first tenth of {frames} frames",
+        arena.system_bytes()
+    );
+}

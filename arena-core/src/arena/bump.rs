@@ -262,16 +262,7 @@ impl Arena {
                 held += page::header(p).total;
                 next = page::header(p).next.get();
             }
-            let other = self.system_bytes.get() - held; // the root block, if the arena owns it
-            // Rounded up to a power of two (bumpalo and bump-scope size their chunks the same
-            // way): a loop whose busiest frame creeps up then grows in a few steps, not at
-            // every new peak.
-            let total = capacity
-                .saturating_add(page::HEADER)
-                .checked_next_power_of_two()
-                .unwrap_or(usize::MAX)
-                .min(self.limit.saturating_sub(other))
-                .min(isize::MAX as usize / 2);
+            let total = self.merged_page_bytes(capacity, held);
             self.enter_page(None, self.root_start, 0);
             self.free_pages_after(None);
             if total > page::HEADER + page::PAGE_ALIGN
@@ -287,6 +278,58 @@ impl Arena {
             self.reshaped.set(false);
         }
         self.kept.set(self.pages.get());
+    }
+
+    /// After a rewind (a scope's end, [`Arena::rewind`]): if two or more pages follow the
+    /// current one, they are all empty, and a loop of scopes that keeps needing new pages
+    /// there (a request larger than the page size takes a page of its own, which smaller
+    /// requests later cannot use up) would grow without bound. They are replaced by one page
+    /// that holds everything they held together (sized as at a reset, see
+    /// [`coalesce_pages`](Self::coalesce_pages)), so every scope served so far fits again
+    /// without a new page. Nothing live is in them: markers into them are ahead of the cursor
+    /// (stale), and the page-free count makes [`Arena::rewind`] check before reading one.
+    #[cfg(feature = "alloc")]
+    pub(super) fn coalesce_tail(&self) {
+        let cur = self.cur.get();
+        let Some(first) = self.next_page(cur) else {
+            return;
+        };
+        if page::header(first).next.get().is_none() {
+            return; // one page: a steady loop's usual state, nothing to merge
+        }
+        let (mut capacity, mut held) = (0usize, 0usize);
+        let mut next = Some(first);
+        while let Some(p) = next {
+            capacity = capacity.saturating_add(page_capacity_aligned(p));
+            held += page::header(p).total;
+            next = page::header(p).next.get();
+        }
+        let total = self.merged_page_bytes(capacity, held);
+        self.free_pages_after(cur);
+        if total > page::HEADER + page::PAGE_ALIGN
+            && let Some(page) = page::alloc_page(total, 0)
+        {
+            self.link_after(cur, Some(page));
+            self.pages.set(self.pages.get() + 1);
+            self.system_bytes.set(self.system_bytes.get() + total);
+        }
+        // (if the system allocator refused, the arena grows again on demand)
+    }
+
+    /// The size of one page replacing pages of `capacity` bytes (each rounded up to
+    /// `PAGE_ALIGN`) that took `held` bytes from the system: their capacity plus a header,
+    /// rounded up to a power of two (bumpalo and bump-scope size their chunks the same way: a
+    /// loop whose busiest frame creeps up then grows in a few steps, not at every new peak),
+    /// capped by what the limit leaves beside the arena's other memory.
+    #[cfg(feature = "alloc")]
+    fn merged_page_bytes(&self, capacity: usize, held: usize) -> usize {
+        let other = self.system_bytes.get() - held;
+        capacity
+            .saturating_add(page::HEADER)
+            .checked_next_power_of_two()
+            .unwrap_or(usize::MAX)
+            .min(self.limit.saturating_sub(other))
+            .min(isize::MAX as usize / 2)
     }
 
     fn full_error(&self, size: usize) -> ArenaError {

@@ -129,6 +129,8 @@ impl Arena {
             return Err(MarkerError::Stale);
         }
         self.rewind_to(marker);
+        #[cfg(feature = "alloc")]
+        self.coalesce_tail();
         Ok(())
     }
 

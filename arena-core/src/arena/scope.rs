@@ -60,6 +60,8 @@ impl Scope<'_> {
     /// Frees everything allocated in this scope so far, keeping the scope open.
     pub fn clear(&mut self) {
         self.arena.rewind_to(self.start);
+        #[cfg(feature = "alloc")]
+        self.arena.coalesce_tail();
     }
 
     /// The marker where this scope began.
@@ -78,6 +80,8 @@ impl Deref for Scope<'_> {
 impl Drop for Scope<'_> {
     fn drop(&mut self) {
         self.arena.rewind_to(self.start);
+        #[cfg(feature = "alloc")]
+        self.arena.coalesce_tail();
     }
 }
 
