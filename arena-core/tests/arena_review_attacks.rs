@@ -253,6 +253,14 @@ fn check_stats(arena: &Arena) {
     let s = arena.stats();
     assert!(s.used <= s.capacity, "{s:?}");
     assert!(s.used <= s.high_water, "{s:?}");
+    assert!(s.used + s.remaining <= s.capacity, "{s:?}");
+    if s.pages == 0 {
+        assert_eq!(s.used + s.remaining, s.capacity, "{s:?}");
+    } else {
+        // every heap page costs its capacity plus one header of the same size
+        let overhead = s.system_bytes - s.capacity;
+        assert_eq!(overhead % s.pages, 0, "{s:?}");
+    }
     if let Some(limit) = arena.limit() {
         assert!(s.system_bytes <= limit, "{s:?}");
     }
@@ -544,4 +552,17 @@ fn a_buffer_arena_serves_allocator_blocks_scopes_and_rewinds() {
     assert_eq!(arena.used(), 0);
     arena.reset();
     assert_eq!(arena.rewind(start), Err(arena_core::arena::MarkerError::Stale));
+}
+
+#[test]
+fn shrinking_the_newest_allocator_block_keeps_its_peak_in_the_high_water_mark() {
+    let arena = Arena::chained(4096);
+    let mut v: AVec<u8, &Arena> = AVec::with_capacity_in(1000, &arena);
+    v.push(1);
+    let peak = arena.used();
+    assert!(peak >= 1000);
+    v.shrink_to_fit(); // the newest block: its tail is given back
+    assert!(arena.used() < 100);
+    assert_eq!(arena.high_water(), peak, "the peak before the shrink is kept");
+    assert_eq!(arena.stats().high_water, peak);
 }
