@@ -27,7 +27,10 @@ struct Checked {
 
 impl Drop for Checked {
     fn drop(&mut self) {
-        assert_eq!(self.check, !self.id, "a value was overwritten before its drop");
+        assert_eq!(
+            self.check, !self.id,
+            "a value was overwritten before its drop"
+        );
         DROPPED.with(|d| d.borrow_mut().push(self.id));
     }
 }
@@ -394,14 +397,25 @@ fn a_destructor_panicking_in_a_reset_that_would_coalesce_leaves_a_usable_arena()
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| arena.reset()));
     assert!(r.is_err());
     assert_eq!(drop_log_len(), 2, "the other destructor still ran");
-    assert_eq!((arena.used(), arena.allocation_count(), arena.pending_drops()), (0, 0, 0));
+    assert_eq!(
+        (
+            arena.used(),
+            arena.allocation_count(),
+            arena.pending_drops()
+        ),
+        (0, 0, 0)
+    );
     // the arena is usable and the next reset coalesces the pages it still holds
     let v = arena.alloc(Checked { id: 3, check: !3 });
     assert_eq!(v.id, 3);
     arena.alloc_slice_copy(&[4u8; 300]);
     arena.reset();
     assert_eq!(drop_log_len(), 3);
-    assert_eq!(arena.page_count(), 1, "coalesced at the first reset that completed");
+    assert_eq!(
+        arena.page_count(),
+        1,
+        "coalesced at the first reset that completed"
+    );
     assert!(arena.capacity() >= 300 + 60);
 }
 
@@ -438,7 +452,11 @@ fn a_destructor_run_by_the_scratch_reset_may_panic_inside_a_nested_scratch() {
     impl Drop for NestsAndPanics {
         fn drop(&mut self) {
             scratch(|inner| {
-                assert_eq!(scratch_depth(), 2, "a deeper arena than the one being reset");
+                assert_eq!(
+                    scratch_depth(),
+                    2,
+                    "a deeper arena than the one being reset"
+                );
                 inner.alloc(Checked { id: 21, check: !21 });
                 panic!("inside the nested scratch");
             });
@@ -481,7 +499,10 @@ fn a_limited_frame_arena_giving_back_pages_leaves_published_data_intact() {
         f.publish(&*data).unwrap()
     };
     drop(frames.begin_frame());
-    assert!(frames.try_begin_frame().is_err(), "buffer 0 waits for its reader");
+    assert!(
+        frames.try_begin_frame().is_err(),
+        "buffer 0 waits for its reader"
+    );
     // allocating more in the read buffer (past its bump pointer): no kept page holds the
     // request and the limit is reached, so the kept pages after the current one are given back
     let a = frames.buffer(0);
@@ -521,7 +542,10 @@ fn over_aligned_zero_sized_values_with_destructors_in_a_chained_arena() {
     arena.reset();
     assert_eq!(ZST_DROPPED.with(|z| *z.borrow()), 9);
     let limited = Arena::chained(256).with_limit(4096);
-    assert!(limited.try_alloc(Big).is_err(), "needs a page beyond the limit");
+    assert!(
+        limited.try_alloc(Big).is_err(),
+        "needs a page beyond the limit"
+    );
     assert_eq!(limited.system_bytes(), 0);
 }
 
@@ -551,7 +575,10 @@ fn a_buffer_arena_serves_allocator_blocks_scopes_and_rewinds() {
     assert_eq!(dropped_ids(), [31, 30]);
     assert_eq!(arena.used(), 0);
     arena.reset();
-    assert_eq!(arena.rewind(start), Err(arena_core::arena::MarkerError::Stale));
+    assert_eq!(
+        arena.rewind(start),
+        Err(arena_core::arena::MarkerError::Stale)
+    );
 }
 
 #[test]
@@ -563,6 +590,50 @@ fn shrinking_the_newest_allocator_block_keeps_its_peak_in_the_high_water_mark() 
     assert!(peak >= 1000);
     v.shrink_to_fit(); // the newest block: its tail is given back
     assert!(arena.used() < 100);
-    assert_eq!(arena.high_water(), peak, "the peak before the shrink is kept");
+    assert_eq!(
+        arena.high_water(),
+        peak,
+        "the peak before the shrink is kept"
+    );
     assert_eq!(arena.stats().high_water, peak);
+}
+
+#[test]
+fn rewinding_to_a_marker_taken_inside_a_constructor_keeps_the_value_being_built() {
+    DROPPED.with(|d| d.borrow_mut().clear());
+    for extend_a_run in [false, true] {
+        let mut arena = Arena::chained(256);
+        if extend_a_run {
+            arena.alloc(Checked { id: 40, check: !40 }); // the next value joins this run
+        }
+        let mut inside = None;
+        let outer = arena.alloc_with(|| {
+            inside = Some(arena.mark());
+            arena.alloc(Checked { id: 41, check: !41 });
+            arena.alloc_slice_copy(&[0u8; 300]); // and on to another page
+            arena.alloc(Checked { id: 42, check: !42 });
+            Checked { id: 43, check: !43 }
+        });
+        assert_eq!(outer.id, 43);
+        let before = drop_log_len();
+        arena.rewind(inside.unwrap()).unwrap();
+        let mut d = dropped_ids()[before..].to_vec();
+        d.sort_unstable();
+        assert_eq!(
+            d,
+            [41, 42],
+            "only what the constructor allocated after its marker"
+        );
+        let kept = arena.alloc(Checked { id: 44, check: !44 });
+        assert_eq!(kept.id, 44);
+        arena.reset();
+        let mut d = dropped_ids()[before..].to_vec();
+        d.sort_unstable();
+        let mut want = vec![41, 42, 43, 44];
+        if extend_a_run {
+            want.insert(0, 40);
+        }
+        assert_eq!(d, want);
+        DROPPED.with(|d| d.borrow_mut().clear());
+    }
 }
