@@ -491,14 +491,14 @@ fn a_limited_frame_arena_giving_back_pages_leaves_published_data_intact() {
         f.alloc_slice_copy(&[8u8; 300]); // a page of its own
         f.alloc_slice_copy(&[7u8; 60]); // a third page
     }
-    drop(frames.begin_frame());
+    let _ = frames.begin_frame();
     let reader = {
         let f = frames.begin_frame(); // buffer 0 again: its pages are kept
         assert_eq!(f.buffer_index(), 0);
         let data = f.alloc_slice_copy(&[42u32; 8]); // in the first page
         f.publish(&*data).unwrap()
     };
-    drop(frames.begin_frame());
+    let _ = frames.begin_frame();
     assert!(
         frames.try_begin_frame().is_err(),
         "buffer 0 waits for its reader"
