@@ -637,3 +637,40 @@ fn rewinding_to_a_marker_taken_inside_a_constructor_keeps_the_value_being_built(
         DROPPED.with(|d| d.borrow_mut().clear());
     }
 }
+
+#[test]
+fn a_frame_loop_of_growing_allocator_vectors_stops_taking_memory() {
+    let frames = if cfg!(miri) { 12 } else { 200 };
+    let mut arena = Arena::chained(256);
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut sizes = Vec::new();
+    for _ in 0..frames {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        sizes.push((seed % 3000) as usize);
+    }
+    let busiest = *sizes.iter().max().unwrap();
+    sizes[0] = busiest; // the first frame is the busiest: nothing later may need more
+    let mut after_first = 0;
+    for (i, &n) in sizes.iter().enumerate() {
+        {
+            let mut v: AVec<u8, &Arena> = AVec::new_in(&arena);
+            let mut w: AVec<u32, &Arena> = AVec::new_in(&arena);
+            for k in 0..n {
+                v.push(k as u8);
+                if k % 4 == 0 {
+                    w.push(k as u32); // the two vectors take turns being the newest block
+                }
+            }
+            assert_eq!(v.len(), n);
+        }
+        arena.reset();
+        if i == 1 {
+            after_first = arena.system_bytes(); // once the first frame's pages are coalesced
+        }
+        if i > 1 {
+            assert_eq!(arena.system_bytes(), after_first, "frame {i} ({n} bytes) took memory");
+        }
+    }
+}
