@@ -670,7 +670,11 @@ fn a_frame_loop_of_growing_allocator_vectors_stops_taking_memory() {
             after_first = arena.system_bytes(); // once the first frame's pages are coalesced
         }
         if i > 1 {
-            assert_eq!(arena.system_bytes(), after_first, "frame {i} ({n} bytes) took memory");
+            assert_eq!(
+                arena.system_bytes(),
+                after_first,
+                "frame {i} ({n} bytes) took memory"
+            );
         }
     }
 }
