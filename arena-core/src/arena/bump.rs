@@ -203,12 +203,7 @@ impl Arena {
         if self.system_bytes.get().saturating_add(total) > self.limit {
             // Give the kept pages back only if that makes room: a refused request must leave
             // the arena unchanged.
-            let mut kept = 0;
-            let mut next = self.next_page(cur);
-            while let Some(p) = next {
-                kept += page::header(p).total;
-                next = page::header(p).next.get();
-            }
+            let (_, kept) = pages_from(self.next_page(cur));
             if kept > 0 && (self.system_bytes.get() - kept).saturating_add(needed) <= self.limit {
                 self.free_pages_after(cur);
             }
@@ -255,13 +250,7 @@ impl Arena {
     pub(super) fn coalesce_pages(&self) {
         let reshaped = self.reshaped.replace(false);
         if reshaped && self.pages.get() >= 2 && self.cur.get() == self.first_page.get() {
-            let (mut capacity, mut held) = (0usize, 0usize);
-            let mut next = self.first_page.get();
-            while let Some(p) = next {
-                capacity = capacity.saturating_add(page_capacity_aligned(p));
-                held += page::header(p).total;
-                next = page::header(p).next.get();
-            }
+            let (capacity, held) = pages_from(self.first_page.get());
             let total = self.merged_page_bytes(capacity, held);
             self.enter_page(None, self.root_start, 0);
             self.free_pages_after(None);
@@ -297,13 +286,7 @@ impl Arena {
         if page::header(first).next.get().is_none() {
             return; // one page: a steady loop's usual state, nothing to merge
         }
-        let (mut capacity, mut held) = (0usize, 0usize);
-        let mut next = Some(first);
-        while let Some(p) = next {
-            capacity = capacity.saturating_add(page_capacity_aligned(p));
-            held += page::header(p).total;
-            next = page::header(p).next.get();
-        }
+        let (capacity, held) = pages_from(Some(first));
         let total = self.merged_page_bytes(capacity, held);
         self.free_pages_after(cur);
         if total > page::HEADER + page::PAGE_ALIGN
@@ -339,6 +322,20 @@ impl Arena {
             capacity: self.capacity(),
         }
     }
+}
+
+/// The pages from `first` to the end of the chain: their capacity (each rounded up to
+/// `PAGE_ALIGN`) and the bytes they took from the system, headers included.
+#[cfg(feature = "alloc")]
+fn pages_from(first: Option<NonNull<PageHeader>>) -> (usize, usize) {
+    let (mut capacity, mut held) = (0usize, 0usize);
+    let mut next = first;
+    while let Some(p) = next {
+        capacity = capacity.saturating_add(page_capacity_aligned(p));
+        held += page::header(p).total;
+        next = page::header(p).next.get();
+    }
+    (capacity, held)
 }
 
 /// A page's capacity rounded up to `PAGE_ALIGN`.
