@@ -124,3 +124,188 @@ pub(crate) fn over(e: BudgetExceeded, policy: Policy) -> Result<(), BudgetExceed
         Policy::Panic => panic!("{e}"),
     }
 }
+
+/// Who a budget error names: the allocator and its tag. [`Tracked`](super::Tracked) fills it in
+/// from its name and tag; an allocator given a budget directly is `unnamed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Owner {
+    /// The allocator's name.
+    pub allocator: &'static str,
+    /// The tag's name (without its parents).
+    pub tag: &'static str,
+}
+
+impl Owner {
+    /// The owner of a budget set on an allocator that has no name or tag.
+    pub const UNNAMED: Owner = Owner {
+        allocator: "unnamed allocator",
+        tag: "untagged",
+    };
+
+    /// An allocator named `allocator` under the tag named `tag`.
+    pub const fn new(allocator: &'static str, tag: &'static str) -> Owner {
+        Owner { allocator, tag }
+    }
+}
+
+/// A budget as an allocator enforces it: the byte limit and policy, who an error names, and
+/// whether a [`Policy::Warn`] budget has already warned for the current crossing.
+///
+/// Every allocator of this crate holds one (see [`Budgeted`]) and consults it only where it
+/// already checks its own limit: a chained arena's page end, a pool's capacity, a heap's region.
+/// The bump and insert fast paths therefore pay nothing for a budget; the policy runs on the slow
+/// path, through [`exceeded`](BudgetGate::exceeded).
+///
+/// ```
+/// use arena_core::tags::{Budget, BudgetGate, Owner};
+///
+/// let mut gate = BudgetGate::new(Budget::warn(100), Owner::new("particles", "Rendering"));
+/// assert_eq!(gate.limit(), 100);
+/// assert!(gate.exceeded(90, 20).is_ok()); // warns once and lifts the clamp
+/// assert_eq!(gate.limit(), usize::MAX);
+/// gate.settle(40); // a reset brought usage back under: armed again
+/// assert_eq!(gate.limit(), 100);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BudgetGate {
+    budget: Budget,
+    owner: Owner,
+    /// A `Warn` budget that has warned: its clamp is lifted until usage is back under.
+    lifted: bool,
+}
+
+impl From<Budget> for BudgetGate {
+    fn from(budget: Budget) -> BudgetGate {
+        BudgetGate::new(budget, Owner::UNNAMED)
+    }
+}
+
+impl BudgetGate {
+    /// `budget`, naming `owner` in its errors, armed.
+    pub const fn new(budget: Budget, owner: Owner) -> BudgetGate {
+        BudgetGate {
+            budget,
+            owner,
+            lifted: false,
+        }
+    }
+
+    /// The budget.
+    pub const fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Who its errors name.
+    pub const fn owner(&self) -> Owner {
+        self.owner
+    }
+
+    /// The same budget and policy naming `owner`, keeping the warned state.
+    #[must_use]
+    pub const fn with_owner(mut self, owner: Owner) -> BudgetGate {
+        self.owner = owner;
+        self
+    }
+
+    /// Whether `other` is the same budget for the same owner (the warned state aside): what a
+    /// wrapper compares before re-applying its budget.
+    pub fn same_budget(&self, other: &BudgetGate) -> bool {
+        self.budget == other.budget && self.owner == other.owner
+    }
+
+    /// The most bytes in use the allocator may reach before it must call
+    /// [`exceeded`](BudgetGate::exceeded): the budget's bytes, or `usize::MAX` while a `Warn`
+    /// budget's clamp is lifted.
+    #[inline(always)]
+    pub const fn limit(&self) -> usize {
+        if self.lifted {
+            usize::MAX
+        } else {
+            self.budget.bytes
+        }
+    }
+
+    /// Whether `requested` more bytes on top of `current` stay within [`limit`](Self::limit).
+    /// Both are sizes of live memory or of a request (at most `isize::MAX`), so the sum cannot wrap;
+    /// it saturates anyway.
+    #[inline(always)]
+    pub const fn allows(&self, current: usize, requested: usize) -> bool {
+        current.saturating_add(requested) <= self.limit()
+    }
+
+    /// The slow path: `current + requested` would go over the budget. Applies the policy:
+    /// [`Policy::Warn`] logs once, lifts the clamp and returns `Ok`; [`Policy::Fail`] returns the
+    /// error (the allocator then allocates nothing); [`Policy::Panic`] panics with its text.
+    ///
+    /// # Errors
+    ///
+    /// [`BudgetExceeded`] under [`Policy::Fail`].
+    ///
+    /// # Panics
+    ///
+    /// Under [`Policy::Panic`], with the [`BudgetExceeded`] text.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    pub fn exceeded(&mut self, current: usize, requested: usize) -> Result<(), BudgetExceeded> {
+        if self.allows(current, requested) {
+            return Ok(());
+        }
+        let e = BudgetExceeded {
+            allocator: self.owner.allocator,
+            tag: self.owner.tag,
+            budget: self.budget.bytes,
+            current,
+            requested,
+        };
+        match self.budget.policy {
+            Policy::Warn => {
+                warn(&e);
+                self.lifted = true;
+                Ok(())
+            }
+            Policy::Fail => Err(e),
+            Policy::Panic => panic!("{e}"),
+        }
+    }
+
+    /// Usage fell to `current` (a reset, rewind, remove or free): a lifted `Warn` budget is armed
+    /// again once usage is back within the budget.
+    #[inline]
+    pub fn settle(&mut self, current: usize) {
+        if self.lifted && current <= self.budget.bytes {
+            self.lifted = false;
+        }
+    }
+}
+
+/// Logs a budget warning (target `arena_kit::budget`).
+fn warn(e: &BudgetExceeded) {
+    log::warn!(target: "arena_kit::budget", "{e}");
+}
+
+/// An allocator that enforces a [`Budget`] itself, where it already checks its own limit, so a
+/// budget holds for every allocating method, called directly or through a
+/// [`Tracked`](super::Tracked) wrapper.
+///
+/// The budget counts [`Usage::current`](super::Usage::current). Under [`Policy::Fail`] the
+/// allocator's `try_` methods return their usual error type carrying the [`BudgetExceeded`], with
+/// nothing allocated and usage unchanged; the panicking forms panic with its text.
+pub trait Budgeted: super::MemoryUsage {
+    /// The budget in force, if any.
+    fn budget(&self) -> Option<BudgetGate>;
+
+    /// Sets (`Some`) or removes (`None`) the budget. A budget below the current usage frees
+    /// nothing: the next allocation that would grow usage meets the policy.
+    fn set_budget(&mut self, gate: Option<BudgetGate>);
+
+    /// Re-applies `gate` through a shared reference, for allocators that allocate through `&self`
+    /// (arenas keep their budget in a `Cell`): when the allocator's budget is not
+    /// [`same_budget`](BudgetGate::same_budget) as `gate`, it becomes `gate`. What
+    /// [`Tracked`](super::Tracked)'s `Deref` calls, so an allocator swapped in through `DerefMut`
+    /// is budgeted before its first allocation. The default does nothing (allocators that
+    /// allocate through `&mut self` are re-applied by `DerefMut`).
+    fn restore_budget(&self, gate: &BudgetGate) {
+        let _ = gate;
+    }
+}

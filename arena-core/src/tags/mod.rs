@@ -79,7 +79,7 @@ mod tracked;
 mod usage;
 
 pub use arena::BumpAllocator;
-pub use budget::{Budget, BudgetExceeded, Policy};
+pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
 pub use guard::GuardReport;
 #[cfg(feature = "alloc")]
 pub use heap_guard::GuardedHeap;
