@@ -1,0 +1,10 @@
+//! The free-list heap: errors, huge requests, guards, the allocator interfaces, locking, the block walk.
+mod alloc_api;
+mod boundary_tags;
+mod cell_reentry;
+mod errors;
+mod guard_pointers;
+mod huge_requests;
+mod locked_reentry;
+mod memory_map_limits;
+mod model;

@@ -1,0 +1,18 @@
+//! arena-core's integration tests, in one binary (one link; run one family with
+//! `cargo test -p arena-core --test all arena::`). Tests that need a process of their own (a
+//! `#[global_allocator]`, the loom model) are separate files beside this folder.
+#![allow(missing_docs)] // test-only row types
+
+#[macro_use]
+mod soa_macro;
+mod panic_harness;
+mod support;
+
+mod arena;
+mod heap;
+mod layout;
+mod pool;
+mod send_sync_bounds;
+mod soa;
+mod tags;
+mod variance;

@@ -1,0 +1,7 @@
+//! Pools and generational handles: behaviour, a model, foreign and stale handles, panics, serde.
+mod behaviour;
+mod foreign_and_stale_handles;
+mod model;
+mod panic_safety;
+mod serde;
+mod serde_validation;

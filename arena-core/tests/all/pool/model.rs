@@ -1,0 +1,244 @@
+//! Model-based property tests: random sequences of insert, remove, get, get_mut, stale access,
+//! disjoint borrows, retain, drain and clear on a `Pool`, checked step by step against a
+//! `HashMap<Handle, id>` model, with every value counting its drops.
+
+use crate::support;
+
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use arena_core::pool::{Handle, Pool};
+use proptest::prelude::*;
+use support::{DropCounter, proptest_config};
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert,
+    InsertWith,
+    /// Remove the handle at this position of the list of every handle ever issued (maybe stale).
+    Remove(usize),
+    Get(usize),
+    GetMut(usize),
+    Disjoint(usize, usize, usize),
+    RetainEven,
+    DrainSome(usize),
+    Clear,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => Just(Op::Insert),
+        1 => Just(Op::InsertWith),
+        5 => any::<usize>().prop_map(Op::Remove),
+        3 => any::<usize>().prop_map(Op::Get),
+        2 => any::<usize>().prop_map(Op::GetMut),
+        2 => (any::<usize>(), any::<usize>(), any::<usize>()).prop_map(|(a, b, c)| Op::Disjoint(a, b, c)),
+        1 => Just(Op::RetainEven),
+        1 => (0usize..4).prop_map(Op::DrainSome),
+        1 => Just(Op::Clear),
+    ]
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Fixed(usize),
+    Growable(usize),
+    /// Fixed, with a small generation budget so slots retire during the run.
+    Budget(usize, u32),
+}
+
+fn kind() -> impl Strategy<Value = Kind> {
+    prop_oneof![
+        (0usize..10).prop_map(Kind::Fixed),
+        (1usize..5).prop_map(Kind::Growable),
+        ((1usize..6), (1u32..4)).prop_map(|(n, b)| Kind::Budget(n, b)),
+    ]
+}
+
+struct Harness {
+    pool: Pool<DropCounter>,
+    model: HashMap<Handle<DropCounter>, u64>,
+    issued: Vec<Handle<DropCounter>>,
+    issued_set: HashSet<Handle<DropCounter>>,
+    drops: Rc<Cell<usize>>,
+    next_id: u64,
+    removed: usize,
+    kind: Kind,
+}
+
+impl Harness {
+    fn new(kind: Kind) -> Self {
+        let pool = match kind {
+            Kind::Fixed(n) => Pool::with_capacity(n),
+            Kind::Growable(n) => Pool::growable(n),
+            Kind::Budget(n, b) => Pool::with_capacity_and_generation_budget(n, b),
+        };
+        Harness {
+            pool,
+            model: HashMap::new(),
+            issued: Vec::new(),
+            issued_set: HashSet::new(),
+            drops: Rc::new(Cell::new(0)),
+            next_id: 0,
+            removed: 0,
+            kind,
+        }
+    }
+
+    fn pick(&self, i: usize) -> Option<Handle<DropCounter>> {
+        (!self.issued.is_empty()).then(|| self.issued[i % self.issued.len()])
+    }
+
+    fn issued_new(&mut self, h: Handle<DropCounter>, id: u64) {
+        assert!(
+            self.issued_set.insert(h),
+            "handle {h:?} was handed out twice"
+        );
+        self.issued.push(h);
+        self.model.insert(h, id);
+    }
+
+    fn step(&mut self, op: &Op) {
+        match *op {
+            Op::Insert => {
+                let id = self.next_id;
+                self.next_id += 1;
+                match self.pool.try_insert(DropCounter::new(id, &self.drops)) {
+                    Ok(h) => self.issued_new(h, id),
+                    Err(full) => {
+                        assert!(
+                            !matches!(self.kind, Kind::Growable(_)),
+                            "a growable pool grows"
+                        );
+                        let stats = self.pool.stats();
+                        assert_eq!(self.model.len() + stats.retired, stats.capacity);
+                        assert_eq!(full.into_inner().id, id, "the value comes back");
+                        self.removed += 1; // dropped here, never inserted
+                    }
+                }
+            }
+            Op::InsertWith => {
+                let id = self.next_id;
+                let drops = Rc::clone(&self.drops);
+                let mut given = None;
+                if let Some(h) = self.pool.try_insert_with(|h| {
+                    given = Some(h);
+                    DropCounter::new(id, &drops)
+                }) {
+                    assert_eq!(given, Some(h), "the builder saw the value's own handle");
+                    self.next_id += 1;
+                    self.issued_new(h, id);
+                }
+            }
+            Op::Remove(i) => {
+                if let Some(h) = self.pick(i) {
+                    let got = self.pool.remove(h).map(|v| v.id);
+                    assert_eq!(got, self.model.remove(&h));
+                    self.removed += usize::from(got.is_some());
+                }
+            }
+            Op::Get(i) => {
+                if let Some(h) = self.pick(i) {
+                    assert_eq!(self.pool.get(h).map(|v| v.id), self.model.get(&h).copied());
+                    assert_eq!(self.pool.contains(h), self.model.contains_key(&h));
+                }
+            }
+            Op::GetMut(i) => {
+                if let Some(h) = self.pick(i) {
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    match (self.pool.get_mut(h), self.model.get_mut(&h)) {
+                        (Some(v), Some(m)) => {
+                            v.id = id;
+                            *m = id;
+                        }
+                        (None, None) => {}
+                        (p, m) => panic!("pool {:?} vs model {m:?}", p.map(|v| v.id)),
+                    }
+                }
+            }
+            Op::Disjoint(a, b, c) => {
+                if let (Some(a), Some(b), Some(c)) = (self.pick(a), self.pick(b), self.pick(c)) {
+                    let valid = [a, b, c].iter().all(|h| self.model.contains_key(h))
+                        && a != b
+                        && b != c
+                        && a != c;
+                    match self.pool.get_disjoint_mut([a, b, c]) {
+                        Some([x, y, z]) => {
+                            assert!(valid);
+                            assert_eq!(
+                                [x.id, y.id, z.id],
+                                [self.model[&a], self.model[&b], self.model[&c]]
+                            );
+                            // Rotate the ids, in the model too.
+                            let (ix, iy, iz) = (x.id, y.id, z.id);
+                            (x.id, y.id, z.id) = (iy, iz, ix);
+                            self.model.insert(a, iy);
+                            self.model.insert(b, iz);
+                            self.model.insert(c, ix);
+                        }
+                        None => assert!(!valid),
+                    }
+                }
+            }
+            Op::RetainEven => {
+                self.pool.retain(|_, v| v.id % 2 == 0);
+                let before = self.model.len();
+                self.model.retain(|_, id| *id % 2 == 0);
+                self.removed += before - self.model.len();
+            }
+            Op::DrainSome(n) => {
+                let mut drain = self.pool.drain();
+                for _ in 0..n {
+                    if let Some((h, v)) = drain.next() {
+                        assert_eq!(self.model.get(&h), Some(&v.id));
+                    }
+                }
+                drop(drain);
+                self.removed += self.model.len();
+                self.model.clear();
+            }
+            Op::Clear => {
+                self.pool.clear();
+                self.removed += self.model.len();
+                self.model.clear();
+            }
+        }
+        self.check();
+    }
+
+    fn check(&self) {
+        assert_eq!(self.pool.len(), self.model.len());
+        assert_eq!(
+            self.drops.get(),
+            self.removed,
+            "every removed value dropped exactly once"
+        );
+        let seen: HashMap<_, _> = self.pool.iter().map(|(h, v)| (h, v.id)).collect();
+        assert_eq!(
+            seen.len(),
+            self.pool.len(),
+            "iteration yields each live value once"
+        );
+        assert_eq!(seen, self.model);
+        let stats = self.pool.stats();
+        assert!(stats.len + stats.retired <= stats.capacity);
+        assert!(stats.peak_live >= stats.len);
+    }
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    #[test]
+    fn pool_matches_hashmap_model(kind in kind(), ops in prop::collection::vec(op(), 0..support::miri_or(64, 24))) {
+        let mut h = Harness::new(kind);
+        for op in &ops {
+            h.step(op);
+        }
+        let (drops, live, removed) = (Rc::clone(&h.drops), h.model.len(), h.removed);
+        drop(h.pool);
+        prop_assert_eq!(drops.get(), removed + live, "dropping the pool drops the live values");
+    }
+}

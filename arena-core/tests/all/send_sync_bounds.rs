@@ -1,0 +1,98 @@
+//! The `Send`/`Sync` bounds of the SoA containers, views and iterators and of the pools follow
+//! the std types they mirror: an owning container or exclusive view is `Send` when its values
+//! are `Send`; a shared view or iterator is `Send` only when its values are `Sync` (like
+//! `&[T]`). Checked at compile time both ways (a type that must *not* be `Send`/`Sync` makes a
+//! trait lookup ambiguous, the trick of `static_assertions::assert_not_impl_any`).
+#![allow(missing_docs)] // test-only row types
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use arena_core::pool::{Handle, Pool};
+use arena_core::soa::{ChunksExact, ChunksExactMut, IntoIter, Iter, IterMut, SoaPool, SoaSlice};
+use arena_core::soa::{SoaSliceMut, SoaVec};
+
+soa_struct! {
+    /// `Send` but not `Sync`, like `Cell`.
+    pub struct Counter / CounterRef, CounterMut, CounterSlices, CounterSlicesMut, align 1 {
+        hits: Cell<u32>, id: u32,
+    }
+}
+
+soa_struct! {
+    /// Neither `Send` nor `Sync`.
+    pub struct Shared / SharedRef, SharedMut, SharedSlices, SharedSlicesMut, align 1 {
+        rc: Rc<u32>,
+    }
+}
+
+soa_struct! {
+    /// Both.
+    pub struct Plain / PlainRef, PlainMut, PlainSlices, PlainSlicesMut, align 1 { x: f32 }
+}
+
+fn is_send<T: Send>() {}
+fn is_sync<T: Sync>() {}
+
+/// Compiles only if `$t` is not `$trait`.
+macro_rules! assert_not {
+    ($t:ty: $trait:path) => {{
+        trait Ambiguous<A> {
+            fn check() {}
+        }
+        impl<T: ?Sized> Ambiguous<()> for T {}
+        #[allow(dead_code)]
+        struct Marker;
+        impl<T: ?Sized + $trait> Ambiguous<Marker> for T {}
+        <$t as Ambiguous<_>>::check();
+    }};
+}
+
+#[test]
+fn owning_and_exclusive_types_need_send_values() {
+    is_send::<SoaVec<Counter>>();
+    is_send::<IntoIter<Counter>>();
+    is_send::<SoaSliceMut<'static, Counter>>();
+    is_send::<IterMut<'static, Counter>>();
+    is_send::<ChunksExactMut<'static, Counter, 4>>();
+    is_send::<SoaPool<Counter>>();
+    is_send::<Pool<Cell<u32>>>();
+    assert_not!(SoaVec<Shared>: Send);
+    assert_not!(IntoIter<Shared>: Send);
+    assert_not!(SoaSliceMut<'static, Shared>: Send);
+    assert_not!(IterMut<'static, Shared>: Send);
+    assert_not!(SoaPool<Shared>: Send);
+    assert_not!(Pool<Rc<u32>>: Send);
+}
+
+#[test]
+fn shared_views_and_iterators_need_sync_values_even_to_be_sent() {
+    is_send::<SoaSlice<'static, Plain>>();
+    is_send::<Iter<'static, Plain>>();
+    is_send::<ChunksExact<'static, Plain, 4>>();
+    assert_not!(SoaSlice<'static, Counter>: Send);
+    assert_not!(Iter<'static, Counter>: Send);
+    assert_not!(ChunksExact<'static, Counter, 4>: Send);
+}
+
+#[test]
+fn sharing_anything_needs_sync_values() {
+    is_sync::<SoaVec<Plain>>();
+    is_sync::<SoaSlice<'static, Plain>>();
+    is_sync::<Pool<Plain>>();
+    assert_not!(SoaVec<Counter>: Sync);
+    assert_not!(SoaSlice<'static, Counter>: Sync);
+    assert_not!(SoaSliceMut<'static, Counter>: Sync);
+    assert_not!(Iter<'static, Counter>: Sync);
+    assert_not!(IterMut<'static, Counter>: Sync);
+    assert_not!(IntoIter<Counter>: Sync);
+    assert_not!(ChunksExactMut<'static, Counter, 4>: Sync);
+    assert_not!(SoaPool<Counter>: Sync);
+    assert_not!(Pool<Cell<u32>>: Sync);
+}
+
+#[test]
+fn handles_are_send_and_sync_whatever_they_point_to() {
+    is_send::<Handle<Rc<u32>>>();
+    is_sync::<Handle<Rc<u32>>>();
+}

@@ -1,0 +1,185 @@
+//! `SoaPool<T>` against a `HashMap<Handle<T>, T>` model, and the `damageAll` over a pool's
+//! dense columns.
+#![allow(missing_docs)] // test-only row types
+
+use crate::soa_macro;
+use crate::support;
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use arena_core::pool::Handle;
+use arena_core::soa::SoaPool;
+use proptest::prelude::*;
+use soa_macro::{Enemy, Mixed};
+use support::{DropCounter, miri_or, proptest_config};
+
+#[test]
+fn damage_all_over_live_enemies_only() {
+    let mut es = SoaPool::with_capacity(4);
+    let a = es.insert(Enemy {
+        x: 0.0,
+        y: 0.0,
+        health: 100.0,
+        id: 1,
+    });
+    let gone = es.insert(Enemy {
+        x: 9.0,
+        y: 9.0,
+        health: 1.0,
+        id: 9,
+    });
+    let b = es.insert(Enemy {
+        x: 1.0,
+        y: 1.0,
+        health: 50.0,
+        id: 2,
+    });
+    es.remove(gone);
+    for h in es.slices_mut().health {
+        *h -= 10.0;
+    }
+    assert_eq!(*es.get(a).unwrap().health, 90.0);
+    assert_eq!(*es.get(b).unwrap().health, 40.0);
+    assert_eq!(
+        es.slices().health.len(),
+        2,
+        "the columns hold live values only"
+    );
+    assert!(es.get(gone).is_none());
+}
+
+#[test]
+fn a_full_pool_gives_the_value_back() {
+    let mut p = SoaPool::with_capacity(1);
+    p.insert(Enemy {
+        x: 0.0,
+        y: 0.0,
+        health: 1.0,
+        id: 1,
+    });
+    let full = p
+        .try_insert(Enemy {
+            x: 0.0,
+            y: 0.0,
+            health: 2.0,
+            id: 2,
+        })
+        .unwrap_err();
+    assert_eq!(full.capacity(), 1);
+    assert_eq!(full.into_inner().id, 2);
+}
+
+#[test]
+fn values_are_dropped_once() {
+    let drops = Rc::new(Cell::new(0));
+    let mut p = SoaPool::with_capacity(8);
+    let hs: Vec<_> = (0..6)
+        .map(|i| p.insert(soa_macro_counted(i, &drops)))
+        .collect();
+    drop(p.remove(hs[1]));
+    assert_eq!(drops.get(), 1);
+    assert!(p.remove(hs[1]).is_none(), "a stale handle removes nothing");
+    drop(p);
+    assert_eq!(drops.get(), 6);
+}
+
+soa_struct! {
+    /// A row with a drop counter.
+    #[derive(Debug)]
+    pub struct Counted / CountedRef, CountedMut, CountedSlices, CountedSlicesMut, align 1 {
+        id: u64, c: DropCounter,
+    }
+}
+
+fn soa_macro_counted(id: u64, drops: &Rc<Cell<usize>>) -> Counted {
+    Counted {
+        id,
+        c: DropCounter::new(id, drops),
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert(u8),
+    Remove(usize),
+    RemoveStale(usize),
+    Bump(usize, u8),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => any::<u8>().prop_map(Op::Insert),
+        2 => (0usize..64).prop_map(Op::Remove),
+        1 => (0usize..64).prop_map(Op::RemoveStale),
+        1 => ((0usize..64), any::<u8>()).prop_map(|(i, k)| Op::Bump(i, k)),
+    ]
+}
+
+fn mixed(k: u8) -> Mixed {
+    Mixed {
+        tag: k,
+        name: format!("m{k}"),
+        unit: (),
+        wide: u64::from(k) * 3,
+        half: u16::from(k),
+    }
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    #[test]
+    fn soa_pool_behaves_like_a_hash_map(ops in proptest::collection::vec(op(), 0..miri_or(80, 25))) {
+        let cap = 6;
+        let mut pool: SoaPool<Mixed> = SoaPool::with_capacity(cap);
+        let mut model: HashMap<Handle<Mixed>, Mixed> = HashMap::new();
+        let mut live: Vec<Handle<Mixed>> = Vec::new();
+        let mut dead: Vec<Handle<Mixed>> = Vec::new();
+        for op in ops {
+            match op {
+                Op::Insert(k) => match pool.try_insert(mixed(k)) {
+                    Ok(h) => {
+                        prop_assert!(model.insert(h, mixed(k)).is_none(), "a fresh handle");
+                        live.push(h);
+                    }
+                    Err(full) => {
+                        prop_assert_eq!(model.len(), cap);
+                        prop_assert_eq!(full.into_inner(), mixed(k));
+                    }
+                },
+                Op::Remove(i) if !live.is_empty() => {
+                    let h = live.swap_remove(i % live.len());
+                    prop_assert_eq!(pool.remove(h), model.remove(&h));
+                    dead.push(h);
+                }
+                Op::RemoveStale(i) if !dead.is_empty() => {
+                    let h = dead[i % dead.len()];
+                    prop_assert!(pool.remove(h).is_none());
+                    prop_assert!(!pool.contains(h));
+                    prop_assert!(pool.get(h).is_none());
+                }
+                Op::Bump(i, k) if !live.is_empty() => {
+                    let h = live[i % live.len()];
+                    let r = pool.get_mut(h).unwrap();
+                    *r.tag = k;
+                    r.name.push('+');
+                    let m = model.get_mut(&h).unwrap();
+                    m.tag = k;
+                    m.name.push('+');
+                }
+                _ => {}
+            }
+            prop_assert_eq!(pool.len(), model.len());
+            prop_assert_eq!(pool.slices().tag.len(), model.len());
+            for (h, r) in pool.iter() {
+                let m = &model[&h];
+                prop_assert_eq!((*r.tag, r.name.as_str(), *r.wide), (m.tag, m.name.as_str(), m.wide));
+            }
+            for (h, m) in &model {
+                prop_assert_eq!(pool.get(*h).map(|r| r.name.clone()), Some(m.name.clone()));
+            }
+        }
+    }
+}

@@ -1,0 +1,616 @@
+//! `SoaVec<T>` against `Vec<T>`: the worked examples, a model-based property test over every
+//! method, and the drop/panic cases Miri checks (growth with mixed alignments, a partly consumed
+//! by-value iterator, a `Clone` panicking mid-clone).
+
+#![allow(missing_docs)] // test-only row types
+
+use crate::soa_macro;
+use crate::support;
+
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
+
+use arena_core::soa::{Col, Columns, Soa, SoaVec};
+use proptest::prelude::*;
+use soa_macro::{Aligned, Enemy, Mixed, Nothing, Particle};
+use support::{DropCounter, miri_or, proptest_config};
+
+/// The `ParticleSystem::updatePositions`, over columns.
+fn update_positions(ps: &mut SoaVec<Particle>, dt: f32) {
+    let s = ps.slices_mut();
+    for i in 0..s.x.len() {
+        s.x[i] += s.vx[i] * dt;
+        s.y[i] += s.vy[i] * dt;
+        s.z[i] += s.vz[i] * dt;
+    }
+}
+
+#[test]
+fn update_positions_moves_each_particle_by_velocity_times_dt() {
+    let mut ps = SoaVec::new();
+    ps.push(Particle {
+        x: 1.0,
+        y: 2.0,
+        z: 3.0,
+        vx: 2.0,
+        vy: -4.0,
+        vz: 0.0,
+        life: 5.0,
+    });
+    ps.push(Particle {
+        x: 0.0,
+        y: 0.0,
+        z: 0.0,
+        vx: 1.0,
+        vy: 1.0,
+        vz: 1.0,
+        life: 1.0,
+    });
+    update_positions(&mut ps, 0.5);
+    let s = ps.slices();
+    assert_eq!(s.x, &[2.0, 0.5]);
+    assert_eq!(s.y, &[0.0, 0.5]);
+    assert_eq!(s.z, &[3.0, 0.5]);
+    assert_eq!(
+        s.life,
+        &[5.0, 1.0],
+        "a position pass leaves other columns alone"
+    );
+}
+
+/// The `EnemySystem::damageAll`: health 100 and 50, minus 10, gives 90 and 40.
+#[test]
+fn damage_all_takes_ten_from_every_enemy() {
+    let mut es: SoaVec<Enemy> = SoaVec::new();
+    es.push(Enemy {
+        x: 0.0,
+        y: 0.0,
+        health: 100.0,
+        id: 1,
+    });
+    es.push(Enemy {
+        x: 1.0,
+        y: 1.0,
+        health: 50.0,
+        id: 2,
+    });
+    for h in es.slices_mut().health.iter_mut() {
+        *h -= 10.0;
+    }
+    assert_eq!(es.slices().health, &[90.0, 40.0]);
+    assert_eq!(*es.get(0).unwrap().health, 90.0);
+    assert_eq!(*es.get(1).unwrap().health, 40.0);
+    assert_eq!(es.slices().id, &[1, 2]);
+}
+
+#[test]
+fn columns_live_in_one_block_each_on_its_alignment() {
+    let mut v: SoaVec<Aligned> = SoaVec::with_capacity(3);
+    for i in 0..3u8 {
+        v.push(Aligned {
+            a: i,
+            b: u32::from(i) * 7,
+            c: Box::new(u16::from(i)),
+        });
+    }
+    let s = v.slices();
+    let a = s.a.as_ptr() as usize;
+    let b = s.b.as_ptr() as usize;
+    let c = s.c.as_ptr() as usize;
+    for p in [a, b, c] {
+        assert_eq!(
+            p % 64,
+            0,
+            "#[soa(align = 64)] puts every column on a 64-byte boundary"
+        );
+    }
+    assert!(
+        a < b && b < c && c - a < 256,
+        "one allocation, columns in field order"
+    );
+    assert_eq!(s.b, &[0, 7, 14]);
+}
+
+#[test]
+fn growth_keeps_every_column_aligned_and_intact() {
+    // Grows through both paths: copying small blocks, reallocating and shifting large ones.
+    let mut v: SoaVec<Aligned> = SoaVec::new();
+    let n = miri_or(5000, 40);
+    for i in 0..n {
+        v.push(Aligned {
+            a: i as u8,
+            b: i as u32,
+            c: Box::new(i as u16),
+        });
+        let s = v.slices();
+        assert!(
+            [
+                s.a.as_ptr() as usize,
+                s.b.as_ptr() as usize,
+                s.c.as_ptr() as usize
+            ]
+            .iter()
+            .all(|p| p % 64 == 0)
+        );
+    }
+    let s = v.slices();
+    assert!((0..n).all(|i| s.a[i] == i as u8 && s.b[i] == i as u32 && *s.c[i] == i as u16));
+}
+
+#[test]
+fn zero_sized_rows_never_allocate() {
+    let mut v: SoaVec<Nothing> = SoaVec::new();
+    assert_eq!(v.capacity(), usize::MAX);
+    for _ in 0..miri_or(1000, 10) {
+        v.push(Nothing {
+            a: (),
+            b: core::marker::PhantomData,
+        });
+    }
+    assert_eq!(v.len(), miri_or(1000, 10));
+    assert!(v.pop().is_some());
+    assert_eq!(v.iter().count(), miri_or(1000, 10) - 1);
+}
+
+#[test]
+fn type_inference_from_push() {
+    let mut v = SoaVec::new();
+    v.push(Enemy {
+        x: 0.0,
+        y: 0.0,
+        health: 1.0,
+        id: 7,
+    });
+    assert_eq!(v.len(), 1);
+    let back: Vec<Enemy> = v.into_vec();
+    assert_eq!(back[0].id, 7);
+}
+
+#[test]
+fn chunks_exact_covers_every_row_once() {
+    let n = miri_or(1003, 21);
+    let mut v: SoaVec<Particle> = (0..n)
+        .map(|i| Particle {
+            x: i as f32,
+            vx: 1.0,
+            ..Particle::default()
+        })
+        .collect();
+    let mut chunks = v.chunks_exact_mut::<8>();
+    assert_eq!(chunks.len(), n / 8);
+    for c in &mut chunks {
+        for i in 0..8 {
+            c.x[i] += c.vx[i] * 2.0;
+        }
+    }
+    let rest = chunks.into_remainder();
+    assert_eq!(rest.x.len(), n % 8);
+    for i in 0..rest.x.len() {
+        rest.x[i] += rest.vx[i] * 2.0;
+    }
+    assert!(
+        v.slices()
+            .x
+            .iter()
+            .enumerate()
+            .all(|(i, &x)| x == i as f32 + 2.0)
+    );
+    assert_eq!(
+        v.chunks_exact::<4>().map(|c| c.x.len()).sum::<usize>(),
+        n - n % 4
+    );
+}
+
+#[test]
+fn a_partly_consumed_into_iter_drops_the_rest_once() {
+    let drops = Rc::new(Cell::new(0));
+    let mut v = SoaVec::new();
+    for i in 0..10 {
+        v.push(Counted {
+            id: i,
+            c: DropCounter::new(i, &drops),
+            pad: 0,
+        });
+    }
+    let mut it = v.into_iter();
+    let first = it.next().unwrap();
+    let last = it.next_back().unwrap();
+    assert_eq!((first.id, last.id), (0, 9));
+    drop(it);
+    assert_eq!(
+        drops.get(),
+        8,
+        "the 8 rows not taken are dropped by the iterator"
+    );
+    drop((first, last));
+    assert_eq!(drops.get(), 10);
+}
+
+/// Panics on the `panic_at`-th clone.
+#[derive(Debug)]
+pub struct Flaky {
+    pub id: u64,
+    clones: Rc<Cell<usize>>,
+    panic_at: usize,
+    drops: Rc<Cell<usize>>,
+}
+
+impl Clone for Flaky {
+    fn clone(&self) -> Self {
+        let n = self.clones.get() + 1;
+        self.clones.set(n);
+        if n == self.panic_at {
+            panic!("clone number {n} fails");
+        }
+        Flaky {
+            id: self.id,
+            clones: self.clones.clone(),
+            panic_at: self.panic_at,
+            drops: self.drops.clone(),
+        }
+    }
+}
+
+impl Drop for Flaky {
+    fn drop(&mut self) {
+        self.drops.set(self.drops.get() + 1);
+    }
+}
+
+soa_struct! {
+    /// A row with a fallible clone after an infallible one.
+    #[derive(Debug, Clone)]
+    pub struct Row / RowRef, RowMut, RowSlices, RowSlicesMut, align 1 {
+        name: String, flaky: Flaky,
+    }
+}
+
+soa_struct! {
+    /// A row with a drop counter.
+    #[derive(Debug)]
+    pub struct Counted / CountedRef, CountedMut, CountedSlices, CountedSlicesMut, align 1 {
+        id: u64, c: DropCounter, pad: u8,
+    }
+}
+
+#[test]
+fn a_clone_panicking_mid_clone_drops_what_was_cloned_and_keeps_the_original() {
+    let clones = Rc::new(Cell::new(0));
+    let drops = Rc::new(Cell::new(0));
+    let v: SoaVec<Row> = (0..5)
+        .map(|id| Row {
+            name: format!("row{id}"),
+            flaky: Flaky {
+                id,
+                clones: clones.clone(),
+                panic_at: 4,
+                drops: drops.clone(),
+            },
+        })
+        .collect();
+    let r = catch_unwind(AssertUnwindSafe(|| v.clone()));
+    assert!(r.is_err());
+    assert_eq!(
+        drops.get(),
+        3,
+        "the three finished clones are dropped, nothing else"
+    );
+    assert_eq!(v.len(), 5);
+    assert_eq!(v.get(4).unwrap().name, "row4");
+    drop(v);
+    assert_eq!(drops.get(), 8);
+}
+
+#[test]
+fn retain_survives_a_panicking_predicate() {
+    let drops = Rc::new(Cell::new(0));
+    let mut v = SoaVec::new();
+    for i in 0..8 {
+        v.push(Counted {
+            id: i,
+            c: DropCounter::new(i, &drops),
+            pad: 1,
+        });
+    }
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        v.retain(|r| {
+            assert!(*r.id != 5, "predicate fails on 5");
+            *r.id % 2 == 0
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(
+        drops.get(),
+        2,
+        "1 and 3 were dropped; 5 and later are kept as they were"
+    );
+    let ids: Vec<u64> = v.iter().map(|r| *r.id).collect();
+    assert_eq!(ids, [0, 2, 4, 5, 6, 7]);
+    drop(v);
+    assert_eq!(drops.get(), 8);
+}
+
+/// A hand-written nested impl: `Body { pos: Vec3, mass: f32 }` with `pos` split into columns.
+mod nested {
+    use super::*;
+    use arena_core::soa::Nested;
+
+    soa_struct! {
+        /// A 3-vector.
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub struct Vec3 / Vec3Ref, Vec3Mut, Vec3Slices, Vec3SlicesMut, align 1 { x: f32, y: f32, z: f32 }
+    }
+
+    pub struct Body {
+        pub pos: Vec3,
+        pub mass: f64,
+    }
+    pub struct BodySlices<'a> {
+        pub pos: Vec3Slices<'a>,
+        pub mass: &'a [f64],
+    }
+    pub struct BodySlicesMut<'a> {
+        pub pos: Vec3SlicesMut<'a>,
+        pub mass: &'a mut [f64],
+    }
+    type C = (Nested<Vec3>, (Col<f64>, ()));
+    impl Soa for Body {
+        type Columns = C;
+        type Ref<'a> = (Vec3Ref<'a>, &'a f64);
+        type Mut<'a> = (Vec3Mut<'a>, &'a mut f64);
+        type Slices<'a> = BodySlices<'a>;
+        type SlicesMut<'a> = BodySlicesMut<'a>;
+        fn into_columns(self) -> (Vec3, (f64, ())) {
+            (self.pos, (self.mass, ()))
+        }
+        fn from_columns((pos, (mass, ())): (Vec3, (f64, ()))) -> Self {
+            Body { pos, mass }
+        }
+        fn view<'a>((p, (m, ())): <C as Columns>::Ref<'a>) -> Self::Ref<'a> {
+            (p, m)
+        }
+        fn view_mut<'a>((p, (m, ())): <C as Columns>::Mut<'a>) -> Self::Mut<'a> {
+            (p, m)
+        }
+        fn view_slices<'a>((pos, (mass, ())): <C as Columns>::Slices<'a>) -> BodySlices<'a> {
+            BodySlices { pos, mass }
+        }
+        fn view_slices_mut<'a>(
+            (pos, (mass, ())): <C as Columns>::SlicesMut<'a>,
+        ) -> BodySlicesMut<'a> {
+            BodySlicesMut { pos, mass }
+        }
+    }
+
+    #[test]
+    fn nested_fields_become_columns_of_their_own() {
+        let mut v = SoaVec::new();
+        for i in 0..5 {
+            let f = i as f32;
+            v.push(Body {
+                pos: Vec3 {
+                    x: f,
+                    y: 2.0 * f,
+                    z: 3.0 * f,
+                },
+                mass: f64::from(i),
+            });
+        }
+        let s = v.slices_mut();
+        for y in s.pos.y.iter_mut() {
+            *y += 1.0;
+        }
+        s.mass[0] = 0.5;
+        assert_eq!(v.slices().pos.y, &[1.0, 3.0, 5.0, 7.0, 9.0]);
+        assert_eq!(v.slices().mass, &[0.5, 1.0, 2.0, 3.0, 4.0]);
+        let (p, m) = v.get(2).unwrap();
+        assert_eq!((*p.x, *p.z, *m), (2.0, 6.0, 2.0));
+        let b = v.remove(1);
+        assert_eq!(
+            b.pos,
+            Vec3 {
+                x: 1.0,
+                y: 3.0,
+                z: 3.0
+            }
+        );
+        assert_eq!(v.slices().pos.x, &[0.0, 2.0, 3.0, 4.0]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model-based: every method against `Vec<Mixed>`.
+
+#[derive(Debug, Clone)]
+enum Op {
+    Push(u8),
+    Pop,
+    Insert(usize, u8),
+    Remove(usize),
+    SwapRemove(usize),
+    Truncate(usize),
+    Clear,
+    SetMut(usize, u8),
+    Swap(usize, usize),
+    SortByKey,
+    SortBy,
+    Retain(u8),
+    Extend(Vec<u8>),
+    Reserve(usize),
+    ShrinkToFit,
+    RoundTripVec,
+    CloneEq,
+    TakeSome(usize),
+    IterMutBump,
+    SlicesMutBump(u16),
+    TryReserveHuge,
+}
+
+fn mixed(k: u8) -> Mixed {
+    Mixed {
+        tag: k,
+        name: format!("n{}", k % 7),
+        unit: (),
+        wide: u64::from(k) << 40,
+        half: u16::from(k) * 3,
+    }
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let i = 0usize..24;
+    prop_oneof![
+        4 => any::<u8>().prop_map(Op::Push),
+        1 => Just(Op::Pop),
+        2 => (i.clone(), any::<u8>()).prop_map(|(i, k)| Op::Insert(i, k)),
+        1 => i.clone().prop_map(Op::Remove),
+        1 => i.clone().prop_map(Op::SwapRemove),
+        1 => i.clone().prop_map(Op::Truncate),
+        1 => Just(Op::Clear),
+        1 => (i.clone(), any::<u8>()).prop_map(|(i, k)| Op::SetMut(i, k)),
+        1 => (i.clone(), i.clone()).prop_map(|(a, b)| Op::Swap(a, b)),
+        1 => Just(Op::SortByKey),
+        1 => Just(Op::SortBy),
+        1 => (1u8..5).prop_map(Op::Retain),
+        1 => proptest::collection::vec(any::<u8>(), 0..6).prop_map(Op::Extend),
+        1 => (0usize..20).prop_map(Op::Reserve),
+        1 => Just(Op::ShrinkToFit),
+        1 => Just(Op::RoundTripVec),
+        1 => Just(Op::CloneEq),
+        1 => (0usize..6).prop_map(Op::TakeSome),
+        1 => Just(Op::IterMutBump),
+        1 => any::<u16>().prop_map(Op::SlicesMutBump),
+        1 => Just(Op::TryReserveHuge),
+    ]
+}
+
+fn snapshot(v: &SoaVec<Mixed>) -> Vec<Mixed> {
+    v.iter()
+        .map(|r| Mixed {
+            tag: *r.tag,
+            name: r.name.clone(),
+            unit: *r.unit,
+            wide: *r.wide,
+            half: *r.half,
+        })
+        .collect()
+}
+
+fn apply(v: &mut SoaVec<Mixed>, m: &mut Vec<Mixed>, op: Op) {
+    match op {
+        Op::Push(k) => {
+            v.push(mixed(k));
+            m.push(mixed(k));
+        }
+        Op::Pop => assert_eq!(v.pop(), m.pop()),
+        Op::Insert(i, k) if i <= m.len() => {
+            v.insert(i, mixed(k));
+            m.insert(i, mixed(k));
+        }
+        Op::Remove(i) if i < m.len() => assert_eq!(v.remove(i), m.remove(i)),
+        Op::SwapRemove(i) if i < m.len() => assert_eq!(v.swap_remove(i), m.swap_remove(i)),
+        Op::Truncate(n) => {
+            v.truncate(n);
+            m.truncate(n);
+        }
+        Op::Clear => {
+            v.clear();
+            m.clear();
+        }
+        Op::SetMut(i, k) => match v.get_mut(i) {
+            Some(r) => {
+                *r.tag = k;
+                r.name.push('!');
+                m[i].tag = k;
+                m[i].name.push('!');
+            }
+            None => assert!(i >= m.len()),
+        },
+        Op::Swap(a, b) if a < m.len() && b < m.len() => {
+            v.swap(a, b);
+            m.swap(a, b);
+        }
+        Op::SortByKey => {
+            v.sort_by_key(|r| *r.tag % 5);
+            m.sort_by_key(|r| r.tag % 5);
+        }
+        Op::SortBy => {
+            v.sort_by(|a, b| a.name.cmp(b.name).then(b.half.cmp(a.half)));
+            m.sort_by(|a, b| a.name.cmp(&b.name).then(b.half.cmp(&a.half)));
+        }
+        Op::Retain(d) => {
+            v.retain(|r| *r.tag % d == 0);
+            m.retain(|r| r.tag % d == 0);
+        }
+        Op::Extend(ks) => {
+            v.extend(ks.iter().map(|&k| mixed(k)));
+            m.extend(ks.iter().map(|&k| mixed(k)));
+        }
+        Op::Reserve(n) => {
+            v.reserve(n);
+            assert!(v.capacity() >= v.len() + n);
+        }
+        Op::ShrinkToFit => {
+            v.shrink_to_fit();
+            assert_eq!(v.capacity(), v.len());
+        }
+        Op::RoundTripVec => {
+            let taken = std::mem::take(v);
+            let back: Vec<Mixed> = taken.into_vec();
+            assert_eq!(&back, m);
+            *v = SoaVec::from(back);
+        }
+        Op::CloneEq => {
+            let c = v.clone();
+            assert!(c == *v);
+            assert_eq!(snapshot(&c), *m);
+        }
+        Op::TakeSome(n) => {
+            let c = v.clone();
+            let got: Vec<Mixed> = c.into_iter().rev().take(n).collect();
+            let want: Vec<Mixed> = m.iter().rev().take(n).cloned().collect();
+            assert_eq!(got, want);
+        }
+        Op::IterMutBump => {
+            for r in v.iter_mut() {
+                *r.wide += 1;
+            }
+            m.iter_mut().for_each(|r| r.wide += 1);
+        }
+        Op::SlicesMutBump(k) => {
+            for h in v.slices_mut().half {
+                *h ^= k;
+            }
+            m.iter_mut().for_each(|r| r.half ^= k);
+        }
+        Op::TryReserveHuge => {
+            let cap = v.capacity();
+            assert!(v.try_reserve(usize::MAX / 2).is_err());
+            assert_eq!(v.capacity(), cap, "a failed reserve changes nothing");
+        }
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    #[test]
+    fn soa_vec_behaves_like_vec(ops in proptest::collection::vec(op(), 0..miri_or(60, 25))) {
+        let mut v = SoaVec::new();
+        let mut m = Vec::new();
+        for op in ops {
+            apply(&mut v, &mut m, op);
+            prop_assert_eq!(v.len(), m.len());
+            prop_assert!(v.capacity() >= v.len());
+            prop_assert_eq!(snapshot(&v), m.clone());
+            let s = v.slices();
+            prop_assert!(s.tag.len() == m.len() && s.name.len() == m.len() && s.half.len() == m.len());
+        }
+        let iter_back: Vec<u8> = v.iter().rev().map(|r| *r.tag).collect();
+        let model_back: Vec<u8> = m.iter().rev().map(|r| r.tag).collect();
+        prop_assert_eq!(iter_back, model_back);
+        let shown = format!("{:?}", v);
+        prop_assert!(shown.starts_with('['));
+    }
+}

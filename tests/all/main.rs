@@ -1,0 +1,10 @@
+//! The facade's integration tests, in one binary: the derives as a user writes them, the worked
+//! layout numbers, the serde and rayon features, and a long game-loop soak
+//! (`ARENA_KIT_SOAK_FRAMES=20000 cargo test --release --test all soak` for the long form). The
+//! trybuild cases are `tests/ui.rs`, a binary of their own.
+
+pub mod game_loop_soak;
+pub mod layout_worked_examples;
+// Public, so the workspace's `missing_docs` lint checks what the derive generates.
+pub mod soa_derive;
+pub mod soa_features;
