@@ -1,9 +1,8 @@
 //! Memory tags, budgets, reports, leak reports and named guard checks, with the seeds' tracker
 //! example built from real allocators.
 
+mod soa_rows;
 mod support;
-#[macro_use]
-mod soa_macro;
 
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -20,7 +19,7 @@ use arena_core::tags::{
     Tracked,
 };
 use proptest::prelude::*;
-use soa_macro::Particle;
+use soa_rows::Particle;
 use support::{miri_or, proptest_config};
 
 /// The seeds' tags, with `Particles` under `Rendering` for hierarchy tests.
