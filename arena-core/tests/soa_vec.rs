@@ -431,6 +431,33 @@ mod nested {
         assert_eq!((s.at, s.frame), (Vec2 { x: 0, y: 0 }, 0));
         assert_eq!(v.slices().frame, &[3, 1, 2]);
     }
+
+    /// A borrowed field named `'a`, so the views take another lifetime, beside a nested one.
+    #[derive(Soa)]
+    #[soa(crate = arena_core)]
+    pub struct Label<'a> {
+        pub text: &'a str,
+        #[soa(nested)]
+        pub at: Vec2<f32>,
+    }
+
+    #[test]
+    fn a_struct_with_its_own_lifetime_nests_a_field() {
+        let names = [String::from("a"), String::from("b")];
+        let mut v = SoaVec::new();
+        for (i, n) in names.iter().enumerate() {
+            v.push(Label {
+                text: n,
+                at: Vec2 {
+                    x: i as f32,
+                    y: 0.5,
+                },
+            });
+        }
+        assert_eq!(v.slices().text, &["a", "b"]);
+        assert_eq!(v.slices().at.x, &[0.0, 1.0]);
+        assert_eq!(*v.get(1).unwrap().at.y, 0.5);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 //! Each derive is built in the same four steps: the input is modelled (`ast`) with its attributes
 //! parsed into it, struct and each field, with their spans (`soa::attr`, `layout::attr`, on the
 //! shared helpers of `attr`), checked against the derive's rules (`valid`), and expanded
-//! (`expand`). Generated code names arena-core only through `<crate>::__private_v0_1`. Errors are collected in a `ctxt::Ctxt` and reported together, and the trait impl
-//! is still emitted after an attribute error so uses of it don't cascade.
+//! (`expand`). Generated code names arena-core only through `<crate>::__private_v0_1`. Errors are
+//! collected in a `ctxt::Ctxt` and reported together, and the trait impl is still emitted after
+//! an attribute error so uses of it don't cascade.
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
@@ -56,8 +57,8 @@ pub fn derive_layout(input: TokenStream) -> TokenStream {
 /// `crate = path` or `crate = "path"` (arena-kit renamed in `Cargo.toml`, or `arena_core` in a
 /// crate that uses arena-core without the facade). Field key: `#[soa(nested)]` on a field whose
 /// type is itself `Soa` stores its fields as columns of their own (`slices.pos.x`); the impl and
-/// the views then carry a `for<'__soa> FieldType: Soa` bound, so a generic struct is `Soa` for the
-/// arguments that make its nested fields `Soa`.
+/// the views then carry a `for<'__soa_nested> FieldType: Soa` bound, so a generic struct is `Soa`
+/// for the arguments that make its nested fields `Soa`.
 ///
 /// ```
 /// use arena_kit::prelude::*;

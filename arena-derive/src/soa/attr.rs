@@ -24,7 +24,7 @@ pub struct Container {
 
 /// The field-level `#[soa(...)]` settings.
 pub struct Field {
-    /// `nested`, with its key for spans: the field's type is itself `Soa`; its columns become
+    /// `nested` (the key as written): the field's type is itself `Soa`; its columns become
     /// columns of this struct.
     pub nested: Option<Path>,
 }

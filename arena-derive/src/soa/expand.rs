@@ -270,16 +270,17 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
     }
 }
 
-/// `for<'__soa> Ty: Soa` for each `#[soa(nested)]` field, on the impl and the views. The binder
-/// keeps rustc from checking a bound without type parameters where it is written (it would
+/// `for<'__soa_nested> Ty: Soa` for each `#[soa(nested)]` field, on the impl and the views. The
+/// binder keeps rustc from checking a bound without type parameters where it is written (it would
 /// report it once per item: the impl and four views); [`nested_checks`] checks it once instead.
+/// (`'__soa_nested`, not `'__soa`: the views may already take `'__soa`.)
 fn nested_bounds(fields: &[Field<'_>], soa: &TokenStream) -> Vec<WherePredicate> {
     fields
         .iter()
         .filter(|f| f.attrs.nested.is_some())
         .map(|f| {
             let ty = f.ty;
-            parse_quote!(for<'__soa> #ty: #soa::Soa)
+            parse_quote!(for<'__soa_nested> #ty: #soa::Soa)
         })
         .collect()
 }
