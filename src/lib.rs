@@ -20,8 +20,9 @@ pub mod prelude {
     pub use arena_derive::{Layout, Soa};
 }
 
-/// Items used by generated code. Not part of the public API; may change in any release.
+/// Items used by generated code. Not part of the public API; may change in any release (the
+/// derives and arena-core are pinned to this release with `=`, so they always agree on it).
 #[doc(hidden)]
-pub mod __private {
-    pub use arena_core::__private::*;
+pub mod __private_v0_1 {
+    pub use arena_core::__private_v0_1::*;
 }

@@ -1,5 +1,7 @@
 //! The model of a derive input that every derive here works from: the struct, its fields and its
-//! `#[repr]`, borrowing from the syn tree.
+//! `#[repr]`, borrowing from the syn tree. Each derive instantiates it with its own parsed
+//! attributes, `A` for the struct and `F` for a field (`soa::attr::Field`), so a `Field` carries
+//! what its `#[soa(...)]` said, the way thiserror's `ast::Field` carries its `attr::Attrs`.
 
 use proc_macro2::Span;
 use syn::ext::IdentExt;
@@ -7,28 +9,26 @@ use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Member, Type, V
 
 use crate::ctxt::Ctxt;
 
-/// A parsed derive input.
-#[allow(dead_code)] // `vis` and the field style are for derives that generate companion types.
-pub struct Input<'a> {
+/// A parsed derive input, with the struct's parsed attributes `A` and each field's `F`.
+pub struct Input<'a, A, F> {
     /// The type's name.
     pub ident: &'a Ident,
     /// Its generics, bounds and where clause.
     pub generics: &'a Generics,
-    /// Its attributes.
-    pub attrs: &'a [Attribute],
+    /// Its parsed attributes.
+    pub attrs: A,
     /// Its visibility.
     pub vis: &'a Visibility,
     /// What kind of item it is, and the fields of a struct.
-    pub data: InputData<'a>,
+    pub data: InputData<'a, F>,
     /// The representation from `#[repr(...)]`.
     pub repr: Repr,
 }
 
 /// The kind of item a derive was placed on.
-#[allow(dead_code)]
-pub enum InputData<'a> {
+pub enum InputData<'a, F> {
     /// A struct with its field style and fields.
-    Struct(Style, Vec<Field<'a>>),
+    Struct(Style, Vec<Field<'a, F>>),
     /// An enum; the span is the `enum` keyword.
     Enum(Span),
     /// A union; the span is the `union` keyword.
@@ -46,22 +46,21 @@ pub enum Style {
     Unit,
 }
 
-/// One field of a struct.
-#[allow(dead_code)] // `vis` and `original` are for derives that generate companion types.
-pub struct Field<'a> {
+/// One field of a struct, with its parsed attributes `F`.
+pub struct Field<'a, F> {
     /// `a` or `0`: how the field is accessed.
     pub member: Member,
     /// The field's type.
     pub ty: &'a Type,
     /// Its visibility.
     pub vis: &'a Visibility,
-    /// Its attributes.
-    pub attrs: &'a [Attribute],
-    /// The field's span, for errors about it.
+    /// Its parsed attributes.
+    pub attrs: F,
+    /// The field as written: its doc comments, and its span for errors about it.
     pub original: &'a syn::Field,
 }
 
-impl Field<'_> {
+impl<F> Field<'_, F> {
     /// The field's name as text: the identifier, or the position in a tuple struct.
     pub fn name(&self) -> String {
         match &self.member {
@@ -84,9 +83,16 @@ pub struct Repr {
     pub align: Option<u64>,
 }
 
-impl<'a> Input<'a> {
-    /// Builds the model, recording any malformed `#[repr]` in `cx`.
-    pub fn from_syn(cx: &Ctxt, node: &'a DeriveInput) -> Self {
+impl<'a, A, F> Input<'a, A, F> {
+    /// Builds the model: `attrs` parses the struct's attributes, `field_attrs` each field's; they
+    /// and a malformed `#[repr]` record their mistakes in `cx`.
+    pub fn from_syn(
+        cx: &Ctxt,
+        node: &'a DeriveInput,
+        attrs: impl FnOnce(&Ctxt, &'a [Attribute]) -> A,
+        mut field_attrs: impl FnMut(&Ctxt, &'a syn::Field) -> F,
+    ) -> Self {
+        let attrs = attrs(cx, &node.attrs);
         let data = match &node.data {
             Data::Struct(data) => {
                 let (style, fields) = match &data.fields {
@@ -105,7 +111,7 @@ impl<'a> Input<'a> {
                         },
                         ty: &field.ty,
                         vis: &field.vis,
-                        attrs: &field.attrs,
+                        attrs: field_attrs(cx, field),
                         original: field,
                     })
                     .collect();
@@ -117,7 +123,7 @@ impl<'a> Input<'a> {
         Input {
             ident: &node.ident,
             generics: &node.generics,
-            attrs: &node.attrs,
+            attrs,
             vis: &node.vis,
             data,
             repr: Repr::from_attrs(cx, &node.attrs),

@@ -1,15 +1,18 @@
 //! Derive macros of arena-kit. Use them through the `arena-kit` crate, which re-exports them.
 //!
-//! Each derive is built in the same four steps: the input is modelled (`ast`), its attributes
-//! parsed with their spans (`attr`), checked against the derive's rules (`valid`), and expanded
-//! (`expand`). Errors are collected in a `ctxt::Ctxt` and reported together, and the trait impl
-//! is still emitted after an attribute error so uses of it don't cascade.
+//! Each derive is built in the same four steps: the input is modelled (`ast`) with its attributes
+//! parsed into it, struct and each field, with their spans (`soa::attr`, `layout::attr`, on the
+//! shared helpers of `attr`), checked against the derive's rules (`valid`), and expanded
+//! (`expand`). Generated code names arena-core only through `<crate>::__private_v0_1`. Errors are
+//! collected in a `ctxt::Ctxt` and reported together, and the trait impl is still emitted after
+//! an attribute error so uses of it don't cascade.
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
 mod ast;
+mod attr;
 mod ctxt;
 mod layout;
 mod soa;
@@ -19,8 +22,9 @@ mod soa;
 ///
 /// Struct-level `#[layout(...)]` keys fail the build when the layout is not what you expect:
 /// `size = N`, `max_size = N`, `align = N`, `max_padding = N`, `optimal` (no field order is
-/// smaller) and `report` (fails on purpose and prints the layout table). `crate = path` names
-/// arena-kit when it is renamed in `Cargo.toml`.
+/// smaller) and `report` (fails on purpose and prints the layout table). `crate = path` (or
+/// `crate = "path"`) names arena-kit when it is renamed in `Cargo.toml`, or `arena_core` in a
+/// crate that uses arena-core without the facade.
 ///
 /// ```
 /// use arena_kit::{HasLayout, Layout};
@@ -50,8 +54,11 @@ pub fn derive_layout(input: TokenStream) -> TokenStream {
 ///
 /// Struct keys in `#[soa(...)]`: `align = N` (every column starts on an `N`-byte boundary),
 /// `derive(Debug, Clone, ...)` (derived on the views; `Clone`/`Copy` only on the shared ones),
-/// `crate = path` (arena-kit renamed in `Cargo.toml`). Field key: `#[soa(nested)]` on a field
-/// whose type is itself `Soa` stores its fields as columns of their own (`slices.pos.x`).
+/// `crate = path` or `crate = "path"` (arena-kit renamed in `Cargo.toml`, or `arena_core` in a
+/// crate that uses arena-core without the facade). Field key: `#[soa(nested)]` on a field whose
+/// type is itself `Soa` stores its fields as columns of their own (`slices.pos.x`); the impl and
+/// the views then carry a `for<'__soa_nested> FieldType: Soa` bound, so a generic struct is `Soa`
+/// for the arguments that make its nested fields `Soa`.
 ///
 /// ```
 /// use arena_kit::prelude::*;

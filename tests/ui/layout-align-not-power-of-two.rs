@@ -7,4 +7,11 @@ struct Good {
     a: u8,
 }
 
+// One past the largest alignment Rust accepts (2^29).
+#[derive(Layout)]
+#[layout(align = 1073741824)]
+struct Huge {
+    b: f64,
+}
+
 fn main() {}

@@ -12,4 +12,11 @@ struct Zero {
     x: f32,
 }
 
+// One past the largest alignment Rust accepts (2^29).
+#[derive(Soa)]
+#[soa(align = 1073741824)]
+struct Huge {
+    x: f32,
+}
+
 fn main() {}

@@ -35,10 +35,12 @@
 //! Not for: enums and unions (their size depends on the variant), or types whose layout is only
 //! known at run time.
 
-pub mod check;
+// The assertions and their text buffer are reached by generated code through
+// `crate::__private_v0_1::layout`, not as API.
+pub(crate) mod check;
 mod order;
 mod report;
-pub mod text;
+pub(crate) mod text;
 
 pub use order::FieldOrder;
 
@@ -344,10 +346,10 @@ pub const fn round_up(n: usize, align: usize) -> usize {
 macro_rules! assert_layout {
     ($ty:ty, $($key:ident $(= $value:expr)?),+ $(,)?) => {
         $(
-            const _: () = if let ::core::option::Option::Some(message) =
+            const _: () = if let $crate::__private_v0_1::core::option::Option::Some(message) =
                 $crate::__assert_layout_one!($ty, $key $(= $value)?)
             {
-                ::core::panic!("{}", message.as_str())
+                $crate::__private_v0_1::core::panic!("{}", message.as_str())
             };
         )+
     };
@@ -358,15 +360,23 @@ macro_rules! assert_layout {
 #[macro_export]
 macro_rules! __assert_layout_one {
     ($ty:ty, optimal) => {
-        $crate::layout::check::optimal::<
+        $crate::__private_v0_1::layout::check::optimal::<
             $ty,
-            { <$ty as $crate::layout::HasLayout>::LAYOUT.fields().len() },
+            {
+                <$ty as $crate::__private_v0_1::layout::HasLayout>::LAYOUT
+                    .fields()
+                    .len()
+            },
         >()
     };
     ($ty:ty, $key:ident = $n:expr) => {
-        $crate::layout::check::$key::<
+        $crate::__private_v0_1::layout::check::$key::<
             $ty,
-            { <$ty as $crate::layout::HasLayout>::LAYOUT.fields().len() },
+            {
+                <$ty as $crate::__private_v0_1::layout::HasLayout>::LAYOUT
+                    .fields()
+                    .len()
+            },
         >($n)
     };
 }

@@ -3,12 +3,12 @@
 //! `#[global_allocator]`, the loom model) are separate files beside this folder.
 #![allow(missing_docs)] // test-only row types
 
-#[macro_use]
-mod soa_macro;
 mod panic_harness;
+mod soa_rows;
 mod support;
 
 mod arena;
+mod derive_crate_path;
 mod heap;
 mod layout;
 mod pool;

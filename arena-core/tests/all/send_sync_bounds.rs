@@ -11,24 +11,28 @@ use std::rc::Rc;
 use arena_core::pool::{Handle, Pool};
 use arena_core::soa::{ChunksExact, ChunksExactMut, IntoIter, Iter, IterMut, SoaPool, SoaSlice};
 use arena_core::soa::{SoaSliceMut, SoaVec};
+use arena_derive::Soa;
 
-soa_struct! {
-    /// `Send` but not `Sync`, like `Cell`.
-    pub struct Counter / CounterRef, CounterMut, CounterSlices, CounterSlicesMut, align 1 {
-        hits: Cell<u32>, id: u32,
-    }
+/// `Send` but not `Sync`, like `Cell`.
+#[derive(Soa)]
+#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+pub struct Counter {
+    pub hits: Cell<u32>,
+    pub id: u32,
 }
 
-soa_struct! {
-    /// Neither `Send` nor `Sync`.
-    pub struct Shared / SharedRef, SharedMut, SharedSlices, SharedSlicesMut, align 1 {
-        rc: Rc<u32>,
-    }
+/// Neither `Send` nor `Sync`.
+#[derive(Soa)]
+#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+pub struct Shared {
+    pub rc: Rc<u32>,
 }
 
-soa_struct! {
-    /// Both.
-    pub struct Plain / PlainRef, PlainMut, PlainSlices, PlainSlicesMut, align 1 { x: f32 }
+/// Both.
+#[derive(Soa)]
+#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+pub struct Plain {
+    pub x: f32,
 }
 
 fn is_send<T: Send>() {}

@@ -1,7 +1,7 @@
 //! Memory tags, budgets, reports, leak reports and named guard checks, with the tracker
 //! example built from real allocators.
 
-use crate::soa_macro;
+use crate::soa_rows;
 use crate::support;
 
 use std::cell::RefCell;
@@ -19,7 +19,7 @@ use arena_core::tags::{
     Tracked,
 };
 use proptest::prelude::*;
-use soa_macro::Particle;
+use soa_rows::Particle;
 use support::{miri_or, proptest_config};
 
 /// The tags, with `Particles` under `Rendering` for hierarchy tests.

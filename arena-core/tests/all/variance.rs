@@ -9,7 +9,7 @@
 #![allow(missing_docs)] // test-only row types
 #![allow(dead_code, clippy::needless_lifetimes)]
 
-use crate::soa_macro;
+use crate::soa_rows;
 
 use arena_core::arena::{Arena, BufferArena, FrameArena, FrameReader, Scope};
 use arena_core::heap::{Blocks, FreeListHeap, MemoryMap};
@@ -20,7 +20,7 @@ use arena_core::tags::{
     AllocatorRow, FrameSample, GuardedHeap, History, OverBudget, Refused, Report, TagRow, Totals,
     Tracked,
 };
-use soa_macro::Particle;
+use soa_rows::Particle;
 
 /// A tag, for the tags types (tags are `'static`, so only the allocator parameter can vary).
 type Tag = &'static str;

@@ -6,29 +6,30 @@ use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 use syn::{DeriveInput, GenericParam, Lifetime, parse_quote};
 
-use crate::ast::{Input, InputData};
+use crate::ast::InputData;
 use crate::ctxt::Ctxt;
 
-use super::attr::{self, Attrs, Kind};
-use super::valid;
+use super::attr::{Container, Field};
+use super::{Input, valid};
 
 /// Expands `#[derive(Layout)]`. The impl is emitted even when attributes are wrong, so uses of
 /// `LAYOUT` don't add follow-on errors to the real ones.
 pub fn derive(node: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
-    let input = Input::from_syn(&cx, node);
-    let attrs = attr::parse(&cx, input.attrs);
-    valid::check(&cx, &input, &attrs);
+    let input = Input::from_syn(&cx, node, Container::from_ast, Field::from_ast);
+    valid::check(&cx, &input);
 
-    let krate = attrs
+    let krate = input
+        .attrs
         .krate
         .clone()
         .unwrap_or_else(|| parse_quote!(::arena_kit));
-    let imp = impl_has_layout(&input, &krate);
+    let private = quote!(#krate::__private_v0_1);
+    let imp = impl_has_layout(&input, &private);
     let checks = if cx.has_errors() {
         TokenStream::new()
     } else {
-        assertions(&input, &attrs, &krate)
+        assertions(&input, &private)
     };
     match cx.check() {
         Ok(()) => quote!(#imp #checks),
@@ -39,22 +40,24 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     }
 }
 
-fn impl_has_layout(input: &Input<'_>, krate: &syn::Path) -> TokenStream {
+/// `private` is the versioned path generated code reaches arena-core through.
+fn impl_has_layout(input: &Input<'_>, private: &TokenStream) -> TokenStream {
     let InputData::Struct(_, fields) = &input.data else {
         return TokenStream::new();
     };
     let ident = input.ident;
     let name = ident.unraw().to_string();
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let core = quote!(#krate::__private::core);
-    let repr = repr_expr(input, krate);
+    let core = quote!(#private::core);
+    let layout = quote!(#private::layout);
+    let repr = repr_expr(input, &layout);
     let field_layouts = fields.iter().map(|f| {
         let name = f.name();
         let ty = f.ty;
         let ty_text = type_text(ty);
         let member = &f.member;
         quote! {
-            #krate::FieldLayout::new(
+            #layout::FieldLayout::new(
                 #name,
                 #ty_text,
                 #core::mem::offset_of!(Self, #member),
@@ -65,8 +68,8 @@ fn impl_has_layout(input: &Input<'_>, krate: &syn::Path) -> TokenStream {
     });
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::HasLayout for #ident #ty_generics #where_clause {
-            const LAYOUT: #krate::StructLayout = #krate::StructLayout::new(
+        impl #impl_generics #layout::HasLayout for #ident #ty_generics #where_clause {
+            const LAYOUT: #layout::StructLayout = #layout::StructLayout::new(
                 #name,
                 #repr,
                 #core::mem::size_of::<Self>(),
@@ -77,14 +80,14 @@ fn impl_has_layout(input: &Input<'_>, krate: &syn::Path) -> TokenStream {
     }
 }
 
-fn repr_expr(input: &Input<'_>, krate: &syn::Path) -> TokenStream {
+fn repr_expr(input: &Input<'_>, layout: &TokenStream) -> TokenStream {
     let repr = &input.repr;
     let mut expr = if repr.transparent {
-        quote!(#krate::Repr::TRANSPARENT)
+        quote!(#layout::Repr::TRANSPARENT)
     } else if repr.c {
-        quote!(#krate::Repr::C)
+        quote!(#layout::Repr::C)
     } else {
-        quote!(#krate::Repr::RUST)
+        quote!(#layout::Repr::RUST)
     };
     if let Some(n) = repr.packed {
         let n = n as usize;
@@ -99,27 +102,23 @@ fn repr_expr(input: &Input<'_>, krate: &syn::Path) -> TokenStream {
 
 /// One `const _` item per assertion, and one for `report`. The `panic!` path carries the key's
 /// span and its argument group the value's, so rustc underlines `size = 16`, not the derive.
-fn assertions(input: &Input<'_>, attrs: &Attrs, krate: &syn::Path) -> TokenStream {
+fn assertions(input: &Input<'_>, private: &TokenStream) -> TokenStream {
+    let attrs = &input.attrs;
     let InputData::Struct(_, fields) = &input.data else {
         return TokenStream::new();
     };
     let ty = concrete_type(input);
     let n = fields.len();
-    let core = quote!(#krate::__private::core);
+    let core = quote!(#private::core);
+    let checks = quote!(#private::layout::check);
     let mut out = TokenStream::new();
     for a in &attrs.assertions {
-        let check = match a.kind {
-            Kind::Size => quote!(size),
-            Kind::MaxSize => quote!(max_size),
-            Kind::Align => quote!(align),
-            Kind::MaxPadding => quote!(max_padding),
-            Kind::Optimal => quote!(optimal),
-        };
+        let check = syn::Ident::new(a.kind.key(), Span::call_site());
         let arg = a.value.as_ref().map(|v| quote!(#v));
         let value_span = a.value.as_ref().map_or(a.key.span(), |v| v.span());
         let panic = spanned_panic(&core, a.key.span(), value_span);
         out.extend(quote! {
-            const _: () = match #krate::layout::check::#check::<#ty, #n>(#arg) {
+            const _: () = match #checks::#check::<#ty, #n>(#arg) {
                 #core::option::Option::Some(message) => #panic,
                 #core::option::Option::None => {}
             };
@@ -129,10 +128,10 @@ fn assertions(input: &Input<'_>, attrs: &Attrs, krate: &syn::Path) -> TokenStrea
         let panic = spanned_panic(&core, span, span);
         out.extend(quote! {
             const _: () = {
-                let message = #krate::layout::check::report::<
+                let message = #checks::report::<
                     #ty,
                     #n,
-                    { #krate::layout::check::report_capacity(#n) },
+                    { #checks::report_capacity(#n) },
                 >();
                 #panic
             };

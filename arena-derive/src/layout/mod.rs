@@ -1,5 +1,9 @@
-//! `#[derive(Layout)]`: parse (`attr`), check (`valid`), generate (`expand`).
+//! `#[derive(Layout)]`: the model (`Input`, with `attr`'s parsed attributes), check (`valid`),
+//! generate (`expand`).
 
 mod attr;
 pub mod expand;
 mod valid;
+
+/// A `#[derive(Layout)]` input: the struct with its parsed `#[layout(...)]`.
+type Input<'a> = crate::ast::Input<'a, attr::Container, attr::Field>;

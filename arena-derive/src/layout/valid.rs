@@ -1,16 +1,16 @@
 //! The rules a `#[derive(Layout)]` input must follow, one function per rule, each with a message
 //! that says what to do instead.
 
-use crate::ast::{Input, InputData};
+use crate::ast::InputData;
 use crate::ctxt::Ctxt;
 
-use super::attr::Attrs;
+use super::Input;
 
-/// Checks every rule, recording each violation in `cx`.
-pub fn check(cx: &Ctxt, input: &Input<'_>, attrs: &Attrs) {
+/// Checks every rule, recording each violation in `cx`. (A `#[layout]` on a field is reported
+/// where fields are parsed, `attr::Field::from_ast`.)
+pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_is_struct(cx, input);
-    check_assertions_need_concrete_type(cx, input, attrs);
-    check_no_field_attrs(cx, input);
+    check_assertions_need_concrete_type(cx, input);
 }
 
 /// Enums and unions have no single field order: an enum's size depends on its variants, a
@@ -33,7 +33,8 @@ fn check_is_struct(cx: &Ctxt, input: &Input<'_>) {
 
 /// An assertion is a free `const _` item, which cannot name the struct's type parameters:
 /// a generic struct is checked per instantiation with `assert_layout!`.
-fn check_assertions_need_concrete_type(cx: &Ctxt, input: &Input<'_>, attrs: &Attrs) {
+fn check_assertions_need_concrete_type(cx: &Ctxt, input: &Input<'_>) {
+    let attrs = &input.attrs;
     if !input.has_type_params() {
         return;
     }
@@ -60,16 +61,5 @@ fn check_assertions_need_concrete_type(cx: &Ctxt, input: &Input<'_>, attrs: &Att
                  instantiation with `assert_layout!({name}<..>, {check})`"
             ),
         );
-    }
-}
-
-/// `#[layout]` belongs on the struct; on a field it would be silently ignored.
-fn check_no_field_attrs(cx: &Ctxt, input: &Input<'_>) {
-    if let InputData::Struct(_, fields) = &input.data {
-        for field in fields {
-            for attr in field.attrs.iter().filter(|a| a.path().is_ident("layout")) {
-                cx.error_spanned_by(attr, "#[layout(...)] goes on the struct, not on a field");
-            }
-        }
     }
 }

@@ -3,30 +3,26 @@
 //! its column values, and the views. Every container is generic code in arena-core.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
-use syn::{DeriveInput, GenericParam, Ident, Lifetime, LifetimeParam, parse_quote};
+use syn::spanned::Spanned;
+use syn::{DeriveInput, GenericParam, Ident, Lifetime, LifetimeParam, WherePredicate, parse_quote};
 
-use crate::ast::{Field, Input, InputData, Style};
+use crate::ast::{InputData, Style};
 use crate::ctxt::Ctxt;
 
-use super::attr::{self, Attrs, FieldAttrs};
-use super::valid;
+use super::attr::{Container, Field as FieldAttrs};
+use super::{Field, Input, valid};
 
 /// Expands `#[derive(Soa)]`. After an attribute mistake the views and the impl are still emitted
 /// (with the mistaken setting left out), so code using them reports no follow-on errors.
 pub fn derive(node: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
-    let input = Input::from_syn(&cx, node);
-    let attrs = attr::parse(&cx, input.attrs);
+    let input = Input::from_syn(&cx, node, Container::from_ast, FieldAttrs::from_ast);
     valid::check(&cx, &input);
     let out = match &input.data {
         InputData::Struct(style, fields) if *style != Style::Unit && !fields.is_empty() => {
-            let field_attrs: Vec<FieldAttrs> = fields
-                .iter()
-                .map(|f| attr::parse_field(&cx, f.attrs))
-                .collect();
-            generate(&input, *style, fields, &field_attrs, &attrs)
+            generate(&input, *style, fields)
         }
         _ => TokenStream::new(),
     };
@@ -118,18 +114,15 @@ impl View {
     }
 }
 
-fn generate(
-    input: &Input<'_>,
-    style: Style,
-    fields: &[Field<'_>],
-    field_attrs: &[FieldAttrs],
-    attrs: &Attrs,
-) -> TokenStream {
+fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStream {
+    let attrs = &input.attrs;
     let krate = attrs
         .krate
         .clone()
         .unwrap_or_else(|| parse_quote!(::arena_kit));
-    let soa = quote!(#krate::__private::soa);
+    let private = quote!(#krate::__private_v0_1);
+    let soa = quote!(#private::soa);
+    let nested_bounds = nested_bounds(fields, &soa);
     let ident = input.ident;
     let name = ident.unraw().to_string();
     let vis = input.vis;
@@ -149,16 +142,23 @@ fn generate(
             let l = &p.lifetime;
             wc.predicates.push(parse_quote!(#l: #lt));
         }
+        wc.predicates.extend(nested_bounds.iter().cloned());
     }
+    let mut impl_generics_nested = input.generics.clone();
+    impl_generics_nested
+        .make_where_clause()
+        .predicates
+        .extend(nested_bounds.iter().cloned());
     let (_, view_ty, view_where) = view_generics.split_for_impl();
     let decl_params = &view_generics.params;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let soa_where = impl_generics_nested.split_for_impl().2;
 
     let bindings: Vec<Ident> = (0..fields.len())
         .map(|i| format_ident!("__soa_{i}"))
         .collect();
     let members: Vec<&syn::Member> = fields.iter().map(|f| &f.member).collect();
-    let nested: Vec<bool> = field_attrs.iter().map(|a| a.nested.is_some()).collect();
+    let nested: Vec<bool> = fields.iter().map(|f| f.attrs.nested.is_some()).collect();
 
     let columns = fields
         .iter()
@@ -237,6 +237,7 @@ fn generate(
         .align
         .as_ref()
         .map(|lit| quote!(const ALIGN: usize = #lit;));
+    let nested_checks = nested_checks(input, fields, &soa);
 
     quote! {
         #views
@@ -246,10 +247,10 @@ fn generate(
             // it on values that never existed: this impl conflicts with the blanket one if so.
             trait SoaStructMustNotImplementDrop {}
             #[allow(drop_bounds)]
-            impl<T: #krate::__private::core::ops::Drop> SoaStructMustNotImplementDrop for T {}
+            impl<T: #private::core::ops::Drop> SoaStructMustNotImplementDrop for T {}
             impl #impl_generics SoaStructMustNotImplementDrop for #ident #ty_generics #where_clause {}
             #[automatically_derived]
-            impl #impl_generics #soa::Soa for #ident #ty_generics #where_clause {
+            impl #impl_generics #soa::Soa for #ident #ty_generics #soa_where {
                 type Columns = #columns;
                 #assoc_types
                 #align
@@ -264,7 +265,43 @@ fn generate(
                 }
                 #view_fns
             }
+            #nested_checks
         };
+    }
+}
+
+/// `for<'__soa_nested> Ty: Soa` for each `#[soa(nested)]` field, on the impl and the views. The
+/// binder keeps rustc from checking a bound without type parameters where it is written (it would
+/// report it once per item: the impl and four views); [`nested_checks`] checks it once instead.
+/// (`'__soa_nested`, not `'__soa`: the views may already take `'__soa`.)
+fn nested_bounds(fields: &[Field<'_>], soa: &TokenStream) -> Vec<WherePredicate> {
+    fields
+        .iter()
+        .filter(|f| f.attrs.nested.is_some())
+        .map(|f| {
+            let ty = f.ty;
+            parse_quote!(for<'__soa_nested> #ty: #soa::Soa)
+        })
+        .collect()
+}
+
+/// One check per `#[soa(nested)]` field that its type is `Soa`, spanned at the type, so a field
+/// whose type is not gets one error at the field. A struct with type or const parameters is
+/// checked where it is used instead (the field's type may be `Soa` only for some arguments).
+fn nested_checks(input: &Input<'_>, fields: &[Field<'_>], soa: &TokenStream) -> TokenStream {
+    if input.has_type_params() {
+        return TokenStream::new();
+    }
+    let (impl_generics, _, where_clause) = input.generics.split_for_impl();
+    let calls = fields.iter().filter(|f| f.attrs.nested.is_some()).map(|f| {
+        let ty = f.ty;
+        quote_spanned!(ty.span()=> #soa::nested_field_is_soa::<#ty>();)
+    });
+    quote! {
+        #[allow(dead_code)]
+        fn __soa_nested_fields #impl_generics () #where_clause {
+            #(#calls)*
+        }
     }
 }
 
@@ -280,6 +317,7 @@ fn view_lifetime(input: &Input<'_>) -> Lifetime {
 /// The field's own doc comments, or a line naming it, so views pass `missing_docs`.
 fn field_docs(f: &Field<'_>) -> Vec<TokenStream> {
     let own: Vec<TokenStream> = f
+        .original
         .attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))

@@ -1,8 +1,10 @@
 //! The rules a `#[derive(Soa)]` input must follow, one function per rule, each with a message that
 //! says what to do instead.
 
-use crate::ast::{Input, InputData, Style};
+use crate::ast::{InputData, Style};
 use crate::ctxt::Ctxt;
+
+use super::Input;
 
 /// Checks every rule, recording each violation in `cx`.
 pub fn check(cx: &Ctxt, input: &Input<'_>) {

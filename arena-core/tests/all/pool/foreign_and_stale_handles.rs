@@ -4,7 +4,7 @@
 //! generation lies past the retirement limit.
 #![allow(missing_docs)] // test-only row types
 
-use crate::soa_macro;
+use crate::soa_rows;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -13,7 +13,7 @@ use arena_core::poison::ENABLED as TAGGED;
 use arena_core::pool::Handle;
 use arena_core::pool::Pool;
 use arena_core::soa::SoaPool;
-use soa_macro::Enemy;
+use soa_rows::Enemy;
 
 fn enemy(id: i32) -> Enemy {
     Enemy {

@@ -1,11 +1,12 @@
 //! `Arena::alloc_soa`: SoA columns carved from an arena, dropped with it.
 #![allow(missing_docs)] // test-only row types
 
-use crate::soa_macro;
+use crate::soa_rows;
 use crate::support;
 
 use arena_core::arena::{Arena, ArenaError};
-use soa_macro::{Aligned, Particle};
+use arena_derive::Soa;
+use soa_rows::{Aligned, Particle};
 use support::miri_or;
 
 #[test]
@@ -57,12 +58,12 @@ fn columns_keep_their_alignment_in_the_arena() {
     assert_eq!(s.b, &[0, 1, 2, 3, 4]);
 }
 
-soa_struct! {
-    /// Counts drops.
-    #[derive(Debug)]
-    pub struct Tracked / TrackedRef, TrackedMut, TrackedSlices, TrackedSlicesMut, align 1 {
-        id: u32, name: String,
-    }
+/// Counts drops.
+#[derive(Debug, Soa)]
+#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+pub struct Tracked {
+    pub id: u32,
+    pub name: String,
 }
 
 #[test]

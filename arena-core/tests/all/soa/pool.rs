@@ -2,7 +2,7 @@
 //! dense columns.
 #![allow(missing_docs)] // test-only row types
 
-use crate::soa_macro;
+use crate::soa_rows;
 use crate::support;
 
 use std::cell::Cell;
@@ -11,8 +11,9 @@ use std::rc::Rc;
 
 use arena_core::pool::Handle;
 use arena_core::soa::SoaPool;
+use arena_derive::Soa;
 use proptest::prelude::*;
-use soa_macro::{Enemy, Mixed};
+use soa_rows::{Enemy, Mixed};
 use support::{DropCounter, miri_or, proptest_config};
 
 #[test]
@@ -75,9 +76,7 @@ fn a_full_pool_gives_the_value_back() {
 fn values_are_dropped_once() {
     let drops = Rc::new(Cell::new(0));
     let mut p = SoaPool::with_capacity(8);
-    let hs: Vec<_> = (0..6)
-        .map(|i| p.insert(soa_macro_counted(i, &drops)))
-        .collect();
+    let hs: Vec<_> = (0..6).map(|i| p.insert(counted_row(i, &drops))).collect();
     drop(p.remove(hs[1]));
     assert_eq!(drops.get(), 1);
     assert!(p.remove(hs[1]).is_none(), "a stale handle removes nothing");
@@ -85,15 +84,15 @@ fn values_are_dropped_once() {
     assert_eq!(drops.get(), 6);
 }
 
-soa_struct! {
-    /// A row with a drop counter.
-    #[derive(Debug)]
-    pub struct Counted / CountedRef, CountedMut, CountedSlices, CountedSlicesMut, align 1 {
-        id: u64, c: DropCounter,
-    }
+/// A row with a drop counter.
+#[derive(Debug, Soa)]
+#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+pub struct Counted {
+    pub id: u64,
+    pub c: DropCounter,
 }
 
-fn soa_macro_counted(id: u64, drops: &Rc<Cell<usize>>) -> Counted {
+fn counted_row(id: u64, drops: &Rc<Cell<usize>>) -> Counted {
     Counted {
         id,
         c: DropCounter::new(id, drops),

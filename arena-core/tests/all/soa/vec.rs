@@ -4,16 +4,17 @@
 
 #![allow(missing_docs)] // test-only row types
 
-use crate::soa_macro;
+use crate::soa_rows;
 use crate::support;
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
-use arena_core::soa::{Col, Columns, Soa, SoaVec};
+use arena_core::soa::{Col, Soa, SoaVec};
+use arena_derive::Soa;
 use proptest::prelude::*;
-use soa_macro::{Aligned, Enemy, Mixed, Nothing, Particle};
+use soa_rows::{Aligned, Enemy, Mixed, Nothing, Particle};
 use support::{DropCounter, miri_or, proptest_config};
 
 /// The `ParticleSystem::updatePositions`, over columns.
@@ -258,20 +259,21 @@ impl Drop for Flaky {
     }
 }
 
-soa_struct! {
-    /// A row with a fallible clone after an infallible one.
-    #[derive(Debug, Clone)]
-    pub struct Row / RowRef, RowMut, RowSlices, RowSlicesMut, align 1 {
-        name: String, flaky: Flaky,
-    }
+/// A row with a fallible clone after an infallible one.
+#[derive(Debug, Clone, Soa)]
+#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+pub struct Row {
+    pub name: String,
+    pub flaky: Flaky,
 }
 
-soa_struct! {
-    /// A row with a drop counter.
-    #[derive(Debug)]
-    pub struct Counted / CountedRef, CountedMut, CountedSlices, CountedSlicesMut, align 1 {
-        id: u64, c: DropCounter, pad: u8,
-    }
+/// A row with a drop counter.
+#[derive(Debug, Soa)]
+#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+pub struct Counted {
+    pub id: u64,
+    pub c: DropCounter,
+    pub pad: u8,
 }
 
 #[test]
@@ -331,57 +333,32 @@ fn retain_survives_a_panicking_predicate() {
     assert_eq!(drops.get(), 8);
 }
 
-/// A hand-written nested impl: `Body { pos: Vec3, mass: f32 }` with `pos` split into columns.
+/// A nested field: `Body { pos: Vec3, mass: f64 }` with `pos` split into columns.
 mod nested {
     use super::*;
     use arena_core::soa::Nested;
 
-    soa_struct! {
-        /// A 3-vector.
-        #[derive(Debug, Clone, Copy, PartialEq)]
-        pub struct Vec3 / Vec3Ref, Vec3Mut, Vec3Slices, Vec3SlicesMut, align 1 { x: f32, y: f32, z: f32 }
+    /// A 3-vector.
+    #[derive(Debug, Clone, Copy, PartialEq, Soa)]
+    #[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+    pub struct Vec3 {
+        pub x: f32,
+        pub y: f32,
+        pub z: f32,
     }
 
+    /// `pos` stored as three columns of its own.
+    #[derive(Soa)]
+    #[soa(crate = arena_core)]
     pub struct Body {
+        #[soa(nested)]
         pub pos: Vec3,
         pub mass: f64,
     }
-    pub struct BodySlices<'a> {
-        pub pos: Vec3Slices<'a>,
-        pub mass: &'a [f64],
-    }
-    pub struct BodySlicesMut<'a> {
-        pub pos: Vec3SlicesMut<'a>,
-        pub mass: &'a mut [f64],
-    }
-    type C = (Nested<Vec3>, (Col<f64>, ()));
-    impl Soa for Body {
-        type Columns = C;
-        type Ref<'a> = (Vec3Ref<'a>, &'a f64);
-        type Mut<'a> = (Vec3Mut<'a>, &'a mut f64);
-        type Slices<'a> = BodySlices<'a>;
-        type SlicesMut<'a> = BodySlicesMut<'a>;
-        fn into_columns(self) -> (Vec3, (f64, ())) {
-            (self.pos, (self.mass, ()))
-        }
-        fn from_columns((pos, (mass, ())): (Vec3, (f64, ()))) -> Self {
-            Body { pos, mass }
-        }
-        fn view<'a>((p, (m, ())): <C as Columns>::Ref<'a>) -> Self::Ref<'a> {
-            (p, m)
-        }
-        fn view_mut<'a>((p, (m, ())): <C as Columns>::Mut<'a>) -> Self::Mut<'a> {
-            (p, m)
-        }
-        fn view_slices<'a>((pos, (mass, ())): <C as Columns>::Slices<'a>) -> BodySlices<'a> {
-            BodySlices { pos, mass }
-        }
-        fn view_slices_mut<'a>(
-            (pos, (mass, ())): <C as Columns>::SlicesMut<'a>,
-        ) -> BodySlicesMut<'a> {
-            BodySlicesMut { pos, mass }
-        }
-    }
+
+    /// The column types the derive writes: `pos` nested, `mass` a plain column.
+    type BodyColumns = (Nested<Vec3>, (Col<f64>, ()));
+    const _: fn(<Body as Soa>::Columns) -> BodyColumns = |c| c;
 
     #[test]
     fn nested_fields_become_columns_of_their_own() {
@@ -404,8 +381,8 @@ mod nested {
         s.mass[0] = 0.5;
         assert_eq!(v.slices().pos.y, &[1.0, 3.0, 5.0, 7.0, 9.0]);
         assert_eq!(v.slices().mass, &[0.5, 1.0, 2.0, 3.0, 4.0]);
-        let (p, m) = v.get(2).unwrap();
-        assert_eq!((*p.x, *p.z, *m), (2.0, 6.0, 2.0));
+        let r = v.get(2).unwrap();
+        assert_eq!((*r.pos.x, *r.pos.z, *r.mass), (2.0, 6.0, 2.0));
         let b = v.remove(1);
         assert_eq!(
             b.pos,
@@ -416,6 +393,70 @@ mod nested {
             }
         );
         assert_eq!(v.slices().pos.x, &[0.0, 2.0, 3.0, 4.0]);
+    }
+
+    /// A generic 2-vector: `Soa` for every `T`.
+    #[derive(Debug, Clone, Copy, PartialEq, Soa)]
+    #[soa(crate = arena_core)]
+    pub struct Vec2<T> {
+        pub x: T,
+        pub y: T,
+    }
+
+    /// Nests whatever position type it is given: the derive bounds the impl and the views by
+    /// `P: Soa`, so `Sprite<P>` is `Soa` exactly when `P` is.
+    #[derive(Soa)]
+    #[soa(crate = arena_core)]
+    pub struct Sprite<P> {
+        #[soa(nested)]
+        pub at: P,
+        pub frame: u16,
+    }
+
+    #[test]
+    fn a_nested_field_of_a_type_parameter_is_bounded_by_soa() {
+        let mut v: SoaVec<Sprite<Vec2<i32>>> = SoaVec::new();
+        for i in 0..4 {
+            v.push(Sprite {
+                at: Vec2 { x: i, y: -i },
+                frame: i as u16,
+            });
+        }
+        for y in v.slices_mut().at.y {
+            *y *= 10;
+        }
+        assert_eq!(v.slices().at.x, &[0, 1, 2, 3]);
+        assert_eq!(v.slices().at.y, &[0, -10, -20, -30]);
+        let s = v.swap_remove(0);
+        assert_eq!((s.at, s.frame), (Vec2 { x: 0, y: 0 }, 0));
+        assert_eq!(v.slices().frame, &[3, 1, 2]);
+    }
+
+    /// A borrowed field named `'a`, so the views take another lifetime, beside a nested one.
+    #[derive(Soa)]
+    #[soa(crate = arena_core)]
+    pub struct Label<'a> {
+        pub text: &'a str,
+        #[soa(nested)]
+        pub at: Vec2<f32>,
+    }
+
+    #[test]
+    fn a_struct_with_its_own_lifetime_nests_a_field() {
+        let names = [String::from("a"), String::from("b")];
+        let mut v = SoaVec::new();
+        for (i, n) in names.iter().enumerate() {
+            v.push(Label {
+                text: n,
+                at: Vec2 {
+                    x: i as f32,
+                    y: 0.5,
+                },
+            });
+        }
+        assert_eq!(v.slices().text, &["a", "b"]);
+        assert_eq!(v.slices().at.x, &[0.0, 1.0]);
+        assert_eq!(*v.get(1).unwrap().at.y, 0.5);
     }
 }
 
