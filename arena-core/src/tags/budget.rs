@@ -7,7 +7,8 @@ use core::fmt;
 pub enum Policy {
     /// Allow it and log a warning through the `log` facade (target `arena_kit::budget`), once
     /// per crossing: the allocation that goes over warns, the ones after it while still over do
-    /// not.
+    /// not. Without the crate's `log` feature the warning goes nowhere and `Warn` only lifts the
+    /// limit.
     Warn,
     /// Refuse it: the `try_` form returns a [`BudgetExceeded`] error and nothing is allocated.
     Fail,
@@ -116,7 +117,7 @@ pub(crate) fn over(e: BudgetExceeded, policy: Policy) -> Result<(), BudgetExceed
         Policy::Warn => {
             // Warn only on the crossing, not on every allocation while over.
             if e.current <= e.budget {
-                log::warn!(target: "arena_kit::budget", "{e}");
+                warn(&e);
             }
             Ok(())
         }
@@ -209,8 +210,17 @@ impl BudgetGate {
 
     /// Whether `other` is the same budget for the same owner (the warned state aside): what a
     /// wrapper compares before re-applying its budget.
+    ///
+    /// Cheap enough for every access through a wrapper: the names are compared by address first
+    /// (a wrapper hands out the same `&'static str` every time), by content only if that differs.
+    #[inline]
     pub fn same_budget(&self, other: &BudgetGate) -> bool {
-        self.budget == other.budget && self.owner == other.owner
+        fn same_str(a: &'static str, b: &'static str) -> bool {
+            core::ptr::eq(a, b) || a == b
+        }
+        self.budget == other.budget
+            && same_str(self.owner.allocator, other.owner.allocator)
+            && same_str(self.owner.tag, other.owner.tag)
     }
 
     /// The most bytes in use the allocator may reach before it must call
@@ -279,9 +289,10 @@ impl BudgetGate {
     }
 }
 
-/// Logs a budget warning (target `arena_kit::budget`).
+/// Logs a budget warning (target `arena_kit::budget`) through the `log` facade; without the `log`
+/// feature, nowhere.
 fn warn(e: &BudgetExceeded) {
-    log::warn!(target: "arena_kit::budget", "{e}");
+    log_event!(warn, "arena_kit::budget", "{e}");
 }
 
 /// An allocator that enforces a [`Budget`] itself, where it already checks its own limit, so a
