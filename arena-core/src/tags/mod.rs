@@ -90,6 +90,8 @@ mod pool;
 mod registry;
 #[cfg(feature = "alloc")]
 mod report;
+#[cfg(feature = "serde")]
+mod serde;
 #[cfg(feature = "alloc")]
 mod soa;
 #[cfg(feature = "alloc")]
