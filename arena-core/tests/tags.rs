@@ -249,6 +249,10 @@ fn panic_policy_panics_with_the_budget_text() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "log"),
+    ignore = "checks what is logged: needs the `log` feature"
+)]
 fn warn_policy_logs_once_per_crossing() {
     let mut arena = Tracked::new(Arena::with_capacity(1024), "particles", Particles)
         .with_budget(Budget::warn(100));
@@ -273,6 +277,10 @@ fn warn_policy_logs_once_per_crossing() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "log"),
+    ignore = "checks what is logged: needs the `log` feature"
+)]
 fn tag_budgets_are_checked_at_the_end_of_a_frame() {
     let mut registry = Registry::new();
     registry.set_budget(Physics, Budget::fail(100));
@@ -437,6 +445,10 @@ fn exports_csv_json_and_svg() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "log"),
+    ignore = "checks what is logged: needs the `log` feature"
+)]
 fn leak_reports_name_the_allocator_count_bytes_and_tag() {
     let records = logged(|| {
         let mut bodies = Tracked::new(Pool::with_capacity(8), "rigid bodies", Physics);
@@ -479,6 +491,10 @@ fn leak_reports_name_the_allocator_count_bytes_and_tag() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "log"),
+    ignore = "checks what is logged: needs the `log` feature"
+)]
 fn heaps_are_tracked_budgeted_and_leak_checked() {
     let layout = Layout::from_size_align(1000, 8).unwrap();
     let records = logged(|| {
@@ -541,6 +557,10 @@ fn poison_is_visible_after_heap_free() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "log"),
+    ignore = "checks what is logged: needs the `log` feature"
+)]
 fn guard_corruption_names_the_allocator() {
     let mut arena = Tracked::new(
         Arena::with_capacity(256).with_guards(),

@@ -213,14 +213,15 @@ impl BudgetGate {
     ///
     /// Cheap enough for every access through a wrapper: the names are compared by address first
     /// (a wrapper hands out the same `&'static str` every time), by content only if that differs.
-    #[inline]
+    #[inline(always)]
     pub fn same_budget(&self, other: &BudgetGate) -> bool {
-        fn same_str(a: &'static str, b: &'static str) -> bool {
-            core::ptr::eq(a, b) || a == b
-        }
+        let (a, b) = (&self.owner, &other.owner);
         self.budget == other.budget
-            && same_str(self.owner.allocator, other.owner.allocator)
-            && same_str(self.owner.tag, other.owner.tag)
+            && (a.allocator.as_ptr() == b.allocator.as_ptr()
+                && a.tag.as_ptr() == b.tag.as_ptr()
+                && a.allocator.len() == b.allocator.len()
+                && a.tag.len() == b.tag.len()
+                || same_names(a.allocator, b.allocator, a.tag, b.tag))
     }
 
     /// The most bytes in use the allocator may reach before it must call
@@ -289,6 +290,14 @@ impl BudgetGate {
     }
 }
 
+/// Names at different addresses may still be the same names: out of line, as a wrapper hands the
+/// same `&'static str`s out every time.
+#[cold]
+#[inline(never)]
+fn same_names(a: &str, b: &str, a_tag: &str, b_tag: &str) -> bool {
+    a == b && a_tag == b_tag
+}
+
 /// Logs a budget warning (target `arena_kit::budget`) through the `log` facade; without the `log`
 /// feature, nowhere.
 fn warn(e: &BudgetExceeded) {
@@ -316,6 +325,10 @@ pub trait Budgeted: super::MemoryUsage {
     /// [`Tracked`](super::Tracked)'s `Deref` calls, so an allocator swapped in through `DerefMut`
     /// is budgeted before its first allocation. The default does nothing (allocators that
     /// allocate through `&mut self` are re-applied by `DerefMut`).
+    ///
+    /// It runs on every shared access through the wrapper, so keep the check to a few compares:
+    /// [`same_budget`](BudgetGate::same_budget) compares the names by address first, and only
+    /// setting the gate belongs out of line.
     fn restore_budget(&self, gate: &BudgetGate) {
         let _ = gate;
     }

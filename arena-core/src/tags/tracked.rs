@@ -246,18 +246,34 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     }
 }
 
-/// Puts `want` on `inner` unless it already has that budget (a lifted `Warn` state counts as the
-/// same budget, so a warning is not re-armed by every access).
+/// Whether `inner` has the budget `want`: the same bytes and policy, naming the same names (a
+/// lifted `Warn` state counts as the same budget, so a warning is not re-armed by every access).
+/// Inlined into every `deref_mut`, so it compares four words, the names by address: the wrapper
+/// hands out the same `&'static str`s every time. ([`BudgetGate::same_budget`] also compares
+/// lengths and, when the addresses differ, contents: 2 to 4 more compares on every access.) A
+/// gate naming other names at the same addresses (a shorter name starting where this one does)
+/// would pass for this one; the bytes and policy enforced are right either way, only an error's
+/// text could name the other.
 #[inline(always)]
-fn reapply<A: Budgeted>(inner: &mut A, want: Option<BudgetGate>) {
-    let same = match (inner.budget(), want) {
-        (Some(have), Some(want)) => have.same_budget(&want),
-        (None, None) => true,
-        _ => false,
+fn holds<A: Budgeted>(inner: &A, want: &Option<BudgetGate>) -> bool {
+    let same = |have: BudgetGate, want: &BudgetGate| {
+        let (h, w) = (have.owner(), want.owner());
+        have.budget() == want.budget()
+            && h.allocator.as_ptr() == w.allocator.as_ptr()
+            && h.tag.as_ptr() == w.tag.as_ptr()
     };
-    if !same {
-        inner.set_budget(want);
+    match want {
+        Some(want) => inner.budget().is_some_and(|have| same(have, want)),
+        None => inner.budget().is_none(),
     }
+}
+
+/// Puts `want` on `inner`: out of line, as it runs only after the allocator was replaced or its
+/// budget changed directly.
+#[cold]
+#[inline(never)]
+fn reapply<A: Budgeted>(inner: &mut A, want: Option<BudgetGate>) {
+    inner.set_budget(want);
 }
 
 /// Reading through the wrapper reads the allocator, with the budget restored on it first (for
@@ -281,7 +297,7 @@ impl<A: Budgeted, G: Tag> DerefMut for Tracked<A, G> {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut A {
         let inner = self.inner.get_mut();
-        if self.labels.manages_budget {
+        if self.labels.manages_budget && !holds(inner, &self.labels.budget) {
             reapply(inner, self.labels.budget);
         }
         inner
