@@ -373,7 +373,7 @@ impl fmt::Display for Leak {
 // type has no purpose left: it goes with those files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refused<E, V = ()> {
-    /// The budget's [`Policy::Fail`] refused it; nothing was allocated.
+    /// The budget's [`Policy::Fail`](super::Policy::Fail) refused it; nothing was allocated.
     OverBudget {
         /// Which budget and by how much.
         exceeded: BudgetExceeded,
