@@ -211,17 +211,28 @@ impl BudgetGate {
     /// Whether `other` is the same budget for the same owner (the warned state aside): what a
     /// wrapper compares before re-applying its budget.
     ///
-    /// Cheap enough for every access through a wrapper: the names are compared by address first
-    /// (a wrapper hands out the same `&'static str` every time), by content only if that differs.
+    /// Four compares, cheap enough for every access through a wrapper: the bytes, the policy, and
+    /// the owner's names by address (a wrapper hands out the same `&'static str`s every time).
+    /// Equal names at different addresses count as different owners, which costs only a
+    /// re-apply; a name sliced from the start of another (`&"physics scratch"[..7]`) at the same
+    /// address counts as the same, which could only change an error's text.
+    ///
+    /// ```
+    /// use arena_core::tags::{Budget, BudgetGate, Owner};
+    ///
+    /// let gate = BudgetGate::new(Budget::warn(64), Owner::new("scratch", "AI"));
+    /// let mut warned = gate;
+    /// assert!(warned.exceeded(60, 10).is_ok()); // warns and lifts the clamp
+    /// assert!(warned.same_budget(&gate)); // the warned state aside
+    /// assert!(!gate.same_budget(&BudgetGate::new(Budget::fail(64), gate.owner())));
+    /// assert!(!gate.same_budget(&Budget::warn(64).into())); // another owner
+    /// ```
     #[inline(always)]
     pub fn same_budget(&self, other: &BudgetGate) -> bool {
         let (a, b) = (&self.owner, &other.owner);
         self.budget == other.budget
-            && (a.allocator.as_ptr() == b.allocator.as_ptr()
-                && a.tag.as_ptr() == b.tag.as_ptr()
-                && a.allocator.len() == b.allocator.len()
-                && a.tag.len() == b.tag.len()
-                || same_names(a.allocator, b.allocator, a.tag, b.tag))
+            && a.allocator.as_ptr() == b.allocator.as_ptr()
+            && a.tag.as_ptr() == b.tag.as_ptr()
     }
 
     /// The most bytes in use the allocator may reach before it must call
@@ -290,14 +301,6 @@ impl BudgetGate {
     }
 }
 
-/// Names at different addresses may still be the same names: out of line, as a wrapper hands the
-/// same `&'static str`s out every time.
-#[cold]
-#[inline(never)]
-fn same_names(a: &str, b: &str, a_tag: &str, b_tag: &str) -> bool {
-    a == b && a_tag == b_tag
-}
-
 /// Logs a budget warning (target `arena_kit::budget`) through the `log` facade; without the `log`
 /// feature, nowhere.
 fn warn(e: &BudgetExceeded) {
@@ -326,9 +329,9 @@ pub trait Budgeted: super::MemoryUsage {
     /// is budgeted before its first allocation. The default does nothing (allocators that
     /// allocate through `&mut self` are re-applied by `DerefMut`).
     ///
-    /// It runs on every shared access through the wrapper, so keep the check to a few compares:
-    /// [`same_budget`](BudgetGate::same_budget) compares the names by address first, and only
-    /// setting the gate belongs out of line.
+    /// It runs on every shared access through the wrapper, so keep it to the check
+    /// ([`same_budget`](BudgetGate::same_budget) is four compares) with setting the gate out of
+    /// line.
     fn restore_budget(&self, gate: &BudgetGate) {
         let _ = gate;
     }

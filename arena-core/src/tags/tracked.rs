@@ -246,24 +246,13 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     }
 }
 
-/// Whether `inner` has the budget `want`: the same bytes and policy, naming the same names (a
+/// Whether `inner` has the budget `want` ([`BudgetGate::same_budget`]: four compares, and a
 /// lifted `Warn` state counts as the same budget, so a warning is not re-armed by every access).
-/// Inlined into every `deref_mut`, so it compares four words, the names by address: the wrapper
-/// hands out the same `&'static str`s every time. ([`BudgetGate::same_budget`] also compares
-/// lengths and, when the addresses differ, contents: 2 to 4 more compares on every access.) A
-/// gate naming other names at the same addresses (a shorter name starting where this one does)
-/// would pass for this one; the bytes and policy enforced are right either way, only an error's
-/// text could name the other.
+/// Inlined into every `deref_mut`.
 #[inline(always)]
 fn holds<A: Budgeted>(inner: &A, want: &Option<BudgetGate>) -> bool {
-    let same = |have: BudgetGate, want: &BudgetGate| {
-        let (h, w) = (have.owner(), want.owner());
-        have.budget() == want.budget()
-            && h.allocator.as_ptr() == w.allocator.as_ptr()
-            && h.tag.as_ptr() == w.tag.as_ptr()
-    };
     match want {
-        Some(want) => inner.budget().is_some_and(|have| same(have, want)),
+        Some(want) => inner.budget().is_some_and(|have| have.same_budget(want)),
         None => inner.budget().is_none(),
     }
 }
