@@ -7,7 +7,8 @@ use core::fmt;
 pub enum Policy {
     /// Allow it and log a warning through the `log` facade (target `arena_kit::budget`), once
     /// per crossing: the allocation that goes over warns, the ones after it while still over do
-    /// not.
+    /// not. Without the crate's `log` feature the warning goes nowhere and `Warn` only lifts the
+    /// limit.
     Warn,
     /// Refuse it: the `try_` form returns a [`BudgetExceeded`] error and nothing is allocated.
     Fail,
@@ -116,7 +117,7 @@ pub(crate) fn over(e: BudgetExceeded, policy: Policy) -> Result<(), BudgetExceed
         Policy::Warn => {
             // Warn only on the crossing, not on every allocation while over.
             if e.current <= e.budget {
-                log::warn!(target: "arena_kit::budget", "{e}");
+                warn(&e);
             }
             Ok(())
         }
@@ -209,8 +210,29 @@ impl BudgetGate {
 
     /// Whether `other` is the same budget for the same owner (the warned state aside): what a
     /// wrapper compares before re-applying its budget.
+    ///
+    /// Four compares, cheap enough for every access through a wrapper: the bytes, the policy, and
+    /// the owner's names by address (a wrapper hands out the same `&'static str`s every time).
+    /// Equal names at different addresses count as different owners, which costs only a
+    /// re-apply; a name sliced from the start of another (`&"physics scratch"[..7]`) at the same
+    /// address counts as the same, which could only change an error's text.
+    ///
+    /// ```
+    /// use arena_core::tags::{Budget, BudgetGate, Owner};
+    ///
+    /// let gate = BudgetGate::new(Budget::warn(64), Owner::new("scratch", "AI"));
+    /// let mut warned = gate;
+    /// assert!(warned.exceeded(60, 10).is_ok()); // warns and lifts the clamp
+    /// assert!(warned.same_budget(&gate)); // the warned state aside
+    /// assert!(!gate.same_budget(&BudgetGate::new(Budget::fail(64), gate.owner())));
+    /// assert!(!gate.same_budget(&Budget::warn(64).into())); // another owner
+    /// ```
+    #[inline(always)]
     pub fn same_budget(&self, other: &BudgetGate) -> bool {
-        self.budget == other.budget && self.owner == other.owner
+        let (a, b) = (&self.owner, &other.owner);
+        self.budget == other.budget
+            && a.allocator.as_ptr() == b.allocator.as_ptr()
+            && a.tag.as_ptr() == b.tag.as_ptr()
     }
 
     /// The most bytes in use the allocator may reach before it must call
@@ -279,9 +301,10 @@ impl BudgetGate {
     }
 }
 
-/// Logs a budget warning (target `arena_kit::budget`).
+/// Logs a budget warning (target `arena_kit::budget`) through the `log` facade; without the `log`
+/// feature, nowhere.
 fn warn(e: &BudgetExceeded) {
-    log::warn!(target: "arena_kit::budget", "{e}");
+    log_event!(warn, "arena_kit::budget", "{e}");
 }
 
 /// An allocator that enforces a [`Budget`] itself, where it already checks its own limit, so a
@@ -305,6 +328,10 @@ pub trait Budgeted: super::MemoryUsage {
     /// [`Tracked`](super::Tracked)'s `Deref` calls, so an allocator swapped in through `DerefMut`
     /// is budgeted before its first allocation. The default does nothing (allocators that
     /// allocate through `&mut self` are re-applied by `DerefMut`).
+    ///
+    /// It runs on every shared access through the wrapper, so keep it to the check
+    /// ([`same_budget`](BudgetGate::same_budget) is four compares) with setting the gate out of
+    /// line.
     fn restore_budget(&self, gate: &BudgetGate) {
         let _ = gate;
     }

@@ -107,8 +107,10 @@ impl<G: Tag> Report<G> {
     }
 
     /// The report as JSON:
-    /// `{"frame":0,"tags":[{"tag":"Physics","current":4096,...,"budget":null,"allocators":1}],
-    /// "allocators":[{"name":"rigid bodies","tag":"Physics",...}],"total":{...}}`.
+    /// `{"frame":0,"tags":[{"tag":"Physics","current":4096,...,"budget":null,"allocators":1,
+    /// "own":{...}}],"allocators":[{"name":"rigid bodies","tag":"Physics",...}],"total":{...}}`:
+    /// a tag's counters include its child tags, `own` counts its own allocators only. The same
+    /// text as `serde_json` writes with the `serde` feature.
     pub fn to_json(&self) -> String {
         let mut out = String::new();
         let _ = write!(out, "{{\"frame\":{},\"tags\":[", self.frame());
@@ -121,7 +123,9 @@ impl<G: Tag> Report<G> {
             out.push(',');
             json_usage(&mut out, &r.usage);
             json_budget(&mut out, r.budget);
-            let _ = write!(out, ",\"allocators\":{}}}", r.allocators);
+            let _ = write!(out, ",\"allocators\":{},\"own\":{{", r.allocators);
+            json_usage(&mut out, &r.own);
+            out.push_str("}}");
         }
         out.push_str("],\"allocators\":[");
         for (i, a) in self.allocators().iter().enumerate() {

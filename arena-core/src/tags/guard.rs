@@ -58,7 +58,7 @@ impl<G: Tag> Tracked<Arena, G> {
     /// allocator is logged first (target `arena_kit::guard`).
     pub fn reset(&mut self) {
         if let Err(report) = self.check_guards() {
-            log::error!(target: "arena_kit::guard", "{report}");
+            log_event!(error, "arena_kit::guard", "{report}");
         }
         self.inner.reset();
     }

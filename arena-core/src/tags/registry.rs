@@ -117,7 +117,12 @@ impl<G: Tag> Registry<G> {
             let policy = self.budget(tag).map_or(Policy::Warn, |b| b.policy);
             match policy {
                 Policy::Warn if !self.over.contains(&tag) => {
-                    log::warn!(target: "arena_kit::budget", "{exceeded} (frame {})", report.frame());
+                    log_event!(
+                        warn,
+                        "arena_kit::budget",
+                        "{exceeded} (frame {})",
+                        report.frame()
+                    );
                 }
                 Policy::Warn => {}
                 Policy::Fail => {

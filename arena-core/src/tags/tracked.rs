@@ -1,24 +1,27 @@
-//! [`Tracked`]: an allocator with a name, a [`Tag`], an optional [`Budget`] and a leak check.
+//! [`Tracked`]: an allocator with a name, a [`Tag`] and a leak check, whose [`Budget`] the
+//! allocator itself enforces.
 
 use core::fmt;
+use core::ops::{Deref, DerefMut};
 
-use super::budget::{self, Budget, BudgetExceeded, Policy};
+use super::budget::{self, Budget, BudgetExceeded, BudgetGate, Budgeted, Owner};
 use super::tag::{Tag, TagPath};
 use super::usage::{MemoryUsage, Usage};
 
-/// An allocator with a name and a tag, and optionally a budget checked on every allocation made
-/// through it. Its counters are the allocator's own (nothing is counted twice and nothing on the
-/// allocation path is shared between threads); [`Registry`](super::Registry) reads them when a
-/// report is taken.
+/// An allocator with a name and a tag, and optionally a budget. It adds no allocation methods of
+/// its own: it dereferences to the allocator ([`Deref`] and [`DerefMut`]), so every method of the
+/// wrapped allocator is called on it directly, and the budget holds for every one of them because
+/// the allocator enforces it itself (see [`Budgeted`]), on its slow path. Its counters are the
+/// allocator's own (nothing is counted twice and nothing on the allocation path is shared between
+/// threads); [`Registry`](super::Registry) reads them when a report is taken.
 ///
-/// The allocation methods live with each allocator family (`Tracked<Arena, _>`,
-/// `Tracked<FrameArena<N>, _>`, `Tracked<Pool<T>, _>`, ...). Reading through
-/// [`allocator`](Tracked::allocator) is always fine; allocating through it (or through
-/// [`allocator_mut`](Tracked::allocator_mut)) is still counted, by the allocator itself, but skips the
-/// budget check.
+/// The budget is kept here too, naming this allocator and its tag in every [`BudgetExceeded`], and
+/// is put back on the allocator whenever it is reached through this wrapper: replacing the
+/// allocator through `DerefMut` (`*tracked = Arena::new()`) cannot drop the budget.
 ///
 /// In debug builds (or with the `debug-checks` feature), dropping a tracked pool or heap that
-/// still holds values logs a [`Leak`] (target `arena_kit::leak`), unless
+/// still holds values logs a [`Leak`] (target `arena_kit::leak`, through the `log` facade when the
+/// `log` feature is on; nowhere otherwise: call [`leak`](Tracked::leak) yourself then), unless
 /// [`forgive_leaks`](Tracked::forgive_leaks) was called.
 ///
 /// ```
@@ -40,8 +43,56 @@ use super::usage::{MemoryUsage, Usage};
 /// [`Frame`](crate::arena::Frame), `Tracked<Pool<T>, G>` covariant in `T` like
 /// [`Pool`](crate::pool::Pool).
 pub struct Tracked<A: MemoryUsage, G: Tag> {
-    pub(super) inner: A,
+    pub(super) inner: Inner<A>,
     pub(super) labels: Labels<G>,
+}
+
+/// The wrapped allocator. Empty only inside [`Tracked::into_inner`], between taking the allocator
+/// out and dropping the emptied wrapper: safe code cannot move a field out of a type with `Drop`
+/// any other way. Every other access finds it full; the check is one predictable branch (on the
+/// allocator's own niche where it has one), cold on the empty side.
+pub(super) struct Inner<A>(Option<A>);
+
+impl<A> Inner<A> {
+    #[inline(always)]
+    fn get(&self) -> &A {
+        match &self.0 {
+            Some(a) => a,
+            None => moved_out(),
+        }
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self) -> &mut A {
+        match &mut self.0 {
+            Some(a) => a,
+            None => moved_out(),
+        }
+    }
+}
+
+/// Only `into_inner` empties the wrapper, and it consumes it: nothing can reach it afterwards.
+#[cold]
+#[inline(never)]
+fn moved_out() -> ! {
+    unreachable!("Tracked: the allocator was already moved out by into_inner")
+}
+
+// The per-family methods (tags/arena.rs, pool.rs, soa.rs, heap.rs) reach the allocator as
+// `self.inner.method()`; these keep that spelling working.
+impl<A> Deref for Inner<A> {
+    type Target = A;
+    #[inline(always)]
+    fn deref(&self) -> &A {
+        self.get()
+    }
+}
+
+impl<A> DerefMut for Inner<A> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut A {
+        self.get_mut()
+    }
 }
 
 /// Everything a [`Tracked`] allocator adds to the allocator it wraps.
@@ -49,46 +100,51 @@ pub struct Tracked<A: MemoryUsage, G: Tag> {
 pub(super) struct Labels<G> {
     name: &'static str,
     tag: G,
-    /// `usize::MAX` = no budget.
-    budget: usize,
-    policy: Policy,
+    /// The budget set through the wrapper, naming it; `None` with `manages_budget` = removed.
+    budget: Option<BudgetGate>,
+    /// Whether [`Tracked::set_budget`] was called: only then does the wrapper put its budget on
+    /// the allocator (a budget the allocator was given before it was wrapped is left alone).
+    manages_budget: bool,
     forgive: bool,
 }
 
 impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
-    /// Names and tags `inner`, with no budget.
+    /// Names and tags `inner`. Its budget, if it has one, is left as it is until
+    /// [`set_budget`](Tracked::set_budget) or [`with_budget`](Tracked::with_budget) is called.
     pub fn new(inner: A, name: &'static str, tag: G) -> Self {
         Tracked {
-            inner,
+            inner: Inner(Some(inner)),
             labels: Labels {
                 name,
                 tag,
-                budget: usize::MAX,
-                policy: Policy::Warn,
+                budget: None,
+                manages_budget: false,
                 forgive: false,
             },
         }
     }
 
-    /// Checks every allocation made through this wrapper against `budget`.
+    /// Sets `budget` on the allocator, naming this allocator and its tag in its errors.
     #[must_use]
     pub fn with_budget(mut self, budget: Budget) -> Self {
         self.set_budget(Some(budget));
         self
     }
 
-    /// Sets or removes the budget.
+    /// Sets (`Some`) or removes (`None`) the allocator's budget. It takes effect before the
+    /// allocator is next reached through this wrapper ([`Deref`], [`DerefMut`],
+    /// [`allocator`](Tracked::allocator), [`into_inner`](Tracked::into_inner)), which is the only
+    /// way to reach it: a budget below the current usage frees nothing, the next allocation that
+    /// would grow usage meets the policy.
     pub fn set_budget(&mut self, budget: Option<Budget>) {
-        (self.labels.budget, self.labels.policy) = match budget {
-            Some(b) => (b.bytes, b.policy),
-            None => (usize::MAX, Policy::Warn),
-        };
+        let owner = Owner::new(self.labels.name, self.labels.tag.name());
+        self.labels.budget = budget.map(|b| BudgetGate::new(b, owner));
+        self.labels.manages_budget = true;
     }
 
-    /// The budget, if any.
+    /// The budget set through this wrapper, if any.
     pub fn budget(&self) -> Option<Budget> {
-        (self.labels.budget != usize::MAX)
-            .then_some(Budget::new(self.labels.budget, self.labels.policy))
+        self.labels.budget.map(|g| g.budget())
     }
 
     /// Values still live when this allocator is dropped are intentional: no leak report.
@@ -118,32 +174,16 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
         self.inner.usage()
     }
 
-    /// The allocator, for reading (and for allocations that skip the budget check).
-    pub fn allocator(&self) -> &A {
-        &self.inner
-    }
-
-    /// The allocator, mutably: allocations through it are counted but skip the budget check.
-    pub fn allocator_mut(&mut self) -> &mut A {
-        &mut self.inner
-    }
-
-    /// The allocator, without its name, tag and budget. No leak report is made: the values live on
-    /// in the allocator returned.
-    pub fn into_inner(self) -> A {
-        let this = core::mem::ManuallyDrop::new(self);
-        // SAFETY: `this` is never used or dropped again, so `inner` is moved out exactly once;
-        // the labels are `Copy` and need no drop.
-        unsafe { core::ptr::read(&this.inner) }
-    }
-
     /// The values this allocator holds now, as a [`Leak`] if it is a pool or heap holding any.
-    /// What the drop check reports; call it yourself at shutdown for a report in release builds.
+    /// What the drop check reports; call it yourself at shutdown for a report in release builds
+    /// (or without the `log` feature).
     pub fn leak(&self) -> Option<Leak> {
-        if !self.inner.reports_leaks() {
+        // Empty only while `into_inner` hands the allocator on: no leak then.
+        let inner = self.inner.0.as_ref()?;
+        if !inner.reports_leaks() {
             return None;
         }
-        let usage = self.inner.usage();
+        let usage = inner.usage();
         (usage.allocations > 0).then(|| Leak {
             allocator: self.labels.name,
             tag: self.labels.tag.name(),
@@ -152,22 +192,104 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
         })
     }
 
-    /// Whether a budget is set (the allocation paths skip reading the counters otherwise).
+    /// Whether a budget is set. For the per-family methods that still check the budget here
+    /// rather than in the allocator.
     #[inline(always)]
     pub(super) fn has_budget(&self) -> bool {
-        self.labels.budget != usize::MAX
+        self.labels.budget.is_some()
     }
 
-    /// Checks `requested` more bytes against the budget, given `current` bytes in use.
+    /// Checks `requested` more bytes against the budget, given `current` bytes in use. For the
+    /// per-family methods that still check the budget here rather than in the allocator.
     #[inline(always)]
     pub(super) fn check(&self, current: usize, requested: usize) -> Result<(), BudgetExceeded> {
-        budget::check(
-            self.labels.budget,
-            self.labels.policy,
-            (self.labels.name, self.labels.tag.name()),
-            current,
-            requested,
-        )
+        match self.labels.budget {
+            Some(gate) => budget::check(
+                gate.budget().bytes,
+                gate.budget().policy,
+                (gate.owner().allocator, gate.owner().tag),
+                current,
+                requested,
+            ),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<A: Budgeted, G: Tag> Tracked<A, G> {
+    /// The allocator, for reading, with this wrapper's budget on it: `&*tracked`, spelled out for
+    /// the methods whose names [`Tracked`] shadows (`budget`, `set_budget`, `usage`, ...).
+    #[inline(always)]
+    pub fn allocator(&self) -> &A {
+        self
+    }
+
+    /// The allocator, mutably, with this wrapper's budget on it: `&mut *tracked`, spelled out as
+    /// for [`allocator`](Tracked::allocator). Allocations through it meet the budget.
+    #[inline(always)]
+    pub fn allocator_mut(&mut self) -> &mut A {
+        self
+    }
+
+    /// The allocator, without its name and tag, and without the budget set through this wrapper
+    /// (a budget it had before it was wrapped, never replaced through the wrapper, stays). No
+    /// leak report is made: the values live on in the allocator returned.
+    pub fn into_inner(mut self) -> A {
+        let manages = self.labels.manages_budget;
+        let Some(mut inner) = self.inner.0.take() else {
+            moved_out()
+        };
+        if manages {
+            inner.set_budget(None);
+        }
+        inner
+    }
+}
+
+/// Whether `inner` has the budget `want` ([`BudgetGate::same_budget`]: four compares, and a
+/// lifted `Warn` state counts as the same budget, so a warning is not re-armed by every access).
+/// Inlined into every `deref_mut`.
+#[inline(always)]
+fn holds<A: Budgeted>(inner: &A, want: &Option<BudgetGate>) -> bool {
+    match want {
+        Some(want) => inner.budget().is_some_and(|have| have.same_budget(want)),
+        None => inner.budget().is_none(),
+    }
+}
+
+/// Puts `want` on `inner`: out of line, as it runs only after the allocator was replaced or its
+/// budget changed directly.
+#[cold]
+#[inline(never)]
+fn reapply<A: Budgeted>(inner: &mut A, want: Option<BudgetGate>) {
+    inner.set_budget(want);
+}
+
+/// Reading through the wrapper reads the allocator, with the budget restored on it first (for
+/// allocators that allocate through `&self`, such as arenas; see [`Budgeted::restore_budget`]).
+impl<A: Budgeted, G: Tag> Deref for Tracked<A, G> {
+    type Target = A;
+
+    #[inline(always)]
+    fn deref(&self) -> &A {
+        let inner = self.inner.get();
+        if let Some(gate) = &self.labels.budget {
+            inner.restore_budget(gate);
+        }
+        inner
+    }
+}
+
+/// The allocator, mutably, with the wrapper's budget put back on it first if it is not there
+/// (a replaced allocator, or a budget changed on it directly).
+impl<A: Budgeted, G: Tag> DerefMut for Tracked<A, G> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut A {
+        let inner = self.inner.get_mut();
+        if self.labels.manages_budget && !holds(inner, &self.labels.budget) {
+            reapply(inner, self.labels.budget);
+        }
+        inner
     }
 }
 
@@ -176,7 +298,7 @@ impl<G: Tag> Labels<G> {
     /// These labels on another allocator.
     pub(super) fn wrap<B: MemoryUsage>(self, inner: B) -> Tracked<B, G> {
         Tracked {
-            inner,
+            inner: Inner(Some(inner)),
             labels: self,
         }
     }
@@ -188,7 +310,7 @@ impl<A: MemoryUsage, G: Tag> Drop for Tracked<A, G> {
             && !self.labels.forgive
             && let Some(leak) = self.leak()
         {
-            log::error!(target: "arena_kit::leak", "{leak}");
+            log_event!(error, "arena_kit::leak", "{leak}");
         }
     }
 }
@@ -228,15 +350,19 @@ impl fmt::Display for Leak {
     }
 }
 
-/// An allocation refused by a [`Tracked`] allocator: over its budget, or refused by the allocator
-/// itself. `V` is what is handed back (the value a pool could not take, or `()`).
+/// An allocation refused by a budget checked in the [`Tracked`] wrapper rather than in the
+/// allocator, or by the allocator itself. `V` is what is handed back (the value a pool could not
+/// take, or `()`).
 ///
 /// # Variance
 ///
 /// Covariant in `E` and `V`: it owns the error and the value handed back.
+// Only the per-family wrapper methods (tags/arena.rs, pool.rs, soa.rs, heap.rs) return it. Once
+// every allocator enforces its own budget, its own error carries the `BudgetExceeded` and this
+// type has no purpose left: it goes with those files.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refused<E, V = ()> {
-    /// The budget's [`Policy::Fail`] refused it; nothing was allocated.
+    /// The budget's [`Policy::Fail`](super::Policy::Fail) refused it; nothing was allocated.
     OverBudget {
         /// Which budget and by how much.
         exceeded: BudgetExceeded,
@@ -292,7 +418,7 @@ impl<A: MemoryUsage, G: Tag> Source<G> for Tracked<A, G> {
         self.inner.usage()
     }
     fn budget(&self) -> Option<usize> {
-        (self.labels.budget != usize::MAX).then_some(self.labels.budget)
+        self.labels.budget.map(|g| g.budget().bytes)
     }
 }
 
