@@ -1,9 +1,10 @@
 //! Helpers shared by arena-core's integration tests.
 #![allow(dead_code)]
 
-use core::cell::Cell;
+use core::cell::{Cell, RefCell};
 use proptest::test_runner::Config;
 use std::rc::Rc;
+use std::sync::Once;
 
 /// Property-test settings: the normal case count natively, a handful under Miri (which is ~1000x
 /// slower), and no failure-persistence files (Miri's isolation forbids file access).
@@ -40,4 +41,41 @@ impl Drop for DropCounter {
     fn drop(&mut self) {
         self.drops.set(self.drops.get() + 1);
     }
+}
+
+// A logger that keeps each thread's records, so parallel tests do not see each other's: one per
+// test binary (a process has one logger).
+
+thread_local! {
+    static LOGGED: RefCell<Vec<(log::Level, String, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+struct TestLogger;
+
+impl log::Log for TestLogger {
+    fn enabled(&self, _: &log::Metadata) -> bool {
+        true
+    }
+    fn log(&self, record: &log::Record) {
+        LOGGED.with(|l| {
+            l.borrow_mut().push((
+                record.level(),
+                record.target().to_string(),
+                record.args().to_string(),
+            ))
+        });
+    }
+    fn flush(&self) {}
+}
+
+/// Installs the logger (once per process) and returns what this thread logged during `f`.
+pub fn logged<R>(f: impl FnOnce() -> R) -> (R, Vec<(log::Level, String, String)>) {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        log::set_logger(&TestLogger).unwrap();
+        log::set_max_level(log::LevelFilter::Trace);
+    });
+    LOGGED.with(|l| l.borrow_mut().clear());
+    let r = f();
+    (r, LOGGED.with(|l| std::mem::take(&mut *l.borrow_mut())))
 }

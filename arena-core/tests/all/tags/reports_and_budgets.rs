@@ -4,9 +4,7 @@
 use crate::soa_rows;
 use crate::support;
 
-use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Once;
 
 use std::alloc::Layout;
 
@@ -53,40 +51,9 @@ impl Tag for MemoryTag {
 
 use MemoryTag::*;
 
-// --- a logger that keeps each thread's records, so parallel tests do not see each other's ---
-
-thread_local! {
-    static LOGGED: RefCell<Vec<(log::Level, String, String)>> = const { RefCell::new(Vec::new()) };
-}
-
-struct TestLogger;
-
-impl log::Log for TestLogger {
-    fn enabled(&self, _: &log::Metadata) -> bool {
-        true
-    }
-    fn log(&self, record: &log::Record) {
-        LOGGED.with(|l| {
-            l.borrow_mut().push((
-                record.level(),
-                record.target().to_string(),
-                record.args().to_string(),
-            ))
-        });
-    }
-    fn flush(&self) {}
-}
-
-/// Installs the logger (once per process) and returns what this thread logged during `f`.
+/// What this thread logged during `f`.
 fn logged(f: impl FnOnce()) -> Vec<(log::Level, String, String)> {
-    static INIT: Once = Once::new();
-    INIT.call_once(|| {
-        log::set_logger(&TestLogger).unwrap();
-        log::set_max_level(log::LevelFilter::Trace);
-    });
-    LOGGED.with(|l| l.borrow_mut().clear());
-    f();
-    LOGGED.with(|l| std::mem::take(&mut *l.borrow_mut()))
+    crate::support::logged(f).1
 }
 
 /// A 64-byte rigid body.

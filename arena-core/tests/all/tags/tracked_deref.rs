@@ -4,10 +4,9 @@
 //! against the public `MemoryUsage` and `Budgeted` traits: one that allocates through `&mut self`
 //! (like a pool or heap), one through `&self` (like an arena).
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Once;
 
 use arena_core::tags::{
     Budget, BudgetExceeded, BudgetGate, Budgeted, MemoryUsage, Owner, Report, Tag, Tracked, Usage,
@@ -26,41 +25,7 @@ impl Tag for MemoryTag {
 
 use MemoryTag::Audio;
 
-// --- a logger that keeps each thread's records, so parallel tests do not see each other's ---
-
-thread_local! {
-    static LOGGED: RefCell<Vec<(log::Level, String, String)>> = const { RefCell::new(Vec::new()) };
-}
-
-struct TestLogger;
-
-impl log::Log for TestLogger {
-    fn enabled(&self, _: &log::Metadata) -> bool {
-        true
-    }
-    fn log(&self, record: &log::Record) {
-        LOGGED.with(|l| {
-            l.borrow_mut().push((
-                record.level(),
-                record.target().to_string(),
-                record.args().to_string(),
-            ))
-        });
-    }
-    fn flush(&self) {}
-}
-
-/// Installs the logger (once per process) and returns what this thread logged during `f`.
-fn logged<R>(f: impl FnOnce() -> R) -> (R, Vec<(log::Level, String, String)>) {
-    static INIT: Once = Once::new();
-    INIT.call_once(|| {
-        log::set_logger(&TestLogger).unwrap();
-        log::set_max_level(log::LevelFilter::Trace);
-    });
-    LOGGED.with(|l| l.borrow_mut().clear());
-    let r = f();
-    (r, LOGGED.with(|l| std::mem::take(&mut *l.borrow_mut())))
-}
+use crate::support::logged;
 
 /// Whether this build sends warnings and leak reports anywhere.
 const LOGS: bool = cfg!(feature = "log");

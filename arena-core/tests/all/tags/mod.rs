@@ -1,0 +1,5 @@
+//! Memory tags: reports and budgets from real allocators, the thin `Tracked` wrapper, serde.
+
+mod reports_and_budgets;
+mod serde;
+mod tracked_deref;
