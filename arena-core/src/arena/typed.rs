@@ -99,8 +99,8 @@ impl Arena {
         }
         if let Some(run) = self.open_run::<T>() {
             // Values of `T` keep their alignment back to back, so the next one starts at `end`.
-            if let Some(value) = self.bump_fast(size_of::<T>(), align_of::<T>()) {
-                self.allocs.set(self.allocs.get() + 1);
+            if let Some(value) = self.cursor.bump_fast(size_of::<T>(), align_of::<T>()) {
+                self.cursor.count_alloc();
                 let value = value.cast::<T>();
                 // SAFETY: `value` is valid for a `T` right after the run; the run covers it only
                 // once it is initialised (and only if nothing was allocated in between, which
