@@ -197,6 +197,11 @@ impl Cursor {
             .get()
             .with_addr(NonZeroUsize::new(addr).expect("a page address is never null"));
         self.ptr.set(moved);
+        if self.budget_limit.get() != usize::MAX {
+            // A give-back below a clamp that sat at the old cursor (usage was over a budget set
+            // later) must not let the fast path hand those bytes out again unchecked.
+            self.clamp();
+        }
         moved
     }
 

@@ -33,8 +33,10 @@ impl Arena {
     /// # Errors
     ///
     /// [`ArenaError::Full`] when a fixed arena has no room, [`ArenaError::LimitReached`] or
-    /// [`ArenaError::SystemOutOfMemory`] when a chained arena cannot take a page. The arena is
-    /// unchanged then.
+    /// [`ArenaError::SystemOutOfMemory`] when a chained arena cannot take a page,
+    /// [`ArenaError::OverBudget`] when the allocation would take [`used`](Arena::used) over a
+    /// [`Fail`](crate::tags::Policy::Fail) budget (see [`Budgeted`](crate::tags::Budgeted)).
+    /// The arena is unchanged then.
     #[inline(always)]
     pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
         if layout.size() == 0 {
