@@ -43,7 +43,10 @@ fn give_back_and_growth_in_place_keep_used_peak_and_count_exact() {
         assert_eq!((a.used(), a.high_water()), (64, 256));
         // SAFETY: `shrunk` holds `small`.
         unsafe { a.deallocate(shrunk, small) };
-        assert_eq!((a.used(), a.allocation_count(), a.high_water()), (0, 0, 256));
+        assert_eq!(
+            (a.used(), a.allocation_count(), a.high_water()),
+            (0, 0, 256)
+        );
         arena.reset();
         assert_eq!((arena.used(), arena.high_water()), (0, 256));
     }

@@ -66,33 +66,43 @@ fn assert_panics_over_budget(before: Usage, usage: impl Fn() -> Usage, f: impl F
     assert_eq!(usage(), before);
 }
 
-/// One `Fail`-policy test per allocating method of the arena family. `$make` turns a `Budget`
-/// into something that allocates like an `Arena` (an `Arena`, or a `Frame` through `Deref`).
-///
-/// The allocating methods (18 on `Arena`, each `try_` form and its panicking form, plus the
-/// `allocator_api2` ones):
-///  1. `try_alloc_layout`            2. `alloc_layout`
-///  3. `try_alloc`                   4. `alloc`               (also for a type that needs drop,
-///                                                             and a value joining a drop run)
-///  5. `try_alloc_with`              6. `alloc_with`
-///  7. `try_alloc_no_drop`           8. `alloc_no_drop`
-///  9. `try_alloc_slice_copy`       10. `alloc_slice_copy`
-/// 11. `try_alloc_str`              12. `alloc_str`
-/// 13. `try_alloc_slice_fill_with`  14. `alloc_slice_fill_with` (also for a type that needs drop)
-/// 15. `try_alloc_soa`              16. `alloc_soa`           (also for rows that need drop:
-///                                                             columns and record, two parts)
-/// 17. `try_alloc_soa_from_iter`    18. `alloc_soa_from_iter`
-/// `Allocator for &Arena`: `allocate`, `grow` (in place and moving). The arena has no iterator
-/// or uninit allocation methods; `alloc_slice_fill_with` and `alloc_soa_from_iter` are the
-/// iterator-fed forms and `alloc_layout` the uninitialised one.
+// One `Fail`-policy test per allocating method of the arena family. `$make` turns a `Budget`
+// into something that allocates like an `Arena` (an `Arena`, or a `Frame` through `Deref`).
+//
+// The 18 allocating methods of `Arena` (each `try_` form and its panicking form):
+//   try_alloc_layout / alloc_layout                (uninitialised memory)
+//   try_alloc / alloc                              (also a type needing drop, a drop run)
+//   try_alloc_with / alloc_with                    (also a type needing drop)
+//   try_alloc_no_drop / alloc_no_drop
+//   try_alloc_slice_copy / alloc_slice_copy
+//   try_alloc_str / alloc_str
+//   try_alloc_slice_fill_with / alloc_slice_fill_with   (also a type needing drop)
+//   try_alloc_soa / alloc_soa                      (soa/arena.rs; also rows needing drop:
+//                                                   columns and drop record, two parts)
+//   try_alloc_soa_from_iter / alloc_soa_from_iter  (soa/arena.rs)
+// and `Allocator for &Arena` (allocator_api2): allocate, grow (in place and moving). The arena
+// has no other iterator or uninit allocation methods: `alloc_slice_fill_with` and
+// `alloc_soa_from_iter` are the iterator-fed forms, `alloc_layout` the uninitialised one.
 macro_rules! arena_fail_policy_tests {
     ($make:expr) => {
+        arena_fail_policy_tests!(@owner (), |_: &mut (), budget: Budget| ($make)(budget));
+    };
+    // `$make(&mut owner, budget)`, for allocators that borrow an owner (a `Frame` its
+    // `FrameArena`): `$owner` builds the owner, which lives for the test.
+    (@owner $owner:expr, $make:expr) => {
         use super::*;
+
+        /// A fresh allocator with `budget`, built from `$owner` (which must outlive it).
+        macro_rules! make {
+            ($o:ident, $budget:expr) => {
+                ($make)(&mut $o, $budget)
+            };
+        }
 
         /// A fresh allocator with a `Fail` budget, filled to `FILL`.
         macro_rules! filled {
-            () => {{
-                let a = ($make)(Budget::fail(BUDGET));
+            ($o:ident) => {{
+                let a = make!($o, Budget::fail(BUDGET));
                 fill(&a);
                 a
             }};
@@ -103,7 +113,8 @@ macro_rules! arena_fail_policy_tests {
             ($try_name:ident, $name:ident, |$a:ident| $try_call:expr, $call:expr) => {
                 #[test]
                 fn $try_name() {
-                    let $a = filled!();
+                    let mut owner = $owner;
+                    let $a = filled!(owner);
                     let before = $a.usage();
                     let e = $try_call.map(|_| ()).unwrap_err();
                     assert_over_budget(e);
@@ -112,7 +123,8 @@ macro_rules! arena_fail_policy_tests {
 
                 #[test]
                 fn $name() {
-                    let $a = filled!();
+                    let mut owner = $owner;
+                    let $a = filled!(owner);
                     let before = $a.usage();
                     assert_panics_over_budget(
                         before,
@@ -206,7 +218,8 @@ macro_rules! arena_fail_policy_tests {
 
         #[test]
         fn alloc_joining_a_drop_run() {
-            let a = ($make)(Budget::fail(BUDGET));
+            let mut owner = $owner;
+            let a = make!(owner, Budget::fail(BUDGET));
             // Strings back to back share one drop record; the one that would cross the budget
             // is refused although its run is open.
             while a.try_alloc(String::new()).is_ok() {}
@@ -228,12 +241,14 @@ macro_rules! arena_fail_policy_tests {
         fn soa_rows_needing_drop_refused_at_their_second_part() {
             // Some budgets admit the columns but not the drop record after them: the columns
             // are given back.
-            let probe = ($make)(Budget::fail(usize::MAX / 4));
+            let mut probe_owner = $owner;
+            let probe = make!(probe_owner, Budget::fail(usize::MAX / 4));
             fill(&probe);
             probe.alloc_soa(8, |_| Named::default());
             let growth = probe.used() - FILL;
             for extra in 1..growth {
-                let a = ($make)(Budget::fail(FILL + extra));
+                let mut owner = $owner;
+                let a = make!(owner, Budget::fail(FILL + extra));
                 fill(&a);
                 let before = a.usage();
                 let e = a
@@ -254,7 +269,8 @@ macro_rules! arena_fail_policy_tests {
         #[test]
         fn allocator_allocate_and_grow() {
             use allocator_api2::alloc::Allocator;
-            let a = filled!();
+            let mut owner = $owner;
+            let a = filled!(owner);
             let arena: &Arena = &a;
             let before = a.usage();
             assert!(
@@ -306,12 +322,15 @@ mod fixed_arena {
 }
 
 mod frame {
-    arena_fail_policy_tests!(|budget: Budget| {
-        let frames = Box::leak(Box::new(FrameArena::<2>::chained(4096)));
+    use arena_core::arena::Frame;
+
+    fn frame_with(frames: &mut FrameArena<2>, budget: Budget) -> Frame<'_> {
         let mut frame = frames.begin_frame();
         frame.set_budget(Some(budget.into()));
         frame
-    });
+    }
+
+    arena_fail_policy_tests!(@owner FrameArena::<2>::chained(4096), frame_with);
 }
 
 #[test]

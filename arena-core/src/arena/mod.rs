@@ -28,6 +28,14 @@
 //! which is safe, like forgetting a `Vec`. Forgetting a [`Scope`] skips its rewind: its values
 //! stay (and are dropped) until the next reset or an earlier rewind.
 //!
+//! # Budgets
+//!
+//! [`Arena`], [`BufferArena`], [`Frame`] and [`FrameArena`] implement
+//! [`Budgeted`](crate::tags::Budgeted): a budget caps [`Arena::used`] for every allocating
+//! method. It is folded into the end of the current page, so the bump costs nothing extra; an
+//! allocation that would cross it meets the budget's policy on the slow path
+//! ([`ArenaError::OverBudget`] under `Fail`). A `FrameArena`'s budget applies per buffer.
+//!
 //! # Example
 //!
 //! ```
@@ -440,6 +448,7 @@ impl Arena {
 
     /// Makes `page` current with the bump pointer at `ptr`; `used_before` is the bytes used in
     /// the pages before it.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     fn enter_page(&self, page: Option<NonNull<PageHeader>>, ptr: NonNull<u8>, used_before: usize) {
         self.cursor
             .enter_page(page, self.page_bounds(page), ptr, used_before);
