@@ -37,8 +37,9 @@ impl Arena {
     /// Whether `[ptr, ptr + size)` ends exactly at the bump pointer and may be given back.
     fn is_last(&self, ptr: NonNull<u8>, size: usize) -> bool {
         !(crate::poison::ENABLED && self.guarded)
-            && ptr.as_ptr() as usize >= self.cur_start.get().as_ptr() as usize
-            && (ptr.as_ptr() as usize).checked_add(size) == Some(self.ptr.get().as_ptr() as usize)
+            && ptr.as_ptr() as usize >= self.cursor.page_start().as_ptr() as usize
+            && (ptr.as_ptr() as usize).checked_add(size)
+                == Some(self.cursor.ptr().as_ptr() as usize)
     }
 }
 
@@ -59,11 +60,10 @@ unsafe impl Allocator for &Arena {
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
         if layout.size() != 0 && self.is_last(ptr, layout.size()) {
-            self.high.set(self.high.get().max(self.used()));
             // The cursor moves back by address only: `ptr` may carry provenance for just this
-            // block (a box narrows it), and the cursor must keep the page's.
-            self.move_cursor_to(ptr.as_ptr() as usize);
-            self.allocs.set(self.allocs.get() - 1);
+            // block (a box narrows it), and the cursor must keep the page's. It folds the peak
+            // in and stops counting the block.
+            self.cursor.move_to(ptr.as_ptr() as usize, true);
         }
     }
 
@@ -75,11 +75,19 @@ unsafe impl Allocator for &Arena {
     ) -> Result<NonNull<[u8]>, AllocError> {
         let addr = ptr.as_ptr() as usize;
         if old.size() != 0 && self.is_last(ptr, old.size()) && addr.is_multiple_of(new.align()) {
-            let avail = self.end.get().as_ptr() as usize - addr;
-            if new.size() <= avail {
+            let in_page = self.cursor.page_end().as_ptr() as usize - addr;
+            if new.size() <= in_page {
+                if new.size() > self.cursor.end().as_ptr() as usize - addr {
+                    // Growing in place crosses the budget clamp: the policy decides.
+                    self.admit(new.size() - old.size())
+                        .map_err(|_| AllocError)?;
+                }
                 // The grown block is handed out with the page's provenance, not the caller's,
                 // which may cover only the old size.
-                let start = self.move_cursor_to(addr + new.size()).with_addr(ptr.addr());
+                let start = self
+                    .cursor
+                    .move_to(addr + new.size(), false)
+                    .with_addr(ptr.addr());
                 return Ok(NonNull::slice_from_raw_parts(start, new.size()));
             }
         }
@@ -105,9 +113,9 @@ unsafe impl Allocator for &Arena {
             return Ok(fresh);
         }
         if old.size() != 0 && new.size() != 0 && self.is_last(ptr, old.size()) {
-            // fold the peak in before giving the tail back, as `deallocate` does
-            self.high.set(self.high.get().max(self.used()));
-            self.move_cursor_to(ptr.as_ptr() as usize + new.size());
+            // (the cursor folds the peak in before giving the tail back, as for `deallocate`)
+            self.cursor
+                .move_to(ptr.as_ptr() as usize + new.size(), false);
         }
         Ok(NonNull::slice_from_raw_parts(ptr, new.size()))
     }

@@ -9,55 +9,10 @@ use super::page::{self, PageHeader};
 use super::{Arena, ArenaError};
 
 impl Arena {
-    /// Allocates `layout` in the current page, or `None` if it does not fit there.
-    #[inline(always)]
-    pub(super) fn bump_fast(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
-        let ptr = self.ptr.get();
-        let addr = ptr.as_ptr() as usize;
-        // Round up, then derive the pointer from the rounded address (not from `ptr + padding`),
-        // which keeps the bump pointer's dependency chain to add, and, add.
-        let aligned = addr.wrapping_add(align - 1) & !(align - 1);
-        // Negative when rounding passed `end`; `end - aligned <= isize::MAX` otherwise because a
-        // page is one allocation.
-        let remaining = (self.end.get().as_ptr() as usize).wrapping_sub(aligned) as isize;
-        // `aligned < addr` only if the rounding wrapped around the address space.
-        if aligned >= addr && size as isize <= remaining {
-            // SAFETY: `addr <= aligned` and `aligned + size <= end`, so both pointers stay inside
-            // the current page; `aligned >= addr > 0`.
-            unsafe {
-                let start = NonNull::new_unchecked(ptr.as_ptr().with_addr(aligned));
-                self.ptr.set(start.add(size));
-                Some(start)
-            }
-        } else {
-            None
-        }
-    }
-
-    /// Moves the bump pointer to `addr` inside the current page, keeping the page's provenance
-    /// (never adopting a caller's pointer), and returns the new cursor. Used to give back or
-    /// extend the newest block.
-    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
-    pub(super) fn move_cursor_to(&self, addr: usize) -> NonNull<u8> {
-        let (start, end) = (self.cur_start.get(), self.end.get());
-        assert!(
-            (start.as_ptr() as usize..=end.as_ptr() as usize).contains(&addr),
-            "the bump pointer stays inside the current page"
-        );
-        // `addr` is inside the current page, so the cursor's provenance (the page's) covers it;
-        // the page start is non-null, so `addr` is too.
-        let moved = self
-            .ptr
-            .get()
-            .with_addr(core::num::NonZeroUsize::new(addr).expect("a page address is never null"));
-        self.ptr.set(moved);
-        moved
-    }
-
     /// Allocates raw memory for `layout` without guard bytes: the fast path, then the cold one.
     #[inline(always)]
     pub(super) fn bump(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
-        match self.bump_fast(layout.size(), layout.align()) {
+        match self.cursor.bump_fast(layout.size(), layout.align()) {
             Some(p) => Ok(p),
             None => self.bump_slow(layout),
         }
@@ -71,7 +26,7 @@ impl Arena {
             return self.alloc_guarded(layout);
         }
         let p = self.bump(layout)?;
-        self.allocs.set(self.allocs.get() + 1);
+        self.cursor.count_alloc();
         Ok(p)
     }
 
@@ -79,6 +34,16 @@ impl Arena {
     #[cold]
     #[inline(never)]
     fn bump_slow(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        if let Some(growth) = self.cursor.growth_in_page(layout.size(), layout.align()) {
+            // It fits the page: only the budget clamp sent it here.
+            self.admit(growth)?;
+            return Ok(self
+                .cursor
+                .bump_fast(layout.size(), layout.align())
+                .expect("an admitted request that fits the page fits under the lifted clamp"));
+        }
+        // A new page adds at least the request to `used()`: refuse before touching the pages.
+        self.admit(layout.size())?;
         if self.page_bytes == 0 {
             return Err(self.full_error(layout.size()));
         }
@@ -93,20 +58,23 @@ impl Arena {
     #[cfg(feature = "alloc")]
     fn next_page_for(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
         let (size, align) = (layout.size(), layout.align());
-        let cur = self.cur.get();
+        let cur = self.cursor.page();
         let target = match self.take_kept_page(cur, size, align) {
             Some(p) => p,
             None => self.insert_page(cur, size, align)?,
         };
+        // The exact growth in the chosen page (its data start may need padding for `align`).
+        self.admit(size + pad_in(target, align))?;
         let used_before = self.used();
         match cur {
-            None => self.root_used_end.set(self.ptr.get()),
-            Some(c) => page::header(c).used_end.set(self.ptr.get()),
+            None => self.root_used_end.set(self.cursor.ptr()),
+            Some(c) => page::header(c).used_end.set(self.cursor.ptr()),
         }
         self.enter_page(Some(target), page::data_start(target), used_before);
         Ok(self
+            .cursor
             .bump_fast(size, align)
-            .expect("a page chosen to fit the request holds it"))
+            .expect("a page chosen to fit the request and admitted by the budget holds it"))
     }
 
     /// The first kept page after `cur` that holds the request, moved up to follow `cur` if it
@@ -249,7 +217,7 @@ impl Arena {
     #[cfg(feature = "alloc")]
     pub(super) fn coalesce_pages(&self) {
         let reshaped = self.reshaped.replace(false);
-        if reshaped && self.pages.get() >= 2 && self.cur.get() == self.first_page.get() {
+        if reshaped && self.pages.get() >= 2 && self.cursor.page() == self.first_page.get() {
             let (capacity, held) = pages_from(self.first_page.get());
             let total = self.merged_page_bytes(capacity, held);
             self.enter_page(None, self.root_start, 0);
@@ -279,7 +247,7 @@ impl Arena {
     /// (stale), and the page-free count makes [`Arena::rewind`] check before reading one.
     #[cfg(feature = "alloc")]
     pub(super) fn coalesce_tail(&self) {
-        let cur = self.cur.get();
+        let cur = self.cursor.page();
         let Some(first) = self.next_page(cur) else {
             return;
         };
@@ -318,7 +286,7 @@ impl Arena {
     fn full_error(&self, size: usize) -> ArenaError {
         ArenaError::Full {
             requested: size,
-            remaining: self.end.get().as_ptr() as usize - self.ptr.get().as_ptr() as usize,
+            remaining: self.cursor.left_in_page(),
             capacity: self.capacity(),
         }
     }
@@ -343,6 +311,12 @@ fn pages_from(first: Option<NonNull<PageHeader>>) -> (usize, usize) {
 fn page_capacity_aligned(p: NonNull<PageHeader>) -> usize {
     let cap = page::header(p).end.as_ptr() as usize - page::data_start(p).as_ptr() as usize;
     cap.next_multiple_of(page::PAGE_ALIGN)
+}
+
+/// Padding before the first byte aligned to `align` in an empty `page`.
+#[cfg(feature = "alloc")]
+fn pad_in(page: NonNull<PageHeader>, align: usize) -> usize {
+    (page::data_start(page).as_ptr() as usize).wrapping_neg() & (align - 1)
 }
 
 /// Whether an empty `page` can hold `size` bytes at `align`.

@@ -94,7 +94,7 @@ impl Arena {
             len: 0,
             end: value,
             prev: self.drops.get(),
-            page: Arena::page_index(self.cur.get()),
+            page: Arena::page_index(self.cursor.page()),
         };
         // SAFETY: guaranteed by the caller.
         unsafe { record.write(rec) };
@@ -110,7 +110,7 @@ impl Arena {
         // SAFETY: the head record is live (see `run_drops_from`).
         let rec = unsafe { head.as_ref() };
         let open = self.run_open.get() && !(crate::poison::ENABLED && self.guarded);
-        (open && rec.end == self.ptr.get() && rec.type_id == TypeId::of::<T>()).then_some(head)
+        (open && rec.end == self.cursor.ptr() && rec.type_id == TypeId::of::<T>()).then_some(head)
     }
 
     /// Adds the value of `T` just written at the run's end to the run.

@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::tags::BudgetExceeded;
+
 /// Why an allocation from an [`Arena`](super::Arena) failed. The arena is unchanged when this is
 /// returned: nothing was allocated, nothing was dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +45,10 @@ pub enum ArenaError {
         /// Size of the page the arena tried to take from the system allocator.
         page_bytes: usize,
     },
+    /// The allocation would take the arena's [`Arena::used`](super::Arena::used) over the budget
+    /// set with [`Budgeted::set_budget`](crate::tags::Budgeted::set_budget) under
+    /// [`Policy::Fail`](crate::tags::Policy::Fail).
+    OverBudget(BudgetExceeded),
 }
 
 impl fmt::Display for ArenaError {
@@ -80,6 +86,10 @@ impl fmt::Display for ArenaError {
                 f,
                 "the system allocator refused a {page_bytes}-byte page for a {requested}-byte \
                  request; free memory elsewhere or use smaller requests"
+            ),
+            ArenaError::OverBudget(exceeded) => write!(
+                f,
+                "{exceeded} (reset or rewind the arena to bring it back under)"
             ),
         }
     }

@@ -103,10 +103,10 @@ impl Arena {
                 value,
                 size: layout.size(),
                 prev: self.guards.get(),
-                page: Arena::page_index(self.cur.get()),
+                page: Arena::page_index(self.cursor.page()),
             });
             self.guards.set(Some(record));
-            self.allocs.set(self.allocs.get() + 1);
+            self.cursor.count_alloc();
             Ok(value)
         }
     }

@@ -55,6 +55,13 @@ unsafe impl Send for Marker {}
 // SAFETY: as above; `&Marker` gives only copies of plain data (`used`).
 unsafe impl Sync for Marker {}
 
+/// A position and peak to undo a multi-part allocation to (see [`Arena::undo_to`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checkpoint {
+    marker: Marker,
+    peak: usize,
+}
+
 impl Marker {
     /// [`Arena::used`] at the time the marker was taken: the seeds' marker offset.
     pub fn used(&self) -> usize {
@@ -71,10 +78,10 @@ impl Arena {
             arena: self.id,
             epoch: self.epoch.get(),
             page_frees: self.page_frees.get(),
-            page: self.cur.get(),
-            ptr: self.ptr.get(),
+            page: self.cursor.page(),
+            ptr: self.cursor.ptr(),
             used: self.used(),
-            allocs: self.allocs.get(),
+            allocs: self.cursor.allocs(),
         }
     }
 
@@ -177,7 +184,7 @@ impl Arena {
                 return (start.as_ptr() as usize..=end.as_ptr() as usize)
                     .contains(&(ptr.as_ptr() as usize));
             }
-            if p == self.cur.get() {
+            if p == self.cursor.page() {
                 return false;
             }
             p = self.next_page(p);
@@ -186,11 +193,34 @@ impl Arena {
 
     /// The current position.
     fn pos(&self) -> Pos {
-        Pos::new(Arena::page_index(self.cur.get()), self.ptr.get())
+        Pos::new(Arena::page_index(self.cursor.page()), self.cursor.ptr())
     }
 
     fn pos_of(&self, page: Option<NonNull<PageHeader>>, ptr: NonNull<u8>) -> Pos {
         Pos::new(Arena::page_index(page), ptr)
+    }
+
+    /// The current position and peak, for [`undo_to`](Arena::undo_to).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            marker: self.mark(),
+            peak: self.cursor.high_water(),
+        }
+    }
+
+    /// Gives back everything allocated since `checkpoint` through `&self`, peak included: a
+    /// multi-part allocation whose later part failed undoes its earlier parts, leaving the
+    /// arena's usage as it was (a page taken for an earlier part stays, kept and empty).
+    ///
+    /// # Safety
+    ///
+    /// - `checkpoint` was taken from this arena by the caller, and nothing allocated since is
+    ///   borrowed or reachable any more (it was never handed out).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) unsafe fn undo_to(&self, checkpoint: Checkpoint) {
+        self.rewind_to(checkpoint.marker);
+        self.cursor.restore_peak(checkpoint.peak);
     }
 
     /// Rewinds to a marker already known to be valid for this arena.
@@ -215,7 +245,6 @@ impl Arena {
 
     fn finish_rewind(&self, marker: Marker) {
         self.run_open.set(false);
-        self.high.set(self.high.get().max(self.used()));
         // A marker the arena was rewound past and then regrew past may point beyond what is
         // used of a page the arena has since left: nothing lives there, so the bump pointer
         // goes to the page's used end instead (the same allocations are freed either way).
@@ -223,7 +252,7 @@ impl Arena {
         // was given back since and re-allocated at the same address.
         let (start, _) = self.page_bounds(marker.page);
         let at = start.with_addr(marker.ptr.addr());
-        let ptr = if marker.page == self.cur.get() {
+        let ptr = if marker.page == self.cursor.page() {
             at
         } else {
             let used_end = self.page_used_end(marker.page);
@@ -239,8 +268,14 @@ impl Arena {
         if poison::ENABLED {
             self.poison_from(marker.page, ptr);
         }
-        self.enter_page(marker.page, ptr, used_before);
-        self.allocs.set(marker.allocs);
+        self.cursor.rewind(
+            marker.page,
+            self.page_bounds(marker.page),
+            ptr,
+            used_before,
+            marker.allocs,
+        );
+        self.settle_budget();
     }
 
     /// Bytes used in the pages before `page`, which is the first block, the current page or a
@@ -251,9 +286,9 @@ impl Arena {
         if first_block {
             return 0;
         }
-        let mut before = self.used_before.get();
+        let mut before = self.cursor.used_before();
         let mut p = page;
-        while p != self.cur.get() {
+        while p != self.cursor.page() {
             let (start, _) = self.page_bounds(p);
             before -= self.page_used_end(p).as_ptr() as usize - start.as_ptr() as usize;
             p = self.next_page(p);
@@ -272,7 +307,7 @@ impl Arena {
             // allocated there is borrowed any more (rewind and reset take `&mut self`, scopes
             // rewind when their exclusive borrow ends).
             unsafe { start.as_ptr().write_bytes(poison::FREED, len) };
-            if p == self.cur.get() {
+            if p == self.cursor.page() {
                 break;
             }
             p = self.next_page(p);

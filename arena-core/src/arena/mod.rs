@@ -28,6 +28,14 @@
 //! which is safe, like forgetting a `Vec`. Forgetting a [`Scope`] skips its rewind: its values
 //! stay (and are dropped) until the next reset or an earlier rewind.
 //!
+//! # Budgets
+//!
+//! [`Arena`], [`BufferArena`], [`Frame`] and [`FrameArena`] implement
+//! [`Budgeted`](crate::tags::Budgeted): a budget caps [`Arena::used`] for every allocating
+//! method. It is folded into the end of the current page, so the bump costs nothing extra; an
+//! allocation that would cross it meets the budget's policy on the slow path
+//! ([`ArenaError::OverBudget`] under `Fail`). A `FrameArena`'s budget applies per buffer.
+//!
 //! # Example
 //!
 //! ```
@@ -46,7 +54,9 @@
 
 #[cfg(feature = "allocator-api2")]
 mod api2;
+mod budget;
 mod bump;
+mod cursor;
 mod drop_list;
 mod error;
 #[cfg(feature = "alloc")]
@@ -67,9 +77,12 @@ use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
+use cursor::Cursor;
 use drop_list::DropRecord;
 use guard::GuardRecord;
 use page::PageHeader;
+
+use crate::tags::BudgetGate;
 
 pub use error::{ArenaError, MarkerError};
 #[cfg(feature = "alloc")]
@@ -78,7 +91,7 @@ pub use guard::{GuardSide, GuardViolation};
 pub use marker::Marker;
 pub use scope::Scope;
 #[cfg(feature = "std")]
-pub use scratch::{scratch, scratch_depth};
+pub use scratch::{ThreadScratch, scratch, scratch_depth};
 #[cfg(feature = "rayon")]
 pub use workers::{NotAWorker, WorkerArenas};
 
@@ -95,27 +108,18 @@ static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 /// checked through those borrows; it is `Send` but not `Sync`.
 pub struct Arena {
     // --- hot: read and written by every allocation ---
-    /// Next free byte in the current page.
-    ptr: Cell<NonNull<u8>>,
-    /// One past the last usable byte of the current page.
-    end: Cell<NonNull<u8>>,
-    /// Live allocations (since the last reset, minus those rewound).
-    allocs: Cell<usize>,
+    /// The bump position and the counters that move with it; its module alone writes them.
+    cursor: Cursor,
     /// Newest pending destructor, or `None`.
     drops: Cell<Option<NonNull<DropRecord>>>,
     /// Whether the newest drop record's run may still grow (no marker taken since it began).
     run_open: Cell<bool>,
     /// Newest guarded allocation, or `None`.
     guards: Cell<Option<NonNull<GuardRecord>>>,
-    // --- cold: pages and statistics ---
-    /// The current page, `None` for the root.
-    cur: Cell<Option<NonNull<PageHeader>>>,
-    /// First usable byte of the current page.
-    cur_start: Cell<NonNull<u8>>,
-    /// Bytes used in the pages before the current one.
-    used_before: Cell<usize>,
-    /// Highest `used()` seen at a reset or rewind (the live value is folded in when read).
-    high: Cell<usize>,
+    // --- cold: pages, budget and statistics ---
+    /// The budget, if any, with its warned state (a `Cell`: arenas allocate through `&self`).
+    /// Its limit is folded into the cursor's end; it is consulted only on the slow path.
+    budget: Cell<Option<BudgetGate>>,
     /// The root block: fixed capacity, user buffer, or empty for chained arenas.
     root_start: NonNull<u8>,
     root_end: NonNull<u8>,
@@ -186,16 +190,11 @@ impl Arena {
         // SAFETY: `start` is valid for `len` bytes (or dangling with `len == 0`).
         let end = unsafe { start.add(len) };
         Arena {
-            ptr: Cell::new(start),
-            end: Cell::new(end),
-            allocs: Cell::new(0),
+            cursor: Cursor::new(start, end),
             drops: Cell::new(None),
             run_open: Cell::new(false),
             guards: Cell::new(None),
-            cur: Cell::new(None),
-            cur_start: Cell::new(start),
-            used_before: Cell::new(0),
-            high: Cell::new(0),
+            budget: Cell::new(None),
             root_start: start,
             root_end: end,
             root_used_end: Cell::new(start),
@@ -301,15 +300,14 @@ impl Arena {
 
     /// Bytes in use, alignment padding included (the seeds' `offset` for a single block).
     pub fn used(&self) -> usize {
-        self.used_before.get()
-            + (self.ptr.get().as_ptr() as usize - self.cur_start.get().as_ptr() as usize)
+        self.cursor.used()
     }
 
     /// Bytes that can still be handed out without taking a new page: the rest of the current
     /// page plus every page kept after it.
     pub fn remaining(&self) -> usize {
-        let mut left = self.end.get().as_ptr() as usize - self.ptr.get().as_ptr() as usize;
-        let mut next = self.next_page(self.cur.get());
+        let mut left = self.cursor.left_in_page();
+        let mut next = self.next_page(self.cursor.page());
         while let Some(p) = next {
             left += page_capacity(p);
             next = page::header(p).next.get();
@@ -330,7 +328,7 @@ impl Arena {
 
     /// The largest [`used`](Arena::used) ever reached, across resets.
     pub fn high_water(&self) -> usize {
-        self.high.get().max(self.used())
+        self.cursor.high_water()
     }
 
     /// Heap pages held (0 for fixed and buffer arenas).
@@ -340,7 +338,7 @@ impl Arena {
 
     /// Live allocations: made since the last reset and not rewound.
     pub fn allocation_count(&self) -> usize {
-        self.allocs.get()
+        self.cursor.allocs()
     }
 
     /// Bytes taken from the system allocator, page headers included.
@@ -439,8 +437,8 @@ impl Arena {
     }
 
     fn page_used_end(&self, page: Option<NonNull<PageHeader>>) -> NonNull<u8> {
-        if page == self.cur.get() {
-            return self.ptr.get();
+        if page == self.cursor.page() {
+            return self.cursor.ptr();
         }
         match page {
             None => self.root_used_end.get(),
@@ -450,13 +448,10 @@ impl Arena {
 
     /// Makes `page` current with the bump pointer at `ptr`; `used_before` is the bytes used in
     /// the pages before it.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     fn enter_page(&self, page: Option<NonNull<PageHeader>>, ptr: NonNull<u8>, used_before: usize) {
-        let (start, end) = self.page_bounds(page);
-        self.cur.set(page);
-        self.cur_start.set(start);
-        self.end.set(end);
-        self.ptr.set(ptr);
-        self.used_before.set(used_before);
+        self.cursor
+            .enter_page(page, self.page_bounds(page), ptr, used_before);
     }
 }
 

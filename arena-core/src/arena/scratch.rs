@@ -9,6 +9,7 @@ use alloc::vec::Vec;
 use core::cell::{Cell, RefCell};
 
 use super::Arena;
+use crate::tags::{MemoryUsage, Usage};
 
 /// Page size of the thread-local scratch arenas.
 const SCRATCH_PAGE: usize = 64 * 1024;
@@ -21,11 +22,18 @@ struct ScratchStack {
     )]
     arenas: RefCell<Vec<Box<Arena>>>,
     depth: Cell<usize>,
+    /// The depth whose arena a `Pop` is resetting right now (`usize::MAX`: none), which
+    /// [`ThreadScratch`] must not read while the reset holds it mutably.
+    resetting: Cell<usize>,
 }
 
 std::thread_local! {
     static SCRATCH: ScratchStack = const {
-        ScratchStack { arenas: RefCell::new(Vec::new()), depth: Cell::new(0) }
+        ScratchStack {
+            arenas: RefCell::new(Vec::new()),
+            depth: Cell::new(0),
+            resetting: Cell::new(usize::MAX),
+        }
     };
 }
 
@@ -72,7 +80,51 @@ pub fn scratch_depth() -> usize {
     SCRATCH.try_with(|s| s.depth.get()).unwrap_or(0)
 }
 
+/// This thread's scratch arenas as one allocator, for reports: pass it to
+/// [`Registry::end_frame`](crate::tags::Registry::end_frame) as a source, e.g.
+/// `("scratch", MyTag::Temp, ThreadScratch)`.
+///
+/// Its [`usage`](MemoryUsage::usage) sums the scratch arenas of the thread that calls it (one per
+/// nesting depth reached so far): outside any [`scratch`] call their `current` is 0 (each is
+/// reset when its call returns), while the peak and reserved bytes show what the thread's
+/// temporaries needed.
+///
+/// ```
+/// use arena_core::arena::{ThreadScratch, scratch};
+/// use arena_core::tags::MemoryUsage;
+///
+/// scratch(|a| {
+///     a.alloc([0u8; 100]);
+///     assert_eq!(ThreadScratch.usage().current, 100);
+/// });
+/// let after = ThreadScratch.usage();
+/// assert_eq!(after.current, 0);
+/// assert!(after.peak >= 100);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadScratch;
+
+impl MemoryUsage for ThreadScratch {
+    fn usage(&self) -> Usage {
+        SCRATCH.try_with(ScratchStack::usage).unwrap_or_default()
+    }
+}
+
 impl ScratchStack {
+    /// The sum over this thread's scratch arenas, skipping one that is being reset.
+    fn usage(&self) -> Usage {
+        let Ok(arenas) = self.arenas.try_borrow() else {
+            return Usage::default();
+        };
+        let resetting = self.resetting.get();
+        arenas
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != resetting)
+            .map(|(_, arena)| arena.usage())
+            .fold(Usage::default(), |a, b| a + b)
+    }
+
     fn run<R>(&self, f: impl FnOnce(&Arena) -> R) -> R {
         let depth = self.depth.get();
         let arena: *mut Arena = {
@@ -101,11 +153,20 @@ impl ScratchStack {
                         self.0.depth.set(self.1);
                     }
                 }
+                /// Ends the reset mark even if a destructor run by the reset panics.
+                struct Resetting<'a>(&'a ScratchStack, usize);
+                impl Drop for Resetting<'_> {
+                    fn drop(&mut self) {
+                        self.0.resetting.set(self.1);
+                    }
+                }
                 let _depth = Depth(self.stack, self.depth);
+                let _resetting = Resetting(self.stack, self.stack.resetting.replace(self.depth));
                 // SAFETY: the arena is boxed and owned by the stack, which outlives this call;
                 // only depth `self.depth` uses it and its closure has returned, so no borrow of
                 // it remains. The depth still counts this call while the reset runs, so a
-                // `scratch` call from a destructor gets a deeper arena, never this one.
+                // `scratch` call from a destructor gets a deeper arena, never this one, and
+                // `ThreadScratch` skips this depth while `resetting` names it.
                 unsafe { (*self.arena).reset() };
             }
         }

@@ -33,8 +33,10 @@ impl Arena {
     /// # Errors
     ///
     /// [`ArenaError::Full`] when a fixed arena has no room, [`ArenaError::LimitReached`] or
-    /// [`ArenaError::SystemOutOfMemory`] when a chained arena cannot take a page. The arena is
-    /// unchanged then.
+    /// [`ArenaError::SystemOutOfMemory`] when a chained arena cannot take a page,
+    /// [`ArenaError::OverBudget`] when the allocation would take [`used`](Arena::used) over a
+    /// [`Fail`](crate::tags::Policy::Fail) budget (see [`Budgeted`](crate::tags::Budgeted)).
+    /// The arena is unchanged then.
     #[inline(always)]
     pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
         if layout.size() == 0 {
@@ -99,8 +101,8 @@ impl Arena {
         }
         if let Some(run) = self.open_run::<T>() {
             // Values of `T` keep their alignment back to back, so the next one starts at `end`.
-            if let Some(value) = self.bump_fast(size_of::<T>(), align_of::<T>()) {
-                self.allocs.set(self.allocs.get() + 1);
+            if let Some(value) = self.cursor.bump_fast(size_of::<T>(), align_of::<T>()) {
+                self.cursor.count_alloc();
                 let value = value.cast::<T>();
                 // SAFETY: `value` is valid for a `T` right after the run; the run covers it only
                 // once it is initialised (and only if nothing was allocated in between, which

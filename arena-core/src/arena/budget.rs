@@ -1,0 +1,138 @@
+//! Budgets inside the arena: [`Budgeted`] for [`Arena`], [`BufferArena`], [`Frame`] and
+//! [`FrameArena`].
+//!
+//! The budget counts [`Arena::used`] (alignment padding included), the arena's
+//! [`Usage::current`](crate::tags::Usage::current). Its limit is folded into the cursor's end
+//! (`min(page end, budget)`, see `cursor.rs`; `with_limit` already bounds the pages), so the
+//! bump fast path costs nothing extra; an allocation that would cross it takes the slow path,
+//! which calls [`BudgetGate::exceeded`]: under `Warn` it warns once and lifts the clamp, under
+//! `Fail` the `try_` form returns [`ArenaError::OverBudget`] with nothing allocated, under
+//! `Panic` it panics. A reset or rewind that brings usage back under re-arms a lifted `Warn`
+//! budget.
+
+use super::{Arena, ArenaError, BufferArena};
+#[cfg(feature = "alloc")]
+use super::{Frame, FrameArena};
+use crate::tags::{BudgetGate, Budgeted};
+
+impl Arena {
+    /// The slow path's budget check: `used()` would grow by `growth` bytes. `Ok` when there is
+    /// no budget, when it allows the growth, or when a `Warn` budget lifts its clamp.
+    pub(super) fn admit(&self, growth: usize) -> Result<(), ArenaError> {
+        let Some(mut gate) = self.budget.get() else {
+            return Ok(());
+        };
+        let used = self.used();
+        if gate.allows(used, growth) {
+            return Ok(());
+        }
+        let verdict = gate.exceeded(used, growth);
+        self.budget.set(Some(gate));
+        self.cursor.set_budget_limit(gate.limit());
+        verdict.map_err(ArenaError::OverBudget)
+    }
+
+    /// Usage fell (a reset or rewind): re-arms a lifted `Warn` budget once usage is back under.
+    pub(super) fn settle_budget(&self) {
+        if let Some(mut gate) = self.budget.get() {
+            gate.settle(self.used());
+            self.budget.set(Some(gate));
+            self.cursor.set_budget_limit(gate.limit());
+        }
+    }
+
+    /// Sets or removes the budget through `&self` (the gate lives in a `Cell`).
+    fn apply_budget(&self, gate: Option<BudgetGate>) {
+        self.budget.set(gate);
+        self.settle_budget();
+        if gate.is_none() {
+            self.cursor.set_budget_limit(usize::MAX);
+        }
+    }
+}
+
+/// The budget counts [`Arena::used`], alignment padding included. It is enforced on every
+/// allocating method (the typed ones, [`Arena::alloc_soa`], and the `allocator_api2`
+/// `Allocator` impl, growth in place included).
+///
+/// ```
+/// use arena_core::arena::{Arena, ArenaError};
+/// use arena_core::tags::{Budget, Budgeted};
+///
+/// let mut arena = Arena::chained(4096);
+/// arena.set_budget(Some(Budget::fail(64).into()));
+/// arena.alloc([0u8; 60]);
+/// assert!(matches!(arena.try_alloc([0u8; 8]), Err(ArenaError::OverBudget(_))));
+/// assert_eq!(arena.used(), 60);
+/// arena.reset();
+/// arena.alloc([0u8; 64]); // back under: the whole budget is available again
+/// ```
+impl Budgeted for Arena {
+    fn budget(&self) -> Option<BudgetGate> {
+        self.budget.get()
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        self.apply_budget(gate);
+    }
+
+    fn restore_budget(&self, gate: &BudgetGate) {
+        if !self.budget.get().is_some_and(|g| g.same_budget(gate)) {
+            self.apply_budget(Some(*gate));
+        }
+    }
+}
+
+/// As for [`Arena`].
+impl Budgeted for BufferArena<'_> {
+    fn budget(&self) -> Option<BudgetGate> {
+        self.arena.budget()
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        self.arena.set_budget(gate);
+    }
+
+    fn restore_budget(&self, gate: &BudgetGate) {
+        self.arena.restore_budget(gate);
+    }
+}
+
+/// The budget of the frame's buffer: setting it here sets it for this buffer (and so for the
+/// later frames that reuse it), as [`FrameArena`]'s budget does for every buffer.
+#[cfg(feature = "alloc")]
+impl Budgeted for Frame<'_> {
+    fn budget(&self) -> Option<BudgetGate> {
+        self.arena().budget()
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        self.arena().apply_budget(gate);
+    }
+
+    fn restore_budget(&self, gate: &BudgetGate) {
+        self.arena().restore_budget(gate);
+    }
+}
+
+/// The budget applies per buffer: each frame may use up to the budget in its own buffer (the
+/// [`MemoryUsage`](crate::tags::MemoryUsage) of a `FrameArena` sums its `N` buffers, so it may
+/// reach `N` times the budget). [`budget`](Budgeted::budget) reports buffer 0's gate.
+#[cfg(feature = "alloc")]
+impl<const N: usize> Budgeted for FrameArena<N> {
+    fn budget(&self) -> Option<BudgetGate> {
+        self.buffer(0).budget()
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        for i in 0..N {
+            self.buffer(i).apply_budget(gate);
+        }
+    }
+
+    fn restore_budget(&self, gate: &BudgetGate) {
+        for i in 0..N {
+            self.buffer(i).restore_budget(gate);
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! The bump cursor: the one owner of the arena's position.
+//!
+//! Where the next byte comes from (`ptr`), where the current page ends for allocation (`end`),
+//! which page is current, the bytes used before it, the live-allocation count and the high-water
+//! mark are written here and nowhere else: their fields are private to this module, so the
+//! compiler checks that page switching ([`Cursor::enter_page`]), give-back and in-place growth
+//! ([`Cursor::move_to`]), rewinding ([`Cursor::rewind`]) and the budget clamp
+//! ([`Cursor::set_budget_limit`]) are the only writers. bump-scope's `RawBump` owns its chunk
+//! cursor the same way. The page chain (which pages exist, in which order) stays with the slow
+//! path in `bump.rs`; drop and guard records are carved by bumping through this cursor together
+//! with their values (`typed.rs`, `guard.rs`), never by moving `ptr` themselves.
+//!
+//! The budget is folded into `end`: `end = min(page end, cur_start + budget - used_before)`, so
+//! the bump fast path checks one bound as it always did, and crossing the budget falls through
+//! to the slow path, which applies the policy (`arena/budget.rs`).
+
+use core::cell::Cell;
+use core::num::NonZeroUsize;
+use core::ptr::NonNull;
+
+use super::page::PageHeader;
+
+/// The bump position of an arena and the counters that move with it.
+pub(super) struct Cursor {
+    // --- hot: read and written by every allocation ---
+    /// Next free byte in the current page.
+    ptr: Cell<NonNull<u8>>,
+    /// One past the last byte the fast path may hand out: the page end, or earlier when the
+    /// budget ends inside this page. Never below `ptr` while the cursor is at rest.
+    end: Cell<NonNull<u8>>,
+    /// Live allocations (since the last reset, minus those rewound or given back).
+    allocs: Cell<usize>,
+    // --- cold ---
+    /// One past the last usable byte of the current page.
+    page_end: Cell<NonNull<u8>>,
+    /// The current page, `None` for the root.
+    cur: Cell<Option<NonNull<PageHeader>>>,
+    /// First usable byte of the current page.
+    cur_start: Cell<NonNull<u8>>,
+    /// Bytes used in the pages before the current one.
+    used_before: Cell<usize>,
+    /// Highest `used()` seen when usage fell (the live value is folded in when read).
+    high: Cell<usize>,
+    /// Most bytes `used()` may reach before the slow path must consult the budget
+    /// (`usize::MAX`: no budget, or a `Warn` budget whose clamp is lifted).
+    budget_limit: Cell<usize>,
+}
+
+impl Cursor {
+    /// A cursor at the start of the root block `[start, end)`.
+    pub(super) fn new(start: NonNull<u8>, end: NonNull<u8>) -> Cursor {
+        Cursor {
+            ptr: Cell::new(start),
+            end: Cell::new(end),
+            allocs: Cell::new(0),
+            page_end: Cell::new(end),
+            cur: Cell::new(None),
+            cur_start: Cell::new(start),
+            used_before: Cell::new(0),
+            high: Cell::new(0),
+            budget_limit: Cell::new(usize::MAX),
+        }
+    }
+
+    // --- reading ---
+
+    /// Next free byte in the current page.
+    #[inline(always)]
+    pub(super) fn ptr(&self) -> NonNull<u8> {
+        self.ptr.get()
+    }
+
+    /// One past the last usable byte of the current page (the budget aside).
+    #[inline]
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    pub(super) fn page_end(&self) -> NonNull<u8> {
+        self.page_end.get()
+    }
+
+    /// One past the last byte the fast path may hand out (the page end clamped by the budget).
+    #[inline]
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    pub(super) fn end(&self) -> NonNull<u8> {
+        self.end.get()
+    }
+
+    /// The current page, `None` for the root.
+    #[inline]
+    pub(super) fn page(&self) -> Option<NonNull<PageHeader>> {
+        self.cur.get()
+    }
+
+    /// First usable byte of the current page.
+    #[inline]
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    pub(super) fn page_start(&self) -> NonNull<u8> {
+        self.cur_start.get()
+    }
+
+    /// Bytes used in the pages before the current one.
+    #[inline]
+    pub(super) fn used_before(&self) -> usize {
+        self.used_before.get()
+    }
+
+    /// Bytes in use, alignment padding included.
+    #[inline]
+    pub(super) fn used(&self) -> usize {
+        self.used_before.get()
+            + (self.ptr.get().as_ptr() as usize - self.cur_start.get().as_ptr() as usize)
+    }
+
+    /// Bytes left in the current page (the budget aside).
+    #[inline]
+    pub(super) fn left_in_page(&self) -> usize {
+        self.page_end.get().as_ptr() as usize - self.ptr.get().as_ptr() as usize
+    }
+
+    /// Live allocations.
+    #[inline]
+    pub(super) fn allocs(&self) -> usize {
+        self.allocs.get()
+    }
+
+    /// The largest `used()` ever reached.
+    #[inline]
+    pub(super) fn high_water(&self) -> usize {
+        self.high.get().max(self.used())
+    }
+
+    // --- bumping ---
+
+    /// Hands out `size` bytes at `align` in the current page below the clamped end, or `None`
+    /// if they do not fit there. `align` is a power of two. Does not count an allocation.
+    #[inline(always)]
+    pub(super) fn bump_fast(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
+        let ptr = self.ptr.get();
+        let addr = ptr.as_ptr() as usize;
+        // Round up, then derive the pointer from the rounded address (not from `ptr + padding`),
+        // which keeps the bump pointer's dependency chain to add, and, add.
+        let aligned = addr.wrapping_add(align - 1) & !(align - 1);
+        // Negative when rounding passed `end`; `end - aligned <= isize::MAX` otherwise because a
+        // page is one allocation.
+        let remaining = (self.end.get().as_ptr() as usize).wrapping_sub(aligned) as isize;
+        // `aligned < addr` only if the rounding wrapped around the address space.
+        if aligned >= addr && size as isize <= remaining {
+            // SAFETY: `addr <= aligned` and `aligned + size <= end <= page_end`, so both pointers
+            // stay inside the current page; `aligned >= addr > 0`.
+            unsafe {
+                let start = NonNull::new_unchecked(ptr.as_ptr().with_addr(aligned));
+                self.ptr.set(start.add(size));
+                Some(start)
+            }
+        } else {
+            None
+        }
+    }
+
+    /// How much `used()` would grow if `size` bytes at `align` were bumped in the current page
+    /// ignoring the budget, or `None` if they do not fit before the page end.
+    pub(super) fn growth_in_page(&self, size: usize, align: usize) -> Option<usize> {
+        let addr = self.ptr.get().as_ptr() as usize;
+        let pad = addr.wrapping_neg() & (align - 1);
+        let need = size.checked_add(pad)?;
+        (need <= self.left_in_page()).then_some(need)
+    }
+
+    /// Counts one more live allocation.
+    #[inline(always)]
+    pub(super) fn count_alloc(&self) {
+        self.allocs.set(self.allocs.get() + 1);
+    }
+
+    /// Moves the bump pointer to `addr` inside the current page, keeping the page's provenance
+    /// (never adopting a caller's pointer), and returns the new cursor: the give-back of the
+    /// newest block (`addr` below the cursor; the peak is folded in first and, with
+    /// `uncount`, the block no longer counts as live) or its growth in place (`addr` above,
+    /// at most the clamped end).
+    ///
+    /// # Panics
+    ///
+    /// If `addr` is outside `[page start, clamped end]`.
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    pub(super) fn move_to(&self, addr: usize, uncount: bool) -> NonNull<u8> {
+        let (start, end) = (self.cur_start.get(), self.end.get());
+        assert!(
+            (start.as_ptr() as usize..=end.as_ptr() as usize).contains(&addr),
+            "the bump pointer stays inside the current page"
+        );
+        if addr < self.ptr.get().as_ptr() as usize {
+            self.high.set(self.high_water());
+        }
+        if uncount {
+            self.allocs.set(self.allocs.get() - 1);
+        }
+        // `addr` is inside the current page, so the cursor's provenance (the page's) covers it;
+        // the page start is non-null, so `addr` is too.
+        let moved = self
+            .ptr
+            .get()
+            .with_addr(NonZeroUsize::new(addr).expect("a page address is never null"));
+        self.ptr.set(moved);
+        if self.budget_limit.get() != usize::MAX {
+            // A give-back below a clamp that sat at the old cursor (usage was over a budget set
+            // later) must not let the fast path hand those bytes out again unchecked.
+            self.clamp();
+        }
+        moved
+    }
+
+    // --- page switching and rewinding ---
+
+    /// Makes `page`, whose usable bytes are `[start, page_end)`, current with the bump pointer at
+    /// `ptr`; `used_before` is the bytes used in the pages before it. The clamp follows.
+    pub(super) fn enter_page(
+        &self,
+        page: Option<NonNull<PageHeader>>,
+        (start, page_end): (NonNull<u8>, NonNull<u8>),
+        ptr: NonNull<u8>,
+        used_before: usize,
+    ) {
+        debug_assert!(start <= ptr && ptr <= page_end);
+        self.cur.set(page);
+        self.cur_start.set(start);
+        self.page_end.set(page_end);
+        self.ptr.set(ptr);
+        self.used_before.set(used_before);
+        self.clamp();
+    }
+
+    /// Moves back to `ptr` in `page` (a rewind or reset): folds the peak in, enters the page and
+    /// sets the live-allocation count to `allocs`.
+    pub(super) fn rewind(
+        &self,
+        page: Option<NonNull<PageHeader>>,
+        bounds: (NonNull<u8>, NonNull<u8>),
+        ptr: NonNull<u8>,
+        used_before: usize,
+        allocs: usize,
+    ) {
+        self.high.set(self.high_water());
+        self.enter_page(page, bounds, ptr, used_before);
+        self.allocs.set(allocs);
+    }
+
+    /// Puts the peak back to `peak` after undoing a failed multi-part allocation (which folded
+    /// its partial usage in when it rewound).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(super) fn restore_peak(&self, peak: usize) {
+        self.high.set(peak);
+    }
+
+    /// Sets the most bytes `used()` may reach before the slow path must consult the budget
+    /// (`usize::MAX` = unbounded) and re-clamps the current page.
+    pub(super) fn set_budget_limit(&self, limit: usize) {
+        self.budget_limit.set(limit);
+        self.clamp();
+    }
+
+    /// `end = min(page end, where used() reaches the budget limit)`, never below `ptr`.
+    fn clamp(&self) {
+        let page_end = self.page_end.get();
+        let limit = self.budget_limit.get();
+        if limit == usize::MAX {
+            self.end.set(page_end);
+            return;
+        }
+        let start = self.cur_start.get();
+        let room = limit.saturating_sub(self.used_before.get());
+        let page_len = page_end.as_ptr() as usize - start.as_ptr() as usize;
+        let budget_end = start.as_ptr() as usize + room.min(page_len);
+        let at = budget_end.max(self.ptr.get().as_ptr() as usize);
+        // `at` lies in `[ptr, page_end]`, inside the current page: the page's provenance covers
+        // it and it is non-null.
+        self.end
+            .set(start.with_addr(NonZeroUsize::new(at).expect("a page address is never null")));
+    }
+}
