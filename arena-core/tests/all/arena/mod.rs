@@ -1,5 +1,7 @@
 //! The arena: bump allocation, pages and limits, markers and scopes, drops, frames, workers.
 mod allocator_provenance;
+mod budget;
+mod cursor_usage;
 mod drops;
 mod frames;
 mod hostile_inputs;

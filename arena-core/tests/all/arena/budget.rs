@@ -4,27 +4,27 @@
 //! per buffer; `restore_budget` works through `&self`.
 #![allow(missing_docs)] // test-only row types
 
-#[macro_use]
-mod soa_macro;
+use crate::soa_rows;
 
 use core::alloc::Layout;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_core::arena::{Arena, ArenaError, FrameArena};
 use arena_core::tags::{Budget, BudgetGate, Budgeted, MemoryUsage, Owner, Usage};
-use soa_macro::Particle;
+use arena_derive::Soa;
+use soa_rows::Particle;
 
 /// The budget every fail-policy test sets.
 const BUDGET: usize = 512;
 /// Bytes allocated before the request: 64 bytes of headroom remain.
 const FILL: usize = 448;
 
-soa_struct! {
-    /// SoA rows that need dropping: the arena carves the columns and a drop record, two parts.
-    #[derive(Debug, Default)]
-    pub struct Named / NamedRef, NamedMut, NamedSlices, NamedSlicesMut, align 1 {
-        id: u32, name: String,
-    }
+/// SoA rows that need dropping: the arena carves the columns and a drop record, two parts.
+#[derive(Debug, Default, Soa)]
+#[soa(crate = arena_core)]
+pub struct Named {
+    id: u32,
+    name: String,
 }
 
 /// Fills `used()` to exactly `FILL` bytes in 16-byte pieces (which fit pages of any size the
