@@ -13,7 +13,7 @@
 use super::{Arena, ArenaError, BufferArena};
 #[cfg(feature = "alloc")]
 use super::{Frame, FrameArena};
-use crate::tags::{BudgetGate, Budgeted};
+use crate::tags::{BudgetGate, Budgeted, MemoryUsage};
 
 impl Arena {
     /// The slow path's budget check: `used()` would grow by `growth` bytes. `Ok` when there is
@@ -134,5 +134,34 @@ impl<const N: usize> Budgeted for FrameArena<N> {
         for i in 0..N {
             self.buffer(i).restore_budget(gate);
         }
+    }
+}
+
+/// An allocator that bumps through one [`Arena`]: the arena itself, a [`BufferArena`] or a
+/// [`Frame`]. What a [`Tracked`](crate::tags::Tracked) bump allocator's guard check reads.
+pub trait BumpAllocator: MemoryUsage {
+    /// The arena allocations go to.
+    fn arena(&self) -> &Arena;
+}
+
+impl BumpAllocator for Arena {
+    #[inline(always)]
+    fn arena(&self) -> &Arena {
+        self
+    }
+}
+
+impl BumpAllocator for BufferArena<'_> {
+    #[inline(always)]
+    fn arena(&self) -> &Arena {
+        self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl BumpAllocator for Frame<'_> {
+    #[inline(always)]
+    fn arena(&self) -> &Arena {
+        Frame::arena(self)
     }
 }

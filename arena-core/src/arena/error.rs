@@ -95,6 +95,17 @@ impl fmt::Display for ArenaError {
     }
 }
 
+impl ArenaError {
+    /// The budget that refused the allocation, if a budget (not the arena's capacity or limit)
+    /// was the reason.
+    pub fn budget_exceeded(&self) -> Option<&BudgetExceeded> {
+        match self {
+            ArenaError::OverBudget(exceeded) => Some(exceeded),
+            _ => None,
+        }
+    }
+}
+
 impl core::error::Error for ArenaError {}
 
 /// Why [`Arena::rewind`](super::Arena::rewind) refused a [`Marker`](super::Marker). The arena is

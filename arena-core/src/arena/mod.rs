@@ -55,6 +55,7 @@
 #[cfg(feature = "allocator-api2")]
 mod api2;
 mod budget;
+pub use budget::BumpAllocator;
 mod bump;
 mod cursor;
 mod drop_list;

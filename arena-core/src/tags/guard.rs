@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::arena::BumpAllocator;
+use crate::arena::BumpAllocator;
 use super::tag::Tag;
 use super::tracked::Tracked;
 use crate::arena::{Arena, GuardViolation};

@@ -83,7 +83,6 @@ macro_rules! log_event {
 #[allow(unused_imports)] // for code outside `tags/` that logs the same way
 pub(crate) use log_event;
 
-mod arena;
 mod budget;
 #[cfg(feature = "alloc")]
 mod export;
@@ -110,7 +109,7 @@ mod tag;
 mod tracked;
 mod usage;
 
-pub use arena::BumpAllocator;
+pub use crate::arena::BumpAllocator;
 pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
 pub use guard::GuardReport;
 #[cfg(feature = "alloc")]

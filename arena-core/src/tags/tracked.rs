@@ -124,24 +124,6 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
         }
     }
 
-    /// Sets `budget` on the allocator, naming this allocator and its tag in its errors.
-    #[must_use]
-    pub fn with_budget(mut self, budget: Budget) -> Self {
-        self.set_budget(Some(budget));
-        self
-    }
-
-    /// Sets (`Some`) or removes (`None`) the allocator's budget. It takes effect before the
-    /// allocator is next reached through this wrapper ([`Deref`], [`DerefMut`],
-    /// [`allocator`](Tracked::allocator), [`into_inner`](Tracked::into_inner)), which is the only
-    /// way to reach it: a budget below the current usage frees nothing, the next allocation that
-    /// would grow usage meets the policy.
-    pub fn set_budget(&mut self, budget: Option<Budget>) {
-        let owner = Owner::new(self.labels.name, self.labels.tag.name());
-        self.labels.budget = budget.map(|b| BudgetGate::new(b, owner));
-        self.labels.manages_budget = true;
-    }
-
     /// The budget set through this wrapper, if any.
     pub fn budget(&self) -> Option<Budget> {
         self.labels.budget.map(|g| g.budget())
@@ -217,6 +199,25 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
 }
 
 impl<A: Budgeted, G: Tag> Tracked<A, G> {
+    /// Sets `budget` on the allocator, naming this allocator and its tag in its errors.
+    #[must_use]
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.set_budget(Some(budget));
+        self
+    }
+
+    /// Sets (`Some`) or removes (`None`) the allocator's budget, now, naming this allocator and
+    /// its tag in its errors. The wrapper keeps it and puts it back before the allocator is next
+    /// reached if the allocator was replaced or its budget changed directly ([`Deref`],
+    /// [`DerefMut`]). A budget below the current usage frees nothing: the next allocation that
+    /// would grow usage meets the policy.
+    pub fn set_budget(&mut self, budget: Option<Budget>) {
+        let owner = Owner::new(self.labels.name, self.labels.tag.name());
+        self.labels.budget = budget.map(|b| BudgetGate::new(b, owner));
+        self.labels.manages_budget = true;
+        self.inner.get_mut().set_budget(self.labels.budget);
+    }
+
     /// The allocator, for reading, with this wrapper's budget on it: `&*tracked`, spelled out for
     /// the methods whose names [`Tracked`] shadows (`budget`, `set_budget`, `usage`, ...).
     #[inline(always)]
@@ -290,6 +291,18 @@ impl<A: Budgeted, G: Tag> DerefMut for Tracked<A, G> {
             reapply(inner, self.labels.budget);
         }
         inner
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<const N: usize, G: Tag> Tracked<crate::arena::FrameArena<N>, G> {
+    /// [`FrameArena::begin_frame`](crate::arena::FrameArena::begin_frame): the next frame,
+    /// tracked under the same name, tag and budget, so a report names it and its guard checks say
+    /// whose frame it was. The budget is the frame arena's per-buffer budget, held by the frame's
+    /// own buffer.
+    pub fn begin_frame(&mut self) -> Tracked<crate::arena::Frame<'_>, G> {
+        let labels = self.labels;
+        labels.wrap((**self).begin_frame())
     }
 }
 
