@@ -1,4 +1,4 @@
-//! Pending destructors ("cleanup callbacks" in the seeds): a list linked through the arena's own
+//! Pending destructors ("cleanup callbacks"): a list linked through the arena's own
 //! memory, newest first, run in reverse allocation order on reset, rewind and drop.
 //!
 //! A record sits right before the values it drops, and covers a *run*: values of one type

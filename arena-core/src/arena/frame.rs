@@ -1,4 +1,4 @@
-//! N-buffered frame arenas: the seeds' double-buffered (ping-pong) frame allocator, generalised
+//! N-buffered frame arenas: the double-buffered (ping-pong) frame allocator, generalised
 //! to N buffers, with reader tokens so a buffer is never reset under a reader.
 
 use core::fmt;
@@ -49,7 +49,7 @@ struct Buffer {
     readers: Arc<Readers>,
 }
 
-/// `N` arenas used in rotation, one per frame in flight: `N = 2` is the seeds' double
+/// `N` arenas used in rotation, one per frame in flight: `N = 2` is the classic double
 /// buffering, `N = 3` triple buffering. [`begin_frame`](FrameArena::begin_frame) moves to the
 /// oldest buffer and resets it, unless a [`FrameReader`] still holds it: then
 /// [`try_begin_frame`](FrameArena::try_begin_frame) returns [`FrameInUse`] and `begin_frame`
@@ -70,7 +70,7 @@ struct Buffer {
 ///         frame.buffer_index()
 ///     })
 ///     .collect();
-/// assert_eq!(buffers, [0, 1, 0, 1]); // the seeds' trace
+/// assert_eq!(buffers, [0, 1, 0, 1]); // ping, pong, ping, pong
 /// ```
 ///
 /// # Variance

@@ -1,4 +1,4 @@
-//! Markers, rewind and reset: the seeds' stack allocator with LIFO rollback, checked.
+//! Markers, rewind and reset: a stack allocator with LIFO rollback, checked.
 
 use core::ptr::NonNull;
 
@@ -63,7 +63,7 @@ pub(crate) struct Checkpoint {
 }
 
 impl Marker {
-    /// [`Arena::used`] at the time the marker was taken: the seeds' marker offset.
+    /// [`Arena::used`] at the time the marker was taken: a stack allocator's marker offset.
     pub fn used(&self) -> usize {
         self.used
     }
@@ -85,7 +85,7 @@ impl Arena {
         }
     }
 
-    /// Frees everything allocated after `marker` (the seeds' `FreeToMarker`): pending destructors
+    /// Frees everything allocated after `marker` (a stack allocator's free-to-marker): pending destructors
     /// run newest first, guard bytes are checked, freed bytes are poisoned with
     /// [`poison::FREED`] in debug builds. Everything allocated before the
     /// marker stays. Pages are kept.

@@ -11,7 +11,7 @@
 //! | [`Arena::with_capacity`] | a fixed per-frame or per-level budget; running out is a bug | the need is unbounded |
 //! | [`Arena::chained`] | the need varies; pages are kept across resets | you must never touch the system allocator after startup (size a fixed arena instead) |
 //! | [`Arena::from_buffer`] | `no_std` without a heap, or memory you already own | you want growth |
-//! | [`Arena::scope`] / [`Arena::mark`] | LIFO sub-lifetimes inside a frame (the seeds' stack allocator) | values must outlive the scope |
+//! | [`Arena::scope`] / [`Arena::mark`] | LIFO sub-lifetimes inside a frame (a stack allocator) | values must outlive the scope |
 //! | [`FrameArena`] | data a reader (render thread, GPU upload) consumes one or more frames later | data lives longer than N frames |
 //! | [`scratch`] | short-lived temporaries inside one function call, per thread | the result must outlive the call |
 //!
@@ -299,7 +299,7 @@ impl Arena {
         }
     }
 
-    /// Bytes in use, alignment padding included (the seeds' `offset` for a single block).
+    /// Bytes in use, alignment padding included (a linear allocator's `offset`, for a single block).
     pub fn used(&self) -> usize {
         self.cursor.used()
     }

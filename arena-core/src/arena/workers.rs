@@ -1,5 +1,5 @@
 //! Per-thread arenas for a job system: one [`Arena`] per rayon worker, reset together at frame
-//! end (the seeds' thread-local arenas for job systems).
+//! end.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
