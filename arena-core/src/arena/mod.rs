@@ -75,6 +75,7 @@ pub use error::{ArenaError, MarkerError};
 #[cfg(feature = "alloc")]
 pub use frame::{Frame, FrameArena, FrameInUse, FrameReader};
 pub use guard::{GuardSide, GuardViolation};
+pub(crate) use guard::damaged_guard;
 pub use marker::Marker;
 pub use scope::Scope;
 #[cfg(feature = "std")]

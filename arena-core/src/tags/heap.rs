@@ -1,34 +1,18 @@
 //! Budget-checked allocation for tracked heaps.
+//!
+//! Safe code over the heap's public API; the heap's own [`MemoryUsage`] and
+//! [`Budgeted`](super::Budgeted) impls live in `crate::heap`.
 
 use core::alloc::Layout;
 use core::ops::Deref;
 use core::ptr::NonNull;
 
-#[cfg(feature = "alloc")]
-use super::heap_guard::GuardedHeap;
 use super::tag::Tag;
 use super::tracked::{Refused, Tracked};
-use super::usage::{MemoryUsage, Usage};
-use crate::heap::{FreeListHeap, HeapError};
-
-/// Current = bytes in live blocks (the 16 bytes of tags each block carries included, so every
-/// byte of block space is owned by someone), peak = the highest of that, allocations = live
-/// blocks, reserved = block space.
-impl MemoryUsage for FreeListHeap<'_> {
-    fn usage(&self) -> Usage {
-        let stats = self.stats();
-        Usage {
-            current: stats.used,
-            peak: stats.peak_used,
-            allocations: stats.live_blocks,
-            reserved: stats.capacity,
-        }
-    }
-
-    fn reports_leaks(&self) -> bool {
-        true
-    }
-}
+use super::usage::MemoryUsage;
+#[cfg(feature = "alloc")]
+use crate::heap::GuardedHeap;
+use crate::heap::{FreeError, FreeListHeap, RequestError};
 
 /// A heap [`Tracked`] can check budgets for: [`FreeListHeap`] and [`GuardedHeap`].
 pub(super) trait HeapAllocator: MemoryUsage {
@@ -39,7 +23,7 @@ pub(super) trait HeapAllocator: MemoryUsage {
     /// # Errors
     ///
     /// The heap's error; nothing changes.
-    fn allocate(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError>;
+    fn allocate(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError>;
 }
 
 impl HeapAllocator for FreeListHeap<'_> {
@@ -47,8 +31,9 @@ impl HeapAllocator for FreeListHeap<'_> {
         self.stats().used
     }
     #[inline]
-    fn allocate(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
-        self.alloc(layout)
+    #[track_caller]
+    fn allocate(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
+        self.try_alloc(layout)
     }
 }
 
@@ -57,8 +42,9 @@ impl HeapAllocator for GuardedHeap<'_> {
     fn used_bytes(&self) -> usize {
         self.stats().used
     }
-    fn allocate(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
-        self.alloc(layout)
+    #[track_caller]
+    fn allocate(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
+        self.try_alloc(layout)
     }
 }
 
@@ -68,7 +54,7 @@ impl HeapAllocator for GuardedHeap<'_> {
 fn alloc_checked<H: HeapAllocator, G: Tag>(
     heap: &mut Tracked<H, G>,
     layout: Layout,
-) -> Result<NonNull<u8>, Refused<HeapError>> {
+) -> Result<NonNull<u8>, Refused<RequestError>> {
     if heap.has_budget() {
         let used = heap.inner.used_bytes();
         heap.check(used, layout.size())
@@ -81,20 +67,20 @@ fn alloc_checked<H: HeapAllocator, G: Tag>(
 }
 
 impl<G: Tag> Tracked<FreeListHeap<'_>, G> {
-    /// [`FreeListHeap::alloc`] after checking `layout.size()` more bytes against the budget (the
-    /// block's tags and rounding are not counted by the check, and are by the usage).
+    /// [`FreeListHeap::try_alloc`] after checking `layout.size()` more bytes against the budget
+    /// (the block's tags and rounding are not counted by the check, and are by the usage).
     ///
     /// # Errors
     ///
     /// [`Refused::OverBudget`] under [`Policy::Fail`](super::Policy::Fail), or the heap's own
-    /// [`HeapError`]. Nothing is allocated then.
+    /// [`RequestError`]. Nothing is allocated then.
     ///
     /// # Panics
     ///
     /// Over budget under [`Policy::Panic`](super::Policy::Panic).
     #[inline]
     #[track_caller]
-    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, Refused<HeapError>> {
+    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, Refused<RequestError>> {
         alloc_checked(self, layout)
     }
 
@@ -104,7 +90,7 @@ impl<G: Tag> Tracked<FreeListHeap<'_>, G> {
     ///
     /// As [`FreeListHeap::free`]: `ptr` is not a live block of this heap; nothing changes.
     #[inline]
-    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
+    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         self.inner.free(ptr)
     }
 }
@@ -130,8 +116,8 @@ impl<G: Tag> Tracked<GuardedHeap<'_>, G> {
         }
     }
 
-    /// [`GuardedHeap::alloc`] after the budget check, as for a [`FreeListHeap`] (the guard bytes
-    /// are not counted by the check, and are by the usage).
+    /// [`GuardedHeap::try_alloc`] after the budget check, as for a [`FreeListHeap`] (the guard
+    /// bytes are not counted by the check, and are by the usage).
     ///
     /// # Errors
     ///
@@ -141,26 +127,24 @@ impl<G: Tag> Tracked<GuardedHeap<'_>, G> {
     ///
     /// Over budget under [`Policy::Panic`](super::Policy::Panic).
     #[track_caller]
-    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, Refused<HeapError>> {
+    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, Refused<RequestError>> {
         alloc_checked(self, layout)
     }
 
-    /// Checks the allocation's guards, then frees it.
+    /// [`GuardedHeap::free`]: checks the allocation's guards, then frees it. A damaged guard is
+    /// also logged (target `arena_kit::guard`) as a [`GuardReport`](super::GuardReport) naming
+    /// this allocator and its tag.
     ///
     /// # Errors
     ///
-    /// As [`FreeListHeap::free`]: `ptr` is not a live allocation of this heap; nothing changes.
-    ///
-    /// # Panics
-    ///
-    /// If a guard byte of the allocation was overwritten, with a
-    /// [`GuardReport`](super::GuardReport) naming this allocator, its tag and the allocation's
-    /// size; the block is not freed.
-    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
-        if let Some(v) = self.inner.check_allocation(ptr) {
-            panic!("{}", self.guard_report(v));
+    /// As [`GuardedHeap::free`]: `ptr` is not a live allocation of this heap, or
+    /// [`FreeError::GuardDamaged`] (the allocation is not freed); nothing changes.
+    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
+        let freed = self.inner.free(ptr);
+        if let Err(FreeError::GuardDamaged(v)) = &freed {
+            log::error!(target: "arena_kit::guard", "{}", self.guard_report(*v));
         }
-        self.inner.free(ptr)
+        freed
     }
 }
 

@@ -61,8 +61,6 @@ mod export;
 mod guard;
 mod heap;
 #[cfg(feature = "alloc")]
-mod heap_guard;
-#[cfg(feature = "alloc")]
 mod history;
 #[cfg(feature = "alloc")]
 mod pool;
@@ -81,8 +79,9 @@ mod usage;
 pub use arena::BumpAllocator;
 pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
 pub use guard::GuardReport;
+/// The guarded heap lives in [`crate::heap`]; re-exported here beside the other debug layers.
 #[cfg(feature = "alloc")]
-pub use heap_guard::GuardedHeap;
+pub use crate::heap::GuardedHeap;
 #[cfg(feature = "alloc")]
 pub use history::{FrameSample, History};
 #[cfg(feature = "alloc")]
