@@ -639,7 +639,7 @@ fn heap_front_guard_and_poison_after_free() {
         // SAFETY: as above; restores the guard.
         unsafe { p.sub(1).write(arena_core::poison::GUARD) };
     }
-    heap.try_free(p).unwrap();
+    heap.free(p).unwrap();
     assert_eq!(heap.stats().live_blocks, 0);
     if arena_core::poison::ENABLED {
         // SAFETY: the freed block's payload is still heap memory; past its free-list links the
