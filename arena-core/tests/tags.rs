@@ -12,7 +12,7 @@ use std::sync::Once;
 use std::alloc::Layout;
 
 use arena_core::arena::{Arena, FrameArena, GuardSide};
-use arena_core::heap::FreeListHeap;
+use arena_core::heap::{FreeError, FreeListHeap};
 use arena_core::pool::Pool;
 use arena_core::soa::{SoaPool, SoaVec};
 use arena_core::tags::{
@@ -615,8 +615,15 @@ fn heap_guard_corruption_names_the_allocator_and_size() {
         text.starts_with("in `enemy table` (tag AI): guard bytes after the 12-byte"),
         "{text}"
     );
-    let panic = catch_unwind(AssertUnwindSafe(|| heap.free(a))).unwrap_err();
-    let text = panic.downcast_ref::<String>().unwrap();
+    // Freeing it is an error (there is no panicking free), logged with the allocator's name.
+    let mut freed = None;
+    let records = logged(|| freed = Some(heap.free(a)));
+    assert!(
+        matches!(freed, Some(Err(FreeError::GuardDamaged(v))) if v == report.violation),
+        "{freed:?}"
+    );
+    assert_eq!(records.len(), 1, "{records:?}");
+    let text = &records[0].2;
     assert!(
         text.contains("`enemy table`") && text.contains("12-byte"),
         "{text}"

@@ -72,7 +72,7 @@ use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
 use block::{GRANULE, MIN_BLOCK, OVERHEAD, Region, TAG, block_size_for};
-use fit::{FreeLists, Placement};
+use fit::FreeLists;
 
 use crate::poison;
 use crate::tags::BudgetGate;
@@ -362,14 +362,15 @@ impl<'buf> FreeListHeap<'buf> {
         };
         let gap = p.payload - TAG - p.block;
         let avail = p.size - gap;
+        let split = avail - need >= MIN_BLOCK;
         // A tail too small to be a block stays in this one, so the block may be up to
         // `MIN_BLOCK - 16` bytes larger than `need`: check those against the budget too (with no
         // budget `limit` is the capacity, which a free block always fits).
-        if avail - need < MIN_BLOCK && self.used + avail > self.limit {
+        if !split && self.used + avail > self.limit {
             self.over_limit(avail)?;
         }
         self.lists.remove(&mut self.region, p.block, p.size);
-        let payload = self.carve(p, need, layout.size());
+        let payload = self.carve(p.block, gap, avail, split, need, layout.size());
         self.allocations += 1;
         Ok(self.region.ptr(payload))
     }
@@ -650,20 +651,26 @@ impl<'buf> FreeListHeap<'buf> {
         }
     }
 
-    /// Turns the free block placement `p` (already off its list) into a live block of `need`
-    /// bytes holding `requested`; returns the payload offset.
+    /// Turns the free block at `b` (already off its list) into a live block of `need` bytes
+    /// holding `requested`: the first `gap` bytes go back as a free block (alignment), the
+    /// remaining `size` bytes hold the block, and a tail beyond `need` goes back too when `split`
+    /// (it is a block's worth). Returns the payload offset.
     #[inline]
-    fn carve(&mut self, p: Placement, need: usize, requested: usize) -> usize {
-        let mut b = p.block;
-        let mut size = p.size;
-        let gap = p.payload - TAG - b;
+    fn carve(
+        &mut self,
+        mut b: usize,
+        gap: usize,
+        mut size: usize,
+        split: bool,
+        need: usize,
+        requested: usize,
+    ) -> usize {
         if gap > 0 {
             self.region.write_free(b, gap);
             self.lists.insert(&mut self.region, b, gap);
             b += gap;
-            size -= gap;
         }
-        if size - need >= MIN_BLOCK {
+        if split {
             let tail = b + need;
             self.region.write_free(tail, size - need);
             self.lists.insert(&mut self.region, tail, size - need);

@@ -56,6 +56,7 @@ impl<G: Tag> Tracked<Arena, G> {
     ///
     /// As [`Arena::reset`], if a guard byte was overwritten; the [`GuardReport`] naming this
     /// allocator is logged first (target `arena_kit::guard`).
+    #[track_caller]
     pub fn reset(&mut self) {
         if let Err(report) = self.check_guards() {
             log::error!(target: "arena_kit::guard", "{report}");
