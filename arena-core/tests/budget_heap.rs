@@ -288,3 +288,22 @@ fn shared_heaps_go_into_a_registry_report() {
     // SAFETY: allocated above with this layout.
     unsafe { locked.dealloc(p, layout(100)) };
 }
+
+#[test]
+fn a_block_that_keeps_a_tail_too_small_to_split_counts_it_against_the_budget() {
+    use arena_core::heap::Fit;
+    let mut heap = FreeListHeap::with_capacity(4096).with_fit(Fit::First);
+    let a = heap.alloc(layout(32)); // a 48-byte block
+    let _wall = heap.alloc(layout(16)); // 32 bytes, keeps `a`'s hole from merging
+    heap.free(a).unwrap();
+    // 16 bytes need a 32-byte block, which fits the budget (32 + 32 <= 64); first fit finds
+    // the 48-byte hole, whose 16-byte tail cannot be a block, so the block would be 48 bytes.
+    heap.set_budget(Some(Budget::fail(64).into()));
+    let before = heap.usage();
+    let e = heap.try_alloc(layout(16)).unwrap_err();
+    assert_eq!(e.budget_exceeded().map(|b| b.requested), Some(48), "{e:?}");
+    assert_eq!(heap.usage(), before);
+    heap.set_budget(Some(Budget::fail(80).into()));
+    heap.alloc(layout(16));
+    assert_eq!(heap.usage().current, 80);
+}

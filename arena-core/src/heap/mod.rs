@@ -77,6 +77,10 @@ use fit::FreeLists;
 use crate::poison;
 use crate::tags::BudgetGate;
 
+/// The most bytes a block may hold beyond the `need` it was found for: a tail smaller than a
+/// block (`MIN_BLOCK - GRANULE`) stays in it.
+const MAX_KEPT_TAIL: usize = MIN_BLOCK - GRANULE;
+
 /// The largest alignment [`FreeListHeap::alloc`] supports: 4 KiB.
 pub const MAX_ALIGN: usize = 4096;
 
@@ -111,8 +115,10 @@ pub struct FreeListHeap<'buf> {
     live: usize,
     /// Successful allocations, ever.
     allocations: u64,
-    /// The most `used` may reach before the slow path runs: the capacity, or less under a
-    /// budget (`min(capacity, budget.limit())`).
+    /// The fast path allocates while `used + need` stays within this: the capacity, or the
+    /// budget below it, less the 16 bytes a block may keep beyond `need` (a tail too small to
+    /// split off), so that no block found under it can pass the budget. The slow path checks
+    /// the exact limit.
     limit: usize,
     /// The budget, if any (see [`Budgeted`](crate::tags::Budgeted)).
     budget: Option<BudgetGate>,
@@ -287,7 +293,7 @@ impl<'buf> FreeListHeap<'buf> {
             requested: 0,
             live: 0,
             allocations: 0,
-            limit: end - first,
+            limit: (end - first).saturating_sub(MAX_KEPT_TAIL),
             budget: None,
             owned,
             _buf: PhantomData,
@@ -353,26 +359,13 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline]
     #[track_caller]
     pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
-        let need = self.need(layout)?;
-        let Some(p) = self
-            .lists
-            .find(&self.region, self.fit, need, layout.align())
-        else {
-            return Err(self.out_of_memory(layout.size()));
-        };
-        let gap = p.payload - TAG - p.block;
-        let avail = p.size - gap;
-        let split = avail - need >= MIN_BLOCK;
-        // A tail too small to be a block stays in this one, so the block may be up to
-        // `MIN_BLOCK - 16` bytes larger than `need`: check those against the budget too (with no
-        // budget `limit` is the capacity, which a free block always fits).
-        if !split && self.used + avail > self.limit {
-            self.over_limit(avail)?;
+        // The fast path answers with a pointer or nothing, so that no error value (a budget
+        // error is 56 bytes) is built or moved on it; the cold path says why, or allocates past
+        // a `Warn` budget.
+        match self.alloc_fast(layout) {
+            Some(p) => Ok(p),
+            None => self.alloc_slow(layout),
         }
-        self.lists.remove(&mut self.region, p.block, p.size);
-        let payload = self.carve(p.block, gap, avail, split, need, layout.size());
-        self.allocations += 1;
-        Ok(self.region.ptr(payload))
     }
 
     /// Frees the live block starting at `ptr` and merges it with free neighbours.
@@ -446,8 +439,9 @@ impl<'buf> FreeListHeap<'buf> {
                     } else {
                         joined
                     };
-                    if self.used + (kept - size) > self.limit {
-                        self.over_limit(kept - size)?;
+                    let grows = kept - size;
+                    if self.used + grows > self.limit && self.used + grows > self.exact_limit() {
+                        self.over_limit(grows)?;
                     }
                     self.lists.remove(&mut self.region, next, h.size);
                     self.used += h.size;
@@ -501,35 +495,77 @@ impl<'buf> FreeListHeap<'buf> {
 
     // ----- internals ---------------------------------------------------------------------
 
-    /// The block size for `layout` when it passes the heap's one limit check: the bytes in live
-    /// blocks plus the block stay within `limit` (the capacity, or a budget below it). Anything
-    /// else, error or budget, goes to the cold path.
+    /// A block for `layout` if one fits within `limit` (the capacity, or a budget below it):
+    /// the heap's one limit check, so a budget costs the fast path nothing. `None` for anything
+    /// else (an error, a request near the limit, the budget's say), which
+    /// [`alloc_slow`](Self::alloc_slow) sorts out.
     #[inline]
-    #[track_caller]
-    fn need(&mut self, layout: Layout) -> Result<usize, RequestError> {
-        if layout.size() != 0
-            && layout.align() <= MAX_ALIGN
-            && let Some(need) = block_size_for(layout.size())
-            // Both terms are at most about `isize::MAX`, so the sum cannot wrap.
-            && self.used + need <= self.limit
-        {
-            return Ok(need);
+    fn alloc_fast(&mut self, layout: Layout) -> Option<NonNull<u8>> {
+        if layout.size() == 0 || layout.align() > MAX_ALIGN {
+            return None;
         }
-        self.need_slow(layout)
+        let need = block_size_for(layout.size())?;
+        // Both terms are at most about `isize::MAX`, so the sum cannot wrap.
+        if self.used + need > self.limit {
+            return None;
+        }
+        // `limit` leaves room for the largest block `place` can return for `need`, so there is
+        // nothing more to check (`used + whole > usize::MAX` folds away).
+        self.place(need, layout.align(), layout.size(), usize::MAX)
+            .ok()
     }
 
-    /// [`need`](Self::need) past the limit: the error that says why there is no block, or the
-    /// budget's verdict (a lifted `Warn` budget lets the request through).
+    /// [`try_alloc`](Self::try_alloc) past the fast path: the error that says why there is no
+    /// block, or the budget's verdict (a `Warn` budget lets the request through, warning once
+    /// per crossing, and the block is allocated here).
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn need_slow(&mut self, layout: Layout) -> Result<usize, RequestError> {
+    fn alloc_slow(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
         let need = self.block_size(layout)?;
         self.over_limit(need)?;
         if self.used + need > self.capacity() {
             return Err(self.out_of_memory(layout.size()));
         }
-        Ok(need)
+        let (align, size) = (layout.align(), layout.size());
+        match self.place(need, align, size, self.exact_limit()) {
+            Ok(p) => Ok(p),
+            Err(0) => Err(self.out_of_memory(size)),
+            Err(whole) => {
+                // The block found keeps a tail too small to split off; it is `whole` bytes.
+                self.over_limit(whole)?;
+                self.place(need, align, size, usize::MAX)
+                    .map_err(|_| self.out_of_memory(size))
+            }
+        }
+    }
+
+    /// Finds a free block for `need` bytes aligned to `align` and makes it live, holding
+    /// `requested` bytes. Fails, changing nothing, with `Err(0)` when no free block fits and with
+    /// `Err(whole)` when the block would keep a tail too small to split off (so it is `whole`
+    /// bytes, up to `MIN_BLOCK - 16` more than `need`) and that would take `used` past `limit`.
+    #[inline(always)]
+    fn place(
+        &mut self,
+        need: usize,
+        align: usize,
+        requested: usize,
+        limit: usize,
+    ) -> Result<NonNull<u8>, usize> {
+        let Some(p) = self.lists.find(&self.region, self.fit, need, align) else {
+            return Err(0);
+        };
+        let gap = p.payload - TAG - p.block;
+        let avail = p.size - gap;
+        let split = avail - need >= MIN_BLOCK;
+        // With no budget `limit` is the capacity, which a free block always fits.
+        if !split && self.used + avail > limit {
+            return Err(avail);
+        }
+        self.lists.remove(&mut self.region, p.block, p.size);
+        let payload = self.carve(p.block, gap, avail, split, need, requested);
+        self.allocations += 1;
+        Ok(self.region.ptr(payload))
     }
 
     /// The block size for `layout`, or the error that says no block can ever hold it.
@@ -571,10 +607,15 @@ impl<'buf> FreeListHeap<'buf> {
         Ok(())
     }
 
-    /// The limit the allocation paths compare against: the capacity, or the budget below it.
-    fn sync_limit(&mut self) {
+    /// The most bytes live blocks may hold: the capacity, or the budget below it.
+    fn exact_limit(&self) -> usize {
         let budget = self.budget.map_or(usize::MAX, |g| g.budget().bytes);
-        self.limit = self.capacity().min(budget);
+        self.capacity().min(budget)
+    }
+
+    /// Sets the fast path's `limit` from the exact one.
+    fn sync_limit(&mut self) {
+        self.limit = self.exact_limit().saturating_sub(MAX_KEPT_TAIL);
     }
 
     fn out_of_memory(&self, requested: usize) -> RequestError {
