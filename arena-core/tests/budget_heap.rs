@@ -241,7 +241,11 @@ fn warn_lets_the_crossing_through_and_rearms_once_usage_is_back_under() {
     let a = heap.alloc(layout(64));
     let b = heap.alloc(layout(200)); // over: warns, allowed
     assert!(heap.usage().current > BUDGET);
-    assert_eq!(heap.budget().unwrap().limit(), usize::MAX, "lifted while over");
+    assert_eq!(
+        heap.budget().unwrap().limit(),
+        usize::MAX,
+        "lifted while over"
+    );
     heap.free(b).unwrap();
     assert_eq!(heap.budget().unwrap().limit(), BUDGET, "armed again");
     heap.free(a).unwrap();
@@ -265,6 +269,11 @@ fn the_heap_has_no_other_limit_under_a_budget_above_its_capacity() {
     heap.free(big).unwrap();
 }
 
+/// What a registry reads from a source: the references are the `MemoryUsage` here.
+fn current(source: impl MemoryUsage) -> usize {
+    source.usage().current
+}
+
 #[test]
 fn shared_heaps_go_into_a_registry_report() {
     use arena_core::heap::{HeapCell, LockedHeap};
@@ -275,10 +284,10 @@ fn shared_heaps_go_into_a_registry_report() {
     // SAFETY: a non-zero layout; freed below, before the heap is dropped.
     let p = unsafe { locked.alloc(layout(100)) };
     assert!(!p.is_null());
-    assert_eq!((&*locked).usage().current, 128);
+    assert_eq!(current(&*locked), 128);
     let mut names: allocator_api2::vec::Vec<&str, _> = allocator_api2::vec::Vec::new_in(&cell);
     names.push("castle"); // room for 4 &strs: one 80-byte block with its tags
-    assert_eq!((&cell).usage().current, 80);
+    assert_eq!(current(&cell), 80);
     let from_cell = ("level data", "Assets", &cell);
     let from_locked = ("global", "Assets", &*locked);
     let sources: [&dyn Source<&'static str>; 2] = [&from_cell, &from_locked];

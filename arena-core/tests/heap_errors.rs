@@ -1,9 +1,7 @@
 //! Bad input to `FreeListHeap`: each is a typed error (`RequestError`, `FreeError`, `BuildError`,
 //! `Corruption`, or a `HeapError` holding one) whose text says what to do, and none
 //! changes the heap.
-use arena_core::heap::{
-    BuildError, FreeError, FreeListHeap, HeapError, MAX_ALIGN, RequestError,
-};
+use arena_core::heap::{BuildError, FreeError, FreeListHeap, HeapError, MAX_ALIGN, RequestError};
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
@@ -43,7 +41,7 @@ fn zero_size() {
         |e| *e == HeapError::Request(RequestError::ZeroSize),
     );
     rejects(
-        |h, p| h.try_realloc(p, layout(0, 1)).map(drop).map_err(HeapError::from),
+        |h, p| h.try_realloc(p, layout(0, 1)).map(drop),
         |e| *e == HeapError::Request(RequestError::ZeroSize),
     );
 }
@@ -52,11 +50,15 @@ fn zero_size() {
 fn sizes_near_usize_max() {
     for size in [isize::MAX as usize, isize::MAX as usize - 15, 1 << 40, 4097] {
         rejects(
-            |h, _| h.try_alloc(layout(size, 1)).map(drop).map_err(HeapError::from),
+            |h, _| {
+                h.try_alloc(layout(size, 1))
+                    .map(drop)
+                    .map_err(HeapError::from)
+            },
             |e| matches!(e, HeapError::Request(RequestError::TooLarge { .. })),
         );
         rejects(
-            |h, p| h.try_realloc(p, layout(size, 1)).map(drop).map_err(HeapError::from),
+            |h, p| h.try_realloc(p, layout(size, 1)).map(drop),
             |e| matches!(e, HeapError::Request(RequestError::TooLarge { .. })),
         );
     }
@@ -65,7 +67,11 @@ fn sizes_near_usize_max() {
 #[test]
 fn alignment_larger_than_supported() {
     rejects(
-        |h, _| h.try_alloc(layout(8, MAX_ALIGN * 2)).map(drop).map_err(HeapError::from),
+        |h, _| {
+            h.try_alloc(layout(8, MAX_ALIGN * 2))
+                .map(drop)
+                .map_err(HeapError::from)
+        },
         |e| {
             *e == HeapError::Request(RequestError::AlignmentTooLarge {
                 align: 8192,
@@ -148,7 +154,10 @@ fn double_free_interior_and_foreign_pointers() {
     );
     let outside = Box::new(0u64);
     rejects(
-        |h, _| h.free(NonNull::from(&*outside).cast()).map_err(HeapError::from),
+        |h, _| {
+            h.free(NonNull::from(&*outside).cast())
+                .map_err(HeapError::from)
+        },
         |e| matches!(e, HeapError::Free(FreeError::ForeignPointer { .. })),
     );
     rejects(

@@ -132,7 +132,10 @@ fn plain_free_and_realloc_reject_every_near_miss_and_foreign_pointer() {
     bad.extend([x, shifted(x, -8), shifted(x, 1)]);
     for p in bad {
         assert!(heap.free(p).is_err(), "free({p:p})");
-        assert!(heap.try_realloc(p, layout(100, 8)).is_err(), "realloc({p:p})");
+        assert!(
+            heap.try_realloc(p, layout(100, 8)).is_err(),
+            "realloc({p:p})"
+        );
         assert!(heap.try_realloc(p, layout(8, 8)).is_err(), "shrink({p:p})");
         assert_eq!((heap.to_string(), heap.stats()), before, "{p:p}");
         heap.check().unwrap();

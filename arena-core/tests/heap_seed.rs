@@ -83,7 +83,9 @@ fn seed_first_and_best_fit_differ_as_described() {
         let _keep1 = heap.try_alloc(bytes(16)).unwrap();
         let b = heap.try_alloc(bytes(120)).unwrap();
         let _keep2 = heap.try_alloc(bytes(16)).unwrap();
-        let _rest = heap.try_alloc(bytes(heap.stats().largest_request())).unwrap();
+        let _rest = heap
+            .try_alloc(bytes(heap.stats().largest_request()))
+            .unwrap();
         heap.free(a).unwrap();
         heap.free(b).unwrap();
         let c = heap.try_alloc(bytes(100)).unwrap();

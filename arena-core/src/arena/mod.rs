@@ -74,8 +74,9 @@ use page::PageHeader;
 pub use error::{ArenaError, MarkerError};
 #[cfg(feature = "alloc")]
 pub use frame::{Frame, FrameArena, FrameInUse, FrameReader};
-pub use guard::{GuardSide, GuardViolation};
+#[cfg(feature = "alloc")]
 pub(crate) use guard::damaged_guard;
+pub use guard::{GuardSide, GuardViolation};
 pub use marker::Marker;
 pub use scope::Scope;
 #[cfg(feature = "std")]

@@ -159,7 +159,6 @@ impl<'buf> GuardedHeap<'buf> {
         Ok(())
     }
 
-
     /// Checks the guards of every live allocation, lowest address first.
     ///
     /// # Errors

@@ -76,12 +76,12 @@ mod tag;
 mod tracked;
 mod usage;
 
-pub use arena::BumpAllocator;
-pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
-pub use guard::GuardReport;
 /// The guarded heap lives in [`crate::heap`]; re-exported here beside the other debug layers.
 #[cfg(feature = "alloc")]
 pub use crate::heap::GuardedHeap;
+pub use arena::BumpAllocator;
+pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
+pub use guard::GuardReport;
 #[cfg(feature = "alloc")]
 pub use history::{FrameSample, History};
 #[cfg(feature = "alloc")]
