@@ -33,7 +33,7 @@ trait Subject {
 
 impl Subject for FreeListHeap<'static> {
     fn alloc(&mut self, layout: Layout) -> Option<NonNull<u8>> {
-        FreeListHeap::alloc(self, layout).ok()
+        FreeListHeap::try_alloc(self, layout).ok()
     }
     unsafe fn free(&mut self, ptr: NonNull<u8>, _layout: Layout) {
         FreeListHeap::free(self, ptr).unwrap();

@@ -62,14 +62,14 @@ fn load_level(
     let mut assets = Vec::new();
     for i in 0..s.assets {
         let size = rng.range(256, s.max_asset);
-        match heap.alloc(Layout::from_size_align(size, 16).unwrap()) {
+        match heap.try_alloc(Layout::from_size_align(size, 16).unwrap()) {
             Ok(p) => assets.push(p),
             Err(e) => println!("  asset {i} ({size} bytes) did not load: {e}"),
         }
         if i % 6 == 5 {
             let size = rng.range(64, 512);
             persistent.push(
-                heap.alloc(Layout::from_size_align(size, 16).unwrap())
+                heap.try_alloc(Layout::from_size_align(size, 16).unwrap())
                     .unwrap(),
             );
         }

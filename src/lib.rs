@@ -9,7 +9,7 @@ pub mod prelude {
     pub use arena_core::arena::{Arena, ArenaError, Marker, Scope};
     #[cfg(feature = "std")]
     pub use arena_core::arena::{Frame, FrameArena, FrameReader, scratch};
-    pub use arena_core::heap::{Fit, FreeListHeap, HeapError};
+    pub use arena_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
     pub use arena_core::pool::{Handle, Pool, PoolFull};
     pub use arena_core::soa::{Soa, SoaPool, SoaSlice, SoaSliceMut, SoaVec};
     pub use arena_core::tags::{

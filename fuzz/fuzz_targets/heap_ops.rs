@@ -2,7 +2,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use arena_core::heap::{Fit, FreeListHeap, HeapError};
+use arena_core::heap::{Fit, FreeListHeap, RequestError};
 use core::alloc::Layout;
 use core::ptr::NonNull;
 use libfuzzer_sys::fuzz_target;
@@ -61,7 +61,7 @@ fuzz_target!(|input: Input| {
                 let Some(l) = layout(size, align_log) else {
                     continue;
                 };
-                match heap.alloc(l) {
+                match heap.try_alloc(l) {
                     Ok(ptr) => {
                         assert_eq!(ptr.as_ptr().addr() % l.align(), 0);
                         next_fill = next_fill.wrapping_add(1);
@@ -78,7 +78,7 @@ fuzz_target!(|input: Input| {
                             || l.align() > 4096
                             || matches!(
                                 e,
-                                HeapError::OutOfMemory { .. } | HeapError::TooLarge { .. }
+                                RequestError::OutOfMemory { .. } | RequestError::TooLarge { .. }
                             ),
                         "{e:?}"
                     ),
@@ -100,7 +100,7 @@ fuzz_target!(|input: Input| {
                 };
                 let i = usize::from(idx) % live.len();
                 let old = live[i];
-                if let Ok(ptr) = heap.realloc(old.ptr, l) {
+                if let Ok(ptr) = heap.try_realloc(old.ptr, l) {
                     assert_eq!(ptr.as_ptr().addr() % l.align(), 0);
                     let kept = Live {
                         ptr,

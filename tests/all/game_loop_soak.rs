@@ -533,14 +533,14 @@ impl Game {
             let fill = self.rng.next() as u8;
             match self
                 .heap
-                .alloc(Layout::from_size_align(size, align).unwrap())
+                .try_alloc(Layout::from_size_align(size, align).unwrap())
             {
                 Ok(p) => {
                     assert_eq!(p.as_ptr() as usize % align, 0, "misaligned heap block");
                     fill_block(p, size, fill);
                     self.heap_blocks.push((p, size, fill));
                 }
-                Err(HeapError::OutOfMemory { .. }) => self.typed_errors += 1,
+                Err(RequestError::OutOfMemory { .. }) => self.typed_errors += 1,
                 Err(e) => panic!("heap alloc of {size} B: {e}"),
             }
         }
@@ -566,7 +566,7 @@ impl Game {
         if self.rng.chance(64) {
             let huge = Layout::from_size_align(HEAP_BYTES * 2, 8).unwrap();
             assert!(
-                self.heap.alloc(huge).is_err(),
+                self.heap.try_alloc(huge).is_err(),
                 "a block larger than the heap"
             );
             self.typed_errors += 1;

@@ -133,25 +133,15 @@ impl Arena {
             if Pos::new(rec.page, rec_ptr.cast()) < pos {
                 break;
             }
-            // SAFETY: the guards around a live record are inside its block.
-            let (front, back) = unsafe {
-                (
-                    core::slice::from_raw_parts(rec.value.sub(GUARD_BYTES).as_ptr(), GUARD_BYTES),
-                    core::slice::from_raw_parts(rec.value.add(rec.size).as_ptr(), GUARD_BYTES),
-                )
+            // SAFETY: the `GUARD_BYTES` guards on both sides of a live record's value are
+            // inside its block.
+            let damaged = unsafe {
+                damaged_guard(rec.value, rec.size, GUARD_BYTES, GUARD_BYTES, || {
+                    self.offset_of(rec.value.as_ptr()).unwrap_or(0)
+                })
             };
-            let report = |side, byte: usize, found| GuardViolation {
-                offset: self.offset_of(rec.value.as_ptr()).unwrap_or(0),
-                size: rec.size,
-                side,
-                byte,
-                found,
-            };
-            if let Some(i) = back.iter().position(|&b| b != poison::GUARD) {
-                return Some(report(GuardSide::Back, i, back[i]));
-            }
-            if let Some(i) = front.iter().rev().position(|&b| b != poison::GUARD) {
-                return Some(report(GuardSide::Front, i, front[GUARD_BYTES - 1 - i]));
+            if damaged.is_some() {
+                return damaged;
             }
             next = rec.prev;
         }
@@ -169,4 +159,45 @@ impl Arena {
             self.guards.set(rec.prev);
         }
     }
+}
+
+/// The first damaged guard byte around one guarded allocation of `size` bytes at `value`, with
+/// `front` guard bytes before it and `back` after it: the back guard first (overruns are the
+/// common bug), then the front one, each from the byte nearest the allocation. `offset` names
+/// the allocation in the report (called only when a guard is damaged).
+///
+/// The one guard scanner of the crate: arenas ([`Arena::check_guards`]) and the guarded heap
+/// ([`GuardedHeap`](crate::heap::GuardedHeap)) both call it.
+///
+/// # Safety
+///
+/// - The `front` bytes before `value` and the `back` bytes after `value + size` are inside one
+///   live allocation of the caller's, readable, and written by nobody else during the call.
+pub(crate) unsafe fn damaged_guard(
+    value: NonNull<u8>,
+    size: usize,
+    front: usize,
+    back: usize,
+    offset: impl FnOnce() -> usize,
+) -> Option<GuardViolation> {
+    // SAFETY: the caller guarantees both ranges are readable bytes of its allocation.
+    let (before, after) = unsafe {
+        (
+            core::slice::from_raw_parts(value.sub(front).as_ptr(), front),
+            core::slice::from_raw_parts(value.add(size).as_ptr(), back),
+        )
+    };
+    let (side, byte, found) = if let Some(i) = poison::first_mismatch(after, poison::GUARD) {
+        (GuardSide::Back, i, after[i])
+    } else {
+        let i = before.iter().rev().position(|&b| b != poison::GUARD)?;
+        (GuardSide::Front, i, before[front - 1 - i])
+    };
+    Some(GuardViolation {
+        offset: offset(),
+        size,
+        side,
+        byte,
+        found,
+    })
 }

@@ -88,6 +88,8 @@ use crate::tags::BudgetGate;
 pub use error::{ArenaError, MarkerError};
 #[cfg(feature = "alloc")]
 pub use frame::{Frame, FrameArena, FrameInUse, FrameReader};
+#[cfg(feature = "alloc")]
+pub(crate) use guard::damaged_guard;
 pub use guard::{GuardSide, GuardViolation};
 pub use marker::Marker;
 pub use scope::Scope;

@@ -16,7 +16,7 @@ mod cell {
 
     use allocator_api2::alloc::{AllocError, Allocator};
 
-    use crate::heap::{FreeListHeap, HeapError, HeapStats};
+    use crate::heap::{Corruption, FreeListHeap, HeapStats};
 
     /// A [`FreeListHeap`] with interior mutability, so that `&HeapCell` implements
     /// [`allocator_api2::alloc::Allocator`] and collections can live in the heap.
@@ -77,7 +77,11 @@ mod cell {
         }
 
         /// The heap's [`check`](FreeListHeap::check).
-        pub fn check(&self) -> Result<(), HeapError> {
+        ///
+        /// # Errors
+        ///
+        /// The first inconsistency found.
+        pub fn check(&self) -> Result<(), Corruption> {
             self.settle();
             self.shared(FreeListHeap::check)
         }
@@ -172,7 +176,7 @@ mod cell {
 
         fn realloc(&self, ptr: NonNull<u8>, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
             let mut heap = self.heap_mut().ok_or(AllocError)?;
-            let new = heap.realloc(ptr, layout).map_err(|_| AllocError)?;
+            let new = heap.try_realloc(ptr, layout).map_err(|_| AllocError)?;
             Ok(NonNull::slice_from_raw_parts(new, layout.size()))
         }
     }
@@ -223,7 +227,7 @@ mod cell {
             let ptr = self
                 .heap_mut()
                 .ok_or(AllocError)?
-                .alloc(layout)
+                .try_alloc(layout)
                 .map_err(|_| AllocError)?;
             Ok(NonNull::slice_from_raw_parts(ptr, layout.size()))
         }
@@ -279,7 +283,7 @@ mod locked {
     use core::mem::MaybeUninit;
     use core::ptr::{self, NonNull};
 
-    use crate::heap::{FreeListHeap, HeapError, HeapStats};
+    use crate::heap::{BuildError, FreeListHeap, HeapError, HeapStats};
 
     use lock::TryLock;
 
@@ -400,7 +404,7 @@ mod locked {
         ///
         /// [`HeapError::InUse`] on re-entry, or the inconsistency `check` found.
         pub fn check(&self) -> Result<(), HeapError> {
-            self.locked(|heap| heap.check())?
+            Ok(self.locked(|heap| heap.check())??)
         }
 
         /// Runs `f` with shared access to the heap (layout line, memory map, blocks) while holding
@@ -439,13 +443,13 @@ mod locked {
                     unsafe { heap.rebase(base) };
                     heap
                 }
-                None => slot.insert(Self::first_use(base)?),
+                None => slot.insert(Self::first_use(base).map_err(HeapError::Build)?),
             };
             Ok(f(heap))
         }
 
         #[cold]
-        fn first_use(base: NonNull<u8>) -> Result<FreeListHeap<'static>, HeapError> {
+        fn first_use(base: NonNull<u8>) -> Result<FreeListHeap<'static>, BuildError> {
             // SAFETY: `base` is the inline region, `N` bytes valid for reads and writes while the
             // `LockedHeap` lives, and untouched so far (no heap existed); from now on the heap
             // is used only under the lock and rebased to the region's current place each time,
@@ -501,7 +505,7 @@ mod locked {
         #[inline]
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
             let bomb = AbortOnUnwind;
-            let p = match self.locked(|heap| heap.alloc(layout)) {
+            let p = match self.locked(|heap| heap.try_alloc(layout)) {
                 Ok(Ok(p)) => p.as_ptr(),
                 _ => ptr::null_mut(),
             };
@@ -530,7 +534,7 @@ mod locked {
                 NonNull::new(ptr),
             ) {
                 (Ok(new_layout), Some(ptr)) => {
-                    match self.locked(|heap| heap.realloc(ptr, new_layout)) {
+                    match self.locked(|heap| heap.try_realloc(ptr, new_layout)) {
                         Ok(Ok(p)) => p.as_ptr(),
                         _ => ptr::null_mut(),
                     }

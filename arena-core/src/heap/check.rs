@@ -2,14 +2,18 @@
 
 use super::block::{GRANULE, MIN_BLOCK, NIL, OVERHEAD, TAG, block_size_for};
 use super::fit::{FL_COUNT, class_of};
-use super::{FreeListHeap, HeapError, bitmap_bytes};
+use super::{Corruption, FreeListHeap, bitmap_bytes};
 
 impl FreeListHeap<'_> {
     /// Verifies every block's tags, the free lists' links and classes, both bitmap levels, the
     /// live-start bitmap, and the counters. O(blocks); meant for tests and debugging.
-    pub fn check(&self) -> Result<(), HeapError> {
+    ///
+    /// # Errors
+    ///
+    /// The first inconsistency found.
+    pub fn check(&self) -> Result<(), Corruption> {
         let corrupt = |offset: usize, problem| {
-            Err(HeapError::Corrupt {
+            Err(Corruption {
                 offset: offset - self.first,
                 problem,
             })
@@ -70,9 +74,9 @@ impl FreeListHeap<'_> {
         self.check_lists()
     }
 
-    fn check_lists(&self) -> Result<(), HeapError> {
+    fn check_lists(&self) -> Result<(), Corruption> {
         let corrupt = |offset: usize, problem| {
-            Err(HeapError::Corrupt {
+            Err(Corruption {
                 offset: offset.saturating_sub(self.first),
                 problem,
             })

@@ -42,7 +42,7 @@ const MAX_ROWS: usize = 1024;
 /// use core::alloc::Layout;
 ///
 /// let mut heap = FreeListHeap::with_capacity(4096);
-/// heap.alloc(Layout::from_size_align(1000, 16).unwrap()).unwrap();
+/// heap.alloc(Layout::from_size_align(1000, 16).unwrap());
 /// let svg = heap.memory_map().width(400).rows(4).to_string();
 /// assert!(svg.starts_with("<svg") && svg.contains("Allocated"));
 /// ```

@@ -16,15 +16,20 @@
 //! bitmaps; [`Fit`] picks first fit, best fit, or the O(1) segregated good fit (the default).
 //! A side bitmap with one bit per possible block start marks live blocks, so freeing anything
 //! that is not a live block of this heap (a double free, an interior pointer, a pointer from
-//! elsewhere) returns [`HeapError`] and changes nothing, in release builds too.
+//! elsewhere) returns a [`FreeError`] and changes nothing, in release builds too.
+//!
+//! [`FreeListHeap::alloc`] panics when no block fits; [`FreeListHeap::try_alloc`] returns a
+//! [`RequestError`] instead. A [`Budget`](crate::tags::Budget) set on the heap
+//! ([`Budgeted`](crate::tags::Budgeted)) caps the bytes in live blocks; it is checked where the
+//! heap checks that a request can fit at all, so a heap without one pays nothing for it.
 //!
 //! ```
 //! use arena_core::heap::FreeListHeap;
 //! use core::alloc::Layout;
 //!
 //! let mut heap = FreeListHeap::with_capacity(1024);
-//! let a = heap.alloc(Layout::from_size_align(100, 8).unwrap()).unwrap();
-//! let b = heap.alloc(Layout::from_size_align(200, 8).unwrap()).unwrap();
+//! let a = heap.alloc(Layout::from_size_align(100, 8).unwrap());
+//! let b = heap.try_alloc(Layout::from_size_align(200, 8).unwrap()).unwrap();
 //! assert_eq!(heap.to_string(), "[Size: 100, Allocated] [Size: 200, Allocated] [Size: 656, Free]");
 //! heap.free(a).unwrap();
 //! assert!(heap.free(a).is_err()); // a double free is an error, not a corrupted heap
@@ -41,8 +46,11 @@ mod block;
 mod check;
 mod error;
 mod fit;
+#[cfg(feature = "alloc")]
+mod guarded;
 mod map;
 mod stats;
+mod usage;
 
 #[cfg(any(feature = "allocator-api2", feature = "std"))]
 mod alloc_api;
@@ -51,8 +59,10 @@ mod alloc_api;
 pub use alloc_api::HeapCell;
 #[cfg(feature = "std")]
 pub use alloc_api::{LockedHeap, MIN_LOCKED_HEAP};
-pub use error::HeapError;
+pub use error::{BuildError, Corruption, FreeError, HeapError, RequestError};
 pub use fit::Fit;
+#[cfg(feature = "alloc")]
+pub use guarded::GuardedHeap;
 pub use map::MemoryMap;
 pub use stats::{BlockInfo, BlockState, Blocks, HeapStats};
 
@@ -62,9 +72,14 @@ use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 
 use block::{GRANULE, MIN_BLOCK, OVERHEAD, Region, TAG, block_size_for};
-use fit::{FreeLists, Placement};
+use fit::FreeLists;
 
 use crate::poison;
+use crate::tags::BudgetGate;
+
+/// The most bytes a block may hold beyond the `need` it was found for: a tail smaller than a
+/// block (`MIN_BLOCK - GRANULE`) stays in it.
+const MAX_KEPT_TAIL: usize = MIN_BLOCK - GRANULE;
 
 /// The largest alignment [`FreeListHeap::alloc`] supports: 4 KiB.
 pub const MAX_ALIGN: usize = 4096;
@@ -100,6 +115,13 @@ pub struct FreeListHeap<'buf> {
     live: usize,
     /// Successful allocations, ever.
     allocations: u64,
+    /// The fast path allocates while `used + need` stays within this: the capacity, or the
+    /// budget below it, less the 16 bytes a block may keep beyond `need` (a tail too small to
+    /// split off), so that no block found under it can pass the budget. The slow path checks
+    /// the exact limit.
+    limit: usize,
+    /// The budget, if any (see [`Budgeted`](crate::tags::Budgeted)).
+    budget: Option<BudgetGate>,
     /// The layout of the memory this heap allocated itself, to give back on drop.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     owned: Option<Layout>,
@@ -131,6 +153,7 @@ impl FreeListHeap<'static> {
     /// If `bytes` is below 32 or the memory cannot be allocated; see
     /// [`try_with_capacity`](Self::try_with_capacity).
     #[cfg(feature = "alloc")]
+    #[track_caller]
     pub fn with_capacity(bytes: usize) -> Self {
         match Self::try_with_capacity(bytes) {
             Ok(heap) => heap,
@@ -139,11 +162,16 @@ impl FreeListHeap<'static> {
     }
 
     /// [`with_capacity`](Self::with_capacity), returning an error instead of panicking.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError`]: `bytes` below 32, too large for any allocation, or the global allocator
+    /// failed.
     #[cfg(feature = "alloc")]
-    pub fn try_with_capacity(bytes: usize) -> Result<Self, HeapError> {
+    pub fn try_with_capacity(bytes: usize) -> Result<Self, BuildError> {
         let area = bytes & !(GRANULE - 1);
         if area < MIN_BLOCK {
-            return Err(HeapError::BufferTooSmall {
+            return Err(BuildError::BufferTooSmall {
                 len: bytes,
                 min: MIN_BLOCK,
             });
@@ -155,15 +183,15 @@ impl FreeListHeap<'static> {
         } else {
             bitmap + TAG
         };
-        let too_large = HeapError::TooLarge {
-            requested: bytes,
-            capacity: isize::MAX as usize,
+        let too_large = BuildError::TooLarge {
+            bytes,
+            max: isize::MAX as usize,
         };
         let total = first.checked_add(area).ok_or(too_large.clone())?;
         let layout = Layout::from_size_align(total, GRANULE).map_err(|_| too_large)?;
         // SAFETY: `layout` has a non-zero size (at least 32 bytes of block space).
         let base = unsafe { alloc::alloc::alloc(layout) };
-        let base = NonNull::new(base).ok_or(HeapError::BackingAllocFailed { bytes: total })?;
+        let base = NonNull::new(base).ok_or(BuildError::BackingAllocFailed { bytes: total })?;
         // SAFETY: the fresh allocation is valid for `total` bytes and only this heap uses it.
         let region = unsafe { Region::new(base, total) };
         Ok(Self::init(region, 0, first, first + area, Some(layout)))
@@ -177,6 +205,7 @@ impl<'buf> FreeListHeap<'buf> {
     /// # Panics
     ///
     /// If `buf` is too small to hold one block; see [`try_from_buffer`](Self::try_from_buffer).
+    #[track_caller]
     pub fn from_buffer(buf: &'buf mut [MaybeUninit<u8>]) -> Self {
         let len = buf.len();
         match Self::try_from_buffer(buf) {
@@ -186,7 +215,11 @@ impl<'buf> FreeListHeap<'buf> {
     }
 
     /// [`from_buffer`](Self::from_buffer), returning an error instead of panicking.
-    pub fn try_from_buffer(buf: &'buf mut [MaybeUninit<u8>]) -> Result<Self, HeapError> {
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::BufferTooSmall`] when `buf` cannot hold the bitmap and one block.
+    pub fn try_from_buffer(buf: &'buf mut [MaybeUninit<u8>]) -> Result<Self, BuildError> {
         let len = buf.len();
         let base =
             NonNull::new(buf.as_mut_ptr().cast::<u8>()).expect("slice pointers are non-null");
@@ -203,7 +236,7 @@ impl<'buf> FreeListHeap<'buf> {
     /// `base` is valid for reads and writes of `len` bytes for as long as the heap (or a heap
     /// [`rebase`](Self::rebase)d from it) uses them, and nothing else accesses those bytes
     /// meanwhile except through the payload pointers the heap hands out.
-    pub(crate) unsafe fn from_raw_parts(base: NonNull<u8>, len: usize) -> Result<Self, HeapError> {
+    pub(crate) unsafe fn from_raw_parts(base: NonNull<u8>, len: usize) -> Result<Self, BuildError> {
         let addr = base.as_ptr().addr();
         let bitmap_at = addr.wrapping_neg() & 7;
         let bitmap = bitmap_bytes(len);
@@ -214,7 +247,7 @@ impl<'buf> FreeListHeap<'buf> {
             let area = len.checked_sub(first)? & !(GRANULE - 1);
             (area >= MIN_BLOCK).then_some((first, area))
         });
-        let (first, area) = fits.ok_or(HeapError::BufferTooSmall { len, min })?;
+        let (first, area) = fits.ok_or(BuildError::BufferTooSmall { len, min })?;
         // SAFETY: the caller's contract is `Region::new`'s.
         let region = unsafe { Region::new(base, len) };
         Ok(Self::init(region, bitmap_at, first, first + area, None))
@@ -260,6 +293,8 @@ impl<'buf> FreeListHeap<'buf> {
             requested: 0,
             live: 0,
             allocations: 0,
+            limit: (end - first).saturating_sub(MAX_KEPT_TAIL),
+            budget: None,
             owned,
             _buf: PhantomData,
         }
@@ -296,56 +331,97 @@ impl<'buf> FreeListHeap<'buf> {
     /// Allocates a block for `layout` (any power-of-two alignment up to [`MAX_ALIGN`]).
     ///
     /// The memory is uninitialised (filled with [`poison::FRESH`] when [`poison::ENABLED`]).
-    /// On error nothing changes.
+    ///
+    /// # Panics
+    ///
+    /// When [`try_alloc`](Self::try_alloc) would return an error (zero size, too large, out of
+    /// memory, over a `Fail` budget), with that error's text; also over a `Panic` budget.
     #[inline]
-    pub fn alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
-        let need = self.need(layout)?;
-        let Some(p) = self
-            .lists
-            .find(&self.region, self.fit, need, layout.align())
-        else {
-            return Err(self.out_of_memory(layout.size()));
-        };
-        self.lists.remove(&mut self.region, p.block, p.size);
-        let payload = self.carve(p, need, layout.size());
-        self.allocations += 1;
-        Ok(self.region.ptr(payload))
+    #[track_caller]
+    pub fn alloc(&mut self, layout: Layout) -> NonNull<u8> {
+        match self.try_alloc(layout) {
+            Ok(p) => p,
+            Err(e) => alloc_failed(&e),
+        }
     }
 
-    /// [`alloc`](Self::alloc) under the crate's `try_` naming convention.
-    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
-        self.alloc(layout)
+    /// Allocates a block for `layout`, or says why there is none. On error nothing changes.
+    ///
+    /// # Errors
+    ///
+    /// [`RequestError`]: zero size, an alignment above [`MAX_ALIGN`], larger than the heap, no
+    /// free block large enough now, or over the heap's `Fail` budget
+    /// ([`RequestError::OverBudget`]).
+    ///
+    /// # Panics
+    ///
+    /// Over a [`Policy::Panic`](crate::tags::Policy::Panic) budget.
+    #[inline]
+    #[track_caller]
+    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
+        // The fast path answers with a pointer or nothing, so that no error value (a budget
+        // error is 56 bytes) is built or moved on it; the cold path says why, or allocates past
+        // a `Warn` budget.
+        match self.alloc_fast(layout) {
+            Some(p) => Ok(p),
+            None => self.alloc_slow(layout),
+        }
     }
 
     /// Frees the live block starting at `ptr` and merges it with free neighbours.
     ///
     /// A pointer that is not the start of a live block of this heap (freed already, inside a
     /// block, from elsewhere) returns an error and changes nothing: checked in O(1) against the
-    /// bitmap of live block starts, in every build.
+    /// bitmap of live block starts, in every build. There is no panicking form: the `Result`
+    /// is the check.
+    ///
+    /// # Errors
+    ///
+    /// [`FreeError`]: a pointer from elsewhere, not a live block's start, or a block whose tags
+    /// were overwritten.
     #[inline]
-    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
+    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         let (b, size, requested) = self.live_block(ptr)?;
         self.release(b, size, requested);
         Ok(())
     }
 
-    /// [`free`](Self::free) under the crate's `try_` naming convention.
-    pub fn try_free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
-        self.free(ptr)
+    /// Resizes the live block at `ptr` to `new_layout`; see [`try_realloc`](Self::try_realloc).
+    ///
+    /// # Panics
+    ///
+    /// When [`try_realloc`](Self::try_realloc) would return an error, with that error's text
+    /// (the old block is then untouched and still live); also over a `Panic` budget.
+    #[track_caller]
+    pub fn realloc(&mut self, ptr: NonNull<u8>, new_layout: Layout) -> NonNull<u8> {
+        match self.try_realloc(ptr, new_layout) {
+            Ok(p) => p,
+            Err(e) => realloc_failed(&e),
+        }
     }
 
     /// Resizes the live block at `ptr` to `new_layout`: in place when the block, or the block
     /// plus its free right neighbour, can hold it at the same address; otherwise allocates,
-    /// copies the bytes both sizes share, and frees the old block.
+    /// copies the bytes both sizes share, and frees the old block (under a budget, both blocks
+    /// count until the copy is done).
     ///
-    /// On error the old block is untouched and still live.
-    pub fn realloc(
+    /// # Errors
+    ///
+    /// [`HeapError::Free`] when `ptr` is not a live block of this heap, [`HeapError::Request`]
+    /// when no block holds `new_layout` (over a `Fail` budget included). The old block is then
+    /// untouched and still live.
+    ///
+    /// # Panics
+    ///
+    /// Over a [`Policy::Panic`](crate::tags::Policy::Panic) budget.
+    #[track_caller]
+    pub fn try_realloc(
         &mut self,
         ptr: NonNull<u8>,
         new_layout: Layout,
     ) -> Result<NonNull<u8>, HeapError> {
         let (b, size, old_requested) = self.live_block(ptr)?;
-        let need = self.need(new_layout)?;
+        let need = self.block_size(new_layout)?;
         let payload = b + TAG;
         let new_requested = new_layout.size();
         if ptr.as_ptr().addr() & (new_layout.align() - 1) == 0 {
@@ -357,14 +433,24 @@ impl<'buf> FreeListHeap<'buf> {
             if next < self.end {
                 let h = self.region.header(next);
                 if !h.used && size + h.size >= need {
+                    let joined = size + h.size;
+                    let kept = if joined - need >= MIN_BLOCK {
+                        need
+                    } else {
+                        joined
+                    };
+                    let grows = kept - size;
+                    if self.used + grows > self.limit && self.used + grows > self.exact_limit() {
+                        self.over_limit(grows)?;
+                    }
                     self.lists.remove(&mut self.region, next, h.size);
                     self.used += h.size;
-                    self.resize_in_place(b, size + h.size, need, old_requested, new_requested);
+                    self.resize_in_place(b, joined, need, old_requested, new_requested);
                     return Ok(ptr);
                 }
             }
         }
-        let new = self.alloc(new_layout)?;
+        let new = self.try_alloc(new_layout)?;
         let dst = self
             .region
             .offset_of(new)
@@ -373,15 +459,6 @@ impl<'buf> FreeListHeap<'buf> {
             .copy_within(payload, dst, old_requested.min(new_requested));
         self.release(b, size, old_requested);
         Ok(new)
-    }
-
-    /// [`realloc`](Self::realloc) under the crate's `try_` naming convention.
-    pub fn try_realloc(
-        &mut self,
-        ptr: NonNull<u8>,
-        new_layout: Layout,
-    ) -> Result<NonNull<u8>, HeapError> {
-        self.realloc(ptr, new_layout)
     }
 
     /// Usage numbers: used, free, largest free block, free-block count, peak, fragmentation.
@@ -418,30 +495,132 @@ impl<'buf> FreeListHeap<'buf> {
 
     // ----- internals ---------------------------------------------------------------------
 
-    /// The block size for `layout`, or the error that says why there is none.
+    /// A block for `layout` if one fits within `limit` (the capacity, or a budget below it):
+    /// the heap's one limit check, so a budget costs the fast path nothing. `None` for anything
+    /// else (an error, a request near the limit, the budget's say), which
+    /// [`alloc_slow`](Self::alloc_slow) sorts out.
     #[inline]
-    fn need(&self, layout: Layout) -> Result<usize, HeapError> {
+    fn alloc_fast(&mut self, layout: Layout) -> Option<NonNull<u8>> {
+        if layout.size() == 0 || layout.align() > MAX_ALIGN {
+            return None;
+        }
+        let need = block_size_for(layout.size())?;
+        // Both terms are at most about `isize::MAX`, so the sum cannot wrap.
+        if self.used + need > self.limit {
+            return None;
+        }
+        // `limit` leaves room for the largest block `place` can return for `need`, so there is
+        // nothing more to check (`used + whole > usize::MAX` folds away).
+        self.place(need, layout.align(), layout.size(), usize::MAX)
+            .ok()
+    }
+
+    /// [`try_alloc`](Self::try_alloc) past the fast path: the error that says why there is no
+    /// block, or the budget's verdict (a `Warn` budget lets the request through, warning once
+    /// per crossing, and the block is allocated here).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn alloc_slow(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
+        let need = self.block_size(layout)?;
+        self.over_limit(need)?;
+        if self.used + need > self.capacity() {
+            return Err(self.out_of_memory(layout.size()));
+        }
+        let (align, size) = (layout.align(), layout.size());
+        match self.place(need, align, size, self.exact_limit()) {
+            Ok(p) => Ok(p),
+            Err(0) => Err(self.out_of_memory(size)),
+            Err(whole) => {
+                // The block found keeps a tail too small to split off; it is `whole` bytes.
+                self.over_limit(whole)?;
+                self.place(need, align, size, usize::MAX)
+                    .map_err(|_| self.out_of_memory(size))
+            }
+        }
+    }
+
+    /// Finds a free block for `need` bytes aligned to `align` and makes it live, holding
+    /// `requested` bytes. Fails, changing nothing, with `Err(0)` when no free block fits and with
+    /// `Err(whole)` when the block would keep a tail too small to split off (so it is `whole`
+    /// bytes, up to `MIN_BLOCK - 16` more than `need`) and that would take `used` past `limit`.
+    #[inline(always)]
+    fn place(
+        &mut self,
+        need: usize,
+        align: usize,
+        requested: usize,
+        limit: usize,
+    ) -> Result<NonNull<u8>, usize> {
+        let Some(p) = self.lists.find(&self.region, self.fit, need, align) else {
+            return Err(0);
+        };
+        let gap = p.payload - TAG - p.block;
+        let avail = p.size - gap;
+        let split = avail - need >= MIN_BLOCK;
+        // With no budget `limit` is the capacity, which a free block always fits.
+        if !split && self.used + avail > limit {
+            return Err(avail);
+        }
+        self.lists.remove(&mut self.region, p.block, p.size);
+        let payload = self.carve(p.block, gap, avail, split, need, requested);
+        self.allocations += 1;
+        Ok(self.region.ptr(payload))
+    }
+
+    /// The block size for `layout`, or the error that says no block can ever hold it.
+    fn block_size(&self, layout: Layout) -> Result<usize, RequestError> {
         if layout.size() == 0 {
-            return Err(HeapError::ZeroSize);
+            return Err(RequestError::ZeroSize);
         }
         if layout.align() > MAX_ALIGN {
-            return Err(HeapError::AlignmentTooLarge {
+            return Err(RequestError::AlignmentTooLarge {
                 align: layout.align(),
                 max: MAX_ALIGN,
             });
         }
         match block_size_for(layout.size()) {
             Some(need) if need <= self.capacity() => Ok(need),
-            _ => Err(HeapError::TooLarge {
+            _ => Err(RequestError::TooLarge {
                 requested: layout.size(),
                 capacity: self.capacity(),
             }),
         }
     }
 
-    fn out_of_memory(&self, requested: usize) -> HeapError {
+    /// `bytes` more in live blocks would pass `limit`: applies the budget, if that is what
+    /// `limit` holds back. `Ok` when there is no budget, the budget allows it, or a `Warn`
+    /// budget let it through (warning once per crossing).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn over_limit(&mut self, bytes: usize) -> Result<(), RequestError> {
+        let used = self.used;
+        if let Some(gate) = &mut self.budget {
+            // A `Warn` budget that let usage through stays lifted while usage stays over it;
+            // once usage is back under (a free), the next crossing warns again. Settled here,
+            // lazily, so `free` pays nothing for it.
+            gate.settle(used);
+            gate.exceeded(used, bytes)
+                .map_err(RequestError::OverBudget)?;
+        }
+        Ok(())
+    }
+
+    /// The most bytes live blocks may hold: the capacity, or the budget below it.
+    fn exact_limit(&self) -> usize {
+        let budget = self.budget.map_or(usize::MAX, |g| g.budget().bytes);
+        self.capacity().min(budget)
+    }
+
+    /// Sets the fast path's `limit` from the exact one.
+    fn sync_limit(&mut self) {
+        self.limit = self.exact_limit().saturating_sub(MAX_KEPT_TAIL);
+    }
+
+    fn out_of_memory(&self, requested: usize) -> RequestError {
         let stats = self.stats();
-        HeapError::OutOfMemory {
+        RequestError::OutOfMemory {
             requested,
             free: stats.free,
             largest: stats.largest_request(),
@@ -451,22 +630,22 @@ impl<'buf> FreeListHeap<'buf> {
     /// The block whose payload starts at `ptr`, if it is live: its offset, size and requested
     /// length.
     #[inline]
-    fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize, usize), HeapError> {
+    fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize, usize), FreeError> {
         let off = match self.region.offset_of(ptr) {
             Some(off) if off >= self.first + TAG && off < self.end => off,
             // The first block's header is inside the heap but never a payload.
             Some(off) if off >= self.first && off < self.end => {
-                return Err(HeapError::NotAllocated {
+                return Err(FreeError::NotAllocated {
                     offset: off - self.first,
                 });
             }
             _ => {
-                return Err(HeapError::ForeignPointer {
+                return Err(FreeError::ForeignPointer {
                     addr: ptr.as_ptr().addr(),
                 });
             }
         };
-        let not_allocated = HeapError::NotAllocated {
+        let not_allocated = FreeError::NotAllocated {
             offset: off - self.first,
         };
         let b = off - TAG;
@@ -483,10 +662,10 @@ impl<'buf> FreeListHeap<'buf> {
         };
         match requested {
             Some(requested) => Ok((b, h.size, requested)),
-            None => Err(HeapError::Corrupt {
+            None => Err(FreeError::Corrupt(Corruption {
                 offset: b - self.first,
                 problem: "live block's tags were overwritten",
-            }),
+            })),
         }
     }
 
@@ -502,31 +681,37 @@ impl<'buf> FreeListHeap<'buf> {
     /// The error for handing `ptr` back when it is not the start of a live allocation of the
     /// caller (a wrapper such as the guarded heap hands out pointers inside blocks, so a block's
     /// own start is not one of its allocations): the heap's own error for it, or
-    /// [`HeapError::NotAllocated`] when it happens to be a live block's start. Changes nothing.
+    /// [`FreeError::NotAllocated`] when it happens to be a live block's start. Changes nothing.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(crate) fn not_an_allocation(&self, ptr: NonNull<u8>) -> HeapError {
+    pub(crate) fn not_an_allocation(&self, ptr: NonNull<u8>) -> FreeError {
         match self.live_block(ptr) {
             Err(e) => e,
-            Ok((b, ..)) => HeapError::NotAllocated {
+            Ok((b, ..)) => FreeError::NotAllocated {
                 offset: b + TAG - self.first,
             },
         }
     }
 
-    /// Turns the free block placement `p` (already off its list) into a live block of `need`
-    /// bytes holding `requested`; returns the payload offset.
+    /// Turns the free block at `b` (already off its list) into a live block of `need` bytes
+    /// holding `requested`: the first `gap` bytes go back as a free block (alignment), the
+    /// remaining `size` bytes hold the block, and a tail beyond `need` goes back too when `split`
+    /// (it is a block's worth). Returns the payload offset.
     #[inline]
-    fn carve(&mut self, p: Placement, need: usize, requested: usize) -> usize {
-        let mut b = p.block;
-        let mut size = p.size;
-        let gap = p.payload - TAG - b;
+    fn carve(
+        &mut self,
+        mut b: usize,
+        gap: usize,
+        mut size: usize,
+        split: bool,
+        need: usize,
+        requested: usize,
+    ) -> usize {
         if gap > 0 {
             self.region.write_free(b, gap);
             self.lists.insert(&mut self.region, b, gap);
             b += gap;
-            size -= gap;
         }
-        if size - need >= MIN_BLOCK {
+        if split {
             let tail = b + need;
             self.region.write_free(tail, size - need);
             self.lists.insert(&mut self.region, tail, size - need);
@@ -636,5 +821,44 @@ impl core::fmt::Debug for FreeListHeap<'_> {
             .field("fit", &self.fit)
             .field("stats", &self.stats())
             .finish()
+    }
+}
+
+/// The panic of [`FreeListHeap::alloc`], out of line so the inlined fast path stays small.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn alloc_failed(e: &RequestError) -> ! {
+    panic!("FreeListHeap::alloc: {e}")
+}
+
+/// The panic of [`FreeListHeap::realloc`].
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn realloc_failed(e: &HeapError) -> ! {
+    panic!("FreeListHeap::realloc: {e}")
+}
+
+/// The budget caps the bytes in live blocks (tags included: [`Usage::current`]). It is checked
+/// where the heap checks that a block can fit at all (one compare it made already, against
+/// `min(capacity, budget)` instead of the capacity), so the fast path pays nothing for it. Over
+/// a `Fail` budget, [`try_alloc`](FreeListHeap::try_alloc) and
+/// [`try_realloc`](FreeListHeap::try_realloc) return [`RequestError::OverBudget`] and nothing
+/// changes; the panicking forms panic with its text.
+///
+/// [`Usage::current`]: crate::tags::Usage::current
+impl crate::tags::Budgeted for FreeListHeap<'_> {
+    fn budget(&self) -> Option<BudgetGate> {
+        self.budget.map(|mut gate| {
+            // Re-arming is lazy (see `over_limit`); report the state as of now.
+            gate.settle(self.used);
+            gate
+        })
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        self.budget = gate;
+        self.sync_limit();
     }
 }

@@ -2,9 +2,9 @@
 
 use core::fmt;
 
-use crate::arena::BumpAllocator;
 use super::tag::Tag;
 use super::tracked::Tracked;
+use crate::arena::BumpAllocator;
 use crate::arena::{Arena, GuardViolation};
 
 /// A damaged guard byte, with the allocator it was found in.
@@ -56,6 +56,7 @@ impl<G: Tag> Tracked<Arena, G> {
     ///
     /// As [`Arena::reset`], if a guard byte was overwritten; the [`GuardReport`] naming this
     /// allocator is logged first (target `arena_kit::guard`).
+    #[track_caller]
     pub fn reset(&mut self) {
         if let Err(report) = self.check_guards() {
             log_event!(error, "arena_kit::guard", "{report}");

@@ -64,10 +64,9 @@
 //! bodies.clear(); // or `forgive_leaks()`: a pool dropped with live values is reported
 //! ```
 
-// The compiler keeps `unsafe` out of this module: tags are a safe layer over the allocators.
-// `deny`, with an `allow` on `heap_guard` below (`GuardedHeap`, the only unsafe code left here),
-// until it moves into `heap/`; then this becomes `#![forbid(unsafe_code)]`.
-#![deny(unsafe_code)]
+// The compiler keeps `unsafe` out of this module: tags are a safe layer over the allocators, and
+// code that needs `unsafe` (the guarded heap, the guard scanner) lives with its allocator.
+#![forbid(unsafe_code)]
 
 /// Logs through the `log` facade when the `log` feature is on (`log_event!(warn, "target",
 /// "{x}")`); without it, formats nothing and logs nowhere (the arguments are only borrowed, so
@@ -87,10 +86,8 @@ mod budget;
 #[cfg(feature = "alloc")]
 mod export;
 mod guard;
-mod heap;
 #[cfg(feature = "alloc")]
-#[allow(unsafe_code)] // `GuardedHeap`, moving to `heap/` (see the top of this file)
-mod heap_guard;
+mod heap;
 #[cfg(feature = "alloc")]
 mod history;
 #[cfg(feature = "alloc")]
@@ -110,10 +107,11 @@ mod tracked;
 mod usage;
 
 pub use crate::arena::BumpAllocator;
+/// The guarded heap lives in [`crate::heap`]; re-exported here beside the other debug layers.
+#[cfg(feature = "alloc")]
+pub use crate::heap::GuardedHeap;
 pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
 pub use guard::GuardReport;
-#[cfg(feature = "alloc")]
-pub use heap_guard::GuardedHeap;
 #[cfg(feature = "alloc")]
 pub use history::{FrameSample, History};
 #[cfg(feature = "alloc")]

@@ -24,8 +24,8 @@ fn two_allocations_freed_coalesce_back_into_one_block() {
     let mut heap = FreeListHeap::with_capacity(1024);
     assert_eq!(heap.to_string(), "[Size: 1008, Free]");
 
-    let p1 = heap.alloc(bytes(100)).unwrap();
-    let p2 = heap.alloc(bytes(200)).unwrap();
+    let p1 = heap.try_alloc(bytes(100)).unwrap();
+    let p2 = heap.try_alloc(bytes(200)).unwrap();
     heap.check().unwrap();
     assert_eq!(
         heap.to_string(),
@@ -54,8 +54,8 @@ fn two_allocations_freed_coalesce_back_into_one_block() {
 #[test]
 fn block_walk_matches_the_layout_line() {
     let mut heap = FreeListHeap::with_capacity(1024);
-    heap.alloc(bytes(100)).unwrap();
-    heap.alloc(bytes(200)).unwrap();
+    heap.try_alloc(bytes(100)).unwrap();
+    heap.try_alloc(bytes(200)).unwrap();
     let blocks: Vec<_> = heap.blocks().map(|b| (b.offset, b.size, b.state)).collect();
     assert_eq!(
         blocks,
@@ -77,14 +77,16 @@ fn first_and_best_fit_pick_different_blocks() {
         (Fit::Segregated, false),
     ] {
         let mut heap = FreeListHeap::with_capacity(2048).with_fit(fit);
-        let a = heap.alloc(bytes(300)).unwrap();
-        let _keep1 = heap.alloc(bytes(16)).unwrap();
-        let b = heap.alloc(bytes(120)).unwrap();
-        let _keep2 = heap.alloc(bytes(16)).unwrap();
-        let _rest = heap.alloc(bytes(heap.stats().largest_request())).unwrap();
+        let a = heap.try_alloc(bytes(300)).unwrap();
+        let _keep1 = heap.try_alloc(bytes(16)).unwrap();
+        let b = heap.try_alloc(bytes(120)).unwrap();
+        let _keep2 = heap.try_alloc(bytes(16)).unwrap();
+        let _rest = heap
+            .try_alloc(bytes(heap.stats().largest_request()))
+            .unwrap();
         heap.free(a).unwrap();
         heap.free(b).unwrap();
-        let c = heap.alloc(bytes(100)).unwrap();
+        let c = heap.try_alloc(bytes(100)).unwrap();
         assert_eq!(c == a, expect_low, "{fit:?}");
         heap.check().unwrap();
     }

@@ -1,6 +1,7 @@
-//! Bad input to `FreeListHeap`: each is a `HeapError` whose text says what to do, and none
+//! Bad input to `FreeListHeap`: each is a typed error (`RequestError`, `FreeError`, `BuildError`,
+//! `Corruption`, or a `HeapError` holding one) whose text says what to do, and none
 //! changes the heap.
-use arena_core::heap::{FreeListHeap, HeapError, MAX_ALIGN};
+use arena_core::heap::{BuildError, FreeError, FreeListHeap, HeapError, MAX_ALIGN, RequestError};
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;
@@ -16,7 +17,7 @@ fn rejects(
     expect: fn(&HeapError) -> bool,
 ) {
     let mut heap = FreeListHeap::with_capacity(4096);
-    let live = heap.alloc(layout(100, 8)).unwrap();
+    let live = heap.try_alloc(layout(100, 8)).unwrap();
     let before = (heap.to_string(), heap.stats());
     let err = f(&mut heap, live).unwrap_err();
     assert!(expect(&err), "unexpected error {err:?}");
@@ -36,12 +37,12 @@ fn rejects(
 #[test]
 fn zero_size() {
     rejects(
-        |h, _| h.alloc(layout(0, 1)).map(drop),
-        |e| *e == HeapError::ZeroSize,
+        |h, _| h.try_alloc(layout(0, 1)).map(drop).map_err(HeapError::from),
+        |e| *e == HeapError::Request(RequestError::ZeroSize),
     );
     rejects(
-        |h, p| h.realloc(p, layout(0, 1)).map(drop),
-        |e| *e == HeapError::ZeroSize,
+        |h, p| h.try_realloc(p, layout(0, 1)).map(drop),
+        |e| *e == HeapError::Request(RequestError::ZeroSize),
     );
 }
 
@@ -49,12 +50,16 @@ fn zero_size() {
 fn sizes_near_usize_max() {
     for size in [isize::MAX as usize, isize::MAX as usize - 15, 1 << 40, 4097] {
         rejects(
-            |h, _| h.alloc(layout(size, 1)).map(drop),
-            |e| matches!(e, HeapError::TooLarge { .. }),
+            |h, _| {
+                h.try_alloc(layout(size, 1))
+                    .map(drop)
+                    .map_err(HeapError::from)
+            },
+            |e| matches!(e, HeapError::Request(RequestError::TooLarge { .. })),
         );
         rejects(
-            |h, p| h.realloc(p, layout(size, 1)).map(drop),
-            |e| matches!(e, HeapError::TooLarge { .. }),
+            |h, p| h.try_realloc(p, layout(size, 1)).map(drop),
+            |e| matches!(e, HeapError::Request(RequestError::TooLarge { .. })),
         );
     }
 }
@@ -62,12 +67,16 @@ fn sizes_near_usize_max() {
 #[test]
 fn alignment_larger_than_supported() {
     rejects(
-        |h, _| h.alloc(layout(8, MAX_ALIGN * 2)).map(drop),
+        |h, _| {
+            h.try_alloc(layout(8, MAX_ALIGN * 2))
+                .map(drop)
+                .map_err(HeapError::from)
+        },
         |e| {
-            *e == HeapError::AlignmentTooLarge {
+            *e == HeapError::Request(RequestError::AlignmentTooLarge {
                 align: 8192,
                 max: 4096,
-            }
+            })
         },
     );
 }
@@ -77,7 +86,7 @@ fn alignment_up_to_4k_works() {
     let mut heap = FreeListHeap::with_capacity(64 * 1024);
     let mut ptrs = Vec::new();
     for shift in 0..=12 {
-        let p = heap.alloc(layout(24, 1 << shift)).unwrap();
+        let p = heap.try_alloc(layout(24, 1 << shift)).unwrap();
         assert_eq!(p.as_ptr().addr() % (1 << shift), 0);
         heap.check().unwrap();
         ptrs.push(p);
@@ -92,11 +101,11 @@ fn alignment_up_to_4k_works() {
 #[test]
 fn exhaustion() {
     let mut heap = FreeListHeap::with_capacity(4096);
-    let _big = heap.alloc(layout(3000, 8)).unwrap();
+    let _big = heap.try_alloc(layout(3000, 8)).unwrap();
     let before = heap.to_string();
-    let err = heap.alloc(layout(1100, 8)).unwrap_err();
+    let err = heap.try_alloc(layout(1100, 8)).unwrap_err();
     assert_eq!(heap.to_string(), before);
-    let HeapError::OutOfMemory {
+    let RequestError::OutOfMemory {
         requested,
         free,
         largest,
@@ -109,61 +118,64 @@ fn exhaustion() {
     assert_eq!(largest, 4096 - 3024 - 16);
     assert!(err.to_string().contains("free something first"));
     // The reported largest request really fits, and nothing larger does.
-    assert!(heap.alloc(layout(largest + 1, 8)).is_err());
-    heap.alloc(layout(largest, 8)).unwrap();
+    assert!(heap.try_alloc(layout(largest + 1, 8)).is_err());
+    heap.try_alloc(layout(largest, 8)).unwrap();
     heap.check().unwrap();
 }
 
 #[test]
 fn double_free_interior_and_foreign_pointers() {
     let mut heap = FreeListHeap::with_capacity(4096);
-    let p = heap.alloc(layout(100, 8)).unwrap();
-    let q = heap.alloc(layout(50, 8)).unwrap();
+    let p = heap.try_alloc(layout(100, 8)).unwrap();
+    let q = heap.try_alloc(layout(50, 8)).unwrap();
     heap.free(p).unwrap();
     let before = (heap.to_string(), heap.stats());
     assert!(matches!(
         heap.free(p),
-        Err(HeapError::NotAllocated { offset: 8 })
+        Err(FreeError::NotAllocated { offset: 8 })
     ));
     assert_eq!((heap.to_string(), heap.stats()), before);
     heap.free(q).unwrap();
-    assert!(matches!(heap.free(q), Err(HeapError::NotAllocated { .. })));
+    assert!(matches!(heap.free(q), Err(FreeError::NotAllocated { .. })));
     assert!(matches!(
-        heap.realloc(q, layout(8, 8)),
-        Err(HeapError::NotAllocated { .. })
+        heap.try_realloc(q, layout(8, 8)),
+        Err(HeapError::Free(FreeError::NotAllocated { .. }))
     ));
     heap.check().unwrap();
     // SAFETY: 8 < 100, inside the live block.
     rejects(
-        |h, p| h.free(unsafe { p.add(8) }),
-        |e| matches!(e, HeapError::NotAllocated { .. }),
+        |h, p| h.free(unsafe { p.add(8) }).map_err(HeapError::from),
+        |e| matches!(e, HeapError::Free(FreeError::NotAllocated { .. })),
     );
     // SAFETY: 16 < 100; one granule in, where a block could start but none does.
     rejects(
-        |h, p| h.free(unsafe { p.add(16) }),
-        |e| matches!(e, HeapError::NotAllocated { .. }),
+        |h, p| h.free(unsafe { p.add(16) }).map_err(HeapError::from),
+        |e| matches!(e, HeapError::Free(FreeError::NotAllocated { .. })),
     );
     let outside = Box::new(0u64);
     rejects(
-        |h, _| h.free(NonNull::from(&*outside).cast()),
-        |e| matches!(e, HeapError::ForeignPointer { .. }),
+        |h, _| {
+            h.free(NonNull::from(&*outside).cast())
+                .map_err(HeapError::from)
+        },
+        |e| matches!(e, HeapError::Free(FreeError::ForeignPointer { .. })),
     );
     rejects(
-        |h, _| h.free(NonNull::<u8>::dangling()),
-        |e| matches!(e, HeapError::ForeignPointer { .. }),
+        |h, _| h.free(NonNull::<u8>::dangling()).map_err(HeapError::from),
+        |e| matches!(e, HeapError::Free(FreeError::ForeignPointer { .. })),
     );
 }
 
 #[test]
 fn realloc_failure_keeps_the_block() {
     let mut heap = FreeListHeap::with_capacity(1024);
-    let p = heap.alloc(layout(100, 8)).unwrap();
+    let p = heap.try_alloc(layout(100, 8)).unwrap();
     // SAFETY: `p` is live for 100 bytes.
     unsafe { p.as_ptr().write_bytes(7, 100) };
-    let _wall = heap.alloc(layout(16, 8)).unwrap();
+    let _wall = heap.try_alloc(layout(16, 8)).unwrap();
     assert!(matches!(
-        heap.realloc(p, layout(900, 8)),
-        Err(HeapError::OutOfMemory { .. })
+        heap.try_realloc(p, layout(900, 8)),
+        Err(HeapError::Request(RequestError::OutOfMemory { .. }))
     ));
     // SAFETY: `p` is still live: a failed realloc leaves it alone.
     let kept = unsafe { core::slice::from_raw_parts(p.as_ptr(), 100) };
@@ -175,14 +187,14 @@ fn realloc_failure_keeps_the_block() {
 #[test]
 fn realloc_in_place_both_ways() {
     let mut heap = FreeListHeap::with_capacity(4096);
-    let p = heap.alloc(layout(100, 8)).unwrap();
-    let grown = heap.realloc(p, layout(1000, 8)).unwrap();
+    let p = heap.try_alloc(layout(100, 8)).unwrap();
+    let grown = heap.try_realloc(p, layout(1000, 8)).unwrap();
     assert_eq!(grown, p, "the free neighbour lets it grow in place");
-    let shrunk = heap.realloc(p, layout(40, 8)).unwrap();
+    let shrunk = heap.try_realloc(p, layout(40, 8)).unwrap();
     assert_eq!(shrunk, p);
     assert_eq!(heap.to_string(), "[Size: 40, Allocated] [Size: 4016, Free]");
-    let wall = heap.alloc(layout(16, 8)).unwrap();
-    let moved = heap.realloc(p, layout(200, 8)).unwrap();
+    let wall = heap.try_alloc(layout(16, 8)).unwrap();
+    let moved = heap.try_realloc(p, layout(200, 8)).unwrap();
     assert_ne!(moved, p, "a live neighbour forces a move");
     heap.free(wall).unwrap();
     heap.free(moved).unwrap();
@@ -193,11 +205,11 @@ fn realloc_in_place_both_ways() {
 #[test]
 fn buffers_too_small() {
     let err = FreeListHeap::try_with_capacity(16).unwrap_err();
-    assert!(matches!(err, HeapError::BufferTooSmall { .. }));
+    assert!(matches!(err, BuildError::BufferTooSmall { .. }));
     let mut buf = [MaybeUninit::<u8>::uninit(); 40];
     assert!(matches!(
         FreeListHeap::try_from_buffer(&mut buf),
-        Err(HeapError::BufferTooSmall { .. })
+        Err(BuildError::BufferTooSmall { .. })
     ));
     let mut empty: [MaybeUninit<u8>; 0] = [];
     assert!(FreeListHeap::try_from_buffer(&mut empty).is_err());
@@ -206,14 +218,14 @@ fn buffers_too_small() {
 #[test]
 fn corrupted_tags_are_reported_not_followed() {
     let mut heap = FreeListHeap::with_capacity(1024);
-    let p = heap.alloc(layout(100, 8)).unwrap();
-    let q = heap.alloc(layout(100, 8)).unwrap();
+    let p = heap.try_alloc(layout(100, 8)).unwrap();
+    let q = heap.try_alloc(layout(100, 8)).unwrap();
     // An overrun: write 8 bytes past the first block's payload capacity (112), over its footer.
     // SAFETY: the bytes are inside the heap's memory (the footer and the next block's header
     // follow the payload); this simulates the bug `check` exists to find.
     unsafe { p.as_ptr().add(112).write_bytes(0xAB, 16) };
     let err = heap.check().unwrap_err();
-    assert!(matches!(err, HeapError::Corrupt { .. }), "{err:?}");
+    assert!(err.offset < 1024 && !err.problem.is_empty(), "{err:?}");
     assert!(err.to_string().contains("write past the end"));
-    assert!(matches!(heap.free(q), Err(HeapError::Corrupt { .. })));
+    assert!(matches!(heap.free(q), Err(FreeError::Corrupt(_))));
 }

@@ -1,7 +1,7 @@
 //! Freeing (or reallocating) anything that is not exactly the start of a live allocation is a
-//! `HeapError` and changes nothing: pointers into guards, one byte off, a neighbour's guard, a
+//! `FreeError` and changes nothing: pointers into guards, one byte off, a neighbour's guard, a
 //! block's real start under a guarded value, another heap's pointers.
-use arena_core::heap::{FreeListHeap, HeapError};
+use arena_core::heap::{FreeError, FreeListHeap};
 use arena_core::tags::{GuardedHeap, Tracked};
 use core::alloc::Layout;
 use core::ptr::NonNull;
@@ -35,8 +35,8 @@ fn snapshot(heap: &GuardedHeap<'_>) -> (String, arena_core::heap::HeapStats) {
 fn guarded_free_of_any_pointer_but_the_value_is_an_error_and_changes_nothing() {
     for align in [1, 8, 16, 64] {
         let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
-        let a = heap.alloc(layout(24, align)).unwrap();
-        let b = heap.alloc(layout(40, align)).unwrap();
+        let a = heap.try_alloc(layout(24, align)).unwrap();
+        let b = heap.try_alloc(layout(40, align)).unwrap();
         let before = snapshot(&heap);
         for bad in near_misses(a, 24, align)
             .into_iter()
@@ -46,9 +46,9 @@ fn guarded_free_of_any_pointer_but_the_value_is_an_error_and_changes_nothing() {
             // Without guards (release builds) the first value sits 16 bytes into the block
             // space, so 16 bytes before it is outside.
             let expected = if heap.contains(bad) {
-                matches!(err, HeapError::NotAllocated { .. })
+                matches!(err, FreeError::NotAllocated { .. })
             } else {
-                matches!(err, HeapError::ForeignPointer { .. })
+                matches!(err, FreeError::ForeignPointer { .. })
             };
             assert!(
                 expected,
@@ -69,12 +69,12 @@ fn guarded_free_of_any_pointer_but_the_value_is_an_error_and_changes_nothing() {
 fn rejected_guard_free_leaves_the_original_registered_and_the_reuser_alone() {
     let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
     let l = layout(24, 8);
-    let a = heap.alloc(l).unwrap();
+    let a = heap.try_alloc(l).unwrap();
     // The front guard's first byte is the start of the heap block holding `a`.
     assert!(heap.free(shifted(a, -8)).is_err());
     assert_eq!(heap.stats().live_blocks, 1);
     // An allocation now must not reuse `a`'s block, and freeing `a` frees `a` only.
-    let c = heap.alloc(l).unwrap();
+    let c = heap.try_alloc(l).unwrap();
     assert_ne!(c, a);
     heap.free(a).unwrap();
     assert!(heap.free(a).is_err(), "a double free is an error");
@@ -88,13 +88,13 @@ fn rejected_guard_free_leaves_the_original_registered_and_the_reuser_alone() {
 fn guarded_free_of_another_heaps_pointers_is_foreign() {
     let mut one = GuardedHeap::new(FreeListHeap::with_capacity(1024));
     let mut two = GuardedHeap::new(FreeListHeap::with_capacity(1024));
-    let a = one.alloc(layout(24, 8)).unwrap();
-    let x = two.alloc(layout(24, 8)).unwrap();
+    let a = one.try_alloc(layout(24, 8)).unwrap();
+    let x = two.try_alloc(layout(24, 8)).unwrap();
     let before = snapshot(&one);
     for bad in [x, shifted(x, -8), shifted(x, 1)] {
         let err = one.free(bad).unwrap_err();
         assert!(
-            matches!(err, HeapError::ForeignPointer { .. }),
+            matches!(err, FreeError::ForeignPointer { .. }),
             "free({bad:p}): {err:?}"
         );
         assert_eq!(snapshot(&one), before);
@@ -121,9 +121,9 @@ fn tracked_guarded_free_of_a_guard_pointer_is_an_error() {
 fn plain_free_and_realloc_reject_every_near_miss_and_foreign_pointer() {
     let mut heap = FreeListHeap::with_capacity(4096);
     let mut other = FreeListHeap::with_capacity(1024);
-    let a = heap.alloc(layout(24, 8)).unwrap();
-    let b = heap.alloc(layout(40, 8)).unwrap();
-    let x = other.alloc(layout(24, 8)).unwrap();
+    let a = heap.try_alloc(layout(24, 8)).unwrap();
+    let b = heap.try_alloc(layout(40, 8)).unwrap();
+    let x = other.try_alloc(layout(24, 8)).unwrap();
     let before = (heap.to_string(), heap.stats());
     let mut bad: Vec<_> = near_misses(a, 24, 8)
         .into_iter()
@@ -132,8 +132,11 @@ fn plain_free_and_realloc_reject_every_near_miss_and_foreign_pointer() {
     bad.extend([x, shifted(x, -8), shifted(x, 1)]);
     for p in bad {
         assert!(heap.free(p).is_err(), "free({p:p})");
-        assert!(heap.realloc(p, layout(100, 8)).is_err(), "realloc({p:p})");
-        assert!(heap.realloc(p, layout(8, 8)).is_err(), "shrink({p:p})");
+        assert!(
+            heap.try_realloc(p, layout(100, 8)).is_err(),
+            "realloc({p:p})"
+        );
+        assert!(heap.try_realloc(p, layout(8, 8)).is_err(), "shrink({p:p})");
         assert_eq!((heap.to_string(), heap.stats()), before, "{p:p}");
         heap.check().unwrap();
     }

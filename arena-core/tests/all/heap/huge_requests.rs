@@ -2,8 +2,8 @@
 //! one (plain, guarded, tracked, with and without a budget) and on the constructors: a typed
 //! error, no overflow, nothing changed. (A non-power-of-two alignment cannot be expressed as a
 //! `Layout`; `GlobalAlloc::realloc`'s raw `new_size` is covered by the `LockedHeap` tests.)
-use arena_core::heap::{FreeListHeap, HeapError, MAX_ALIGN};
-use arena_core::tags::{Budget, GuardedHeap, Refused, Tracked};
+use arena_core::heap::{BuildError, FreeListHeap, HeapError, MAX_ALIGN, RequestError};
+use arena_core::tags::{Budget, GuardedHeap, Tracked};
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
 
@@ -27,17 +27,17 @@ fn huge() -> Vec<Layout> {
     v
 }
 
-fn is_size_or_align_error(e: &HeapError) -> bool {
+fn is_size_or_align_error<E: Clone + Into<HeapError>>(e: &E) -> bool {
     matches!(
-        e,
-        HeapError::TooLarge { .. } | HeapError::AlignmentTooLarge { .. }
+        e.clone().into(),
+        HeapError::Request(RequestError::TooLarge { .. } | RequestError::AlignmentTooLarge { .. })
     )
 }
 
 #[test]
 fn plain_heap_alloc_and_realloc_reject_huge_layouts() {
     let mut heap = FreeListHeap::with_capacity(4096);
-    let p = heap.alloc(Layout::new::<[u64; 2]>()).unwrap();
+    let p = heap.try_alloc(Layout::new::<[u64; 2]>()).unwrap();
     let before = (heap.to_string(), heap.stats());
     for l in huge() {
         let e = heap.try_alloc(l).unwrap_err();
@@ -53,7 +53,7 @@ fn plain_heap_alloc_and_realloc_reject_huge_layouts() {
 #[test]
 fn guarded_heap_rejects_huge_layouts_without_overflow() {
     let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
-    let p = heap.alloc(Layout::new::<[u64; 2]>()).unwrap();
+    let p = heap.try_alloc(Layout::new::<[u64; 2]>()).unwrap();
     let before = (heap.to_string(), heap.stats());
     for l in huge() {
         let e = heap.try_alloc(l).unwrap_err();
@@ -74,11 +74,11 @@ fn tracked_heaps_reject_huge_layouts_with_and_without_a_budget() {
     );
     for l in huge() {
         assert!(
-            matches!(plain.try_alloc(l), Err(Refused::Allocator(ref e)) if is_size_or_align_error(e)),
+            matches!(plain.try_alloc(l), Err(ref e) if is_size_or_align_error(e)),
             "{l:?}"
         );
         assert!(
-            matches!(guarded.try_alloc(l), Err(Refused::Allocator(ref e)) if is_size_or_align_error(e)),
+            matches!(guarded.try_alloc(l), Err(ref e) if is_size_or_align_error(e)),
             "{l:?}"
         );
     }
@@ -90,8 +90,8 @@ fn tracked_heaps_reject_huge_layouts_with_and_without_a_budget() {
         let refused = guarded.try_alloc(l).unwrap_err();
         assert!(
             match refused {
-                Refused::OverBudget { .. } => l.size() > 1024,
-                Refused::Allocator(ref e) => is_size_or_align_error(e),
+                RequestError::OverBudget(_) => l.size() > 1024,
+                ref e => is_size_or_align_error(e),
             },
             "{l:?}: {refused:?}"
         );
@@ -110,22 +110,22 @@ fn constructors_reject_impossible_capacities() {
         isize::MAX as usize + 1,
     ] {
         let e = FreeListHeap::try_with_capacity(bytes).unwrap_err();
-        assert!(matches!(e, HeapError::TooLarge { .. }), "{bytes}: {e:?}");
+        assert!(matches!(e, BuildError::TooLarge { .. }), "{bytes}: {e:?}");
     }
     for bytes in [0, 1, 31] {
         let e = FreeListHeap::try_with_capacity(bytes).unwrap_err();
         assert!(
-            matches!(e, HeapError::BufferTooSmall { .. }),
+            matches!(e, BuildError::BufferTooSmall { .. }),
             "{bytes}: {e:?}"
         );
     }
     let mut buf = [MaybeUninit::<u8>::uninit(); 40];
     assert!(matches!(
         FreeListHeap::try_from_buffer(&mut buf),
-        Err(HeapError::BufferTooSmall { .. })
+        Err(BuildError::BufferTooSmall { .. })
     ));
     assert!(matches!(
         FreeListHeap::try_from_buffer(&mut []),
-        Err(HeapError::BufferTooSmall { .. })
+        Err(BuildError::BufferTooSmall { .. })
     ));
 }

@@ -9,7 +9,7 @@ const CAPACITY: usize = if cfg!(miri) { 512 } else { 4096 };
 
 fn heap() -> FreeListHeap<'static> {
     let mut heap = FreeListHeap::with_capacity(CAPACITY);
-    heap.alloc(Layout::from_size_align(CAPACITY / 4, 16).unwrap())
+    heap.try_alloc(Layout::from_size_align(CAPACITY / 4, 16).unwrap())
         .unwrap();
     heap
 }

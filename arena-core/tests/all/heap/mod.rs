@@ -1,6 +1,7 @@
 //! The free-list heap: errors, huge requests, guards, the allocator interfaces, locking, the block walk.
 mod alloc_api;
 mod boundary_tags;
+mod budget;
 mod cell_reentry;
 mod errors;
 mod guard_pointers;

@@ -4,7 +4,7 @@
 //! and the counters agree with the model.
 use crate::support;
 
-use arena_core::heap::{Fit, FreeListHeap, HeapError};
+use arena_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
 use core::alloc::Layout;
 use core::ptr::NonNull;
 use proptest::prelude::*;
@@ -107,7 +107,7 @@ fn run(fit: Fit, capacity: usize, ops: &[Op]) {
         match *op {
             Op::Alloc { size, align_log } => {
                 let layout = Layout::from_size_align(size, 1 << align_log).unwrap();
-                match heap.alloc(layout) {
+                match heap.try_alloc(layout).map_err(HeapError::from) {
                     Ok(ptr) => {
                         fill = fill.wrapping_add(1);
                         let block = Live {
@@ -119,7 +119,9 @@ fn run(fit: Fit, capacity: usize, ops: &[Op]) {
                         write(&block);
                         live.push(block);
                     }
-                    Err(HeapError::OutOfMemory { .. } | HeapError::TooLarge { .. }) => {
+                    Err(HeapError::Request(
+                        RequestError::OutOfMemory { .. } | RequestError::TooLarge { .. },
+                    )) => {
                         assert_eq!(heap.to_string(), before, "a failed alloc changed the heap");
                     }
                     Err(e) => panic!("unexpected {e:?}"),
@@ -138,7 +140,7 @@ fn run(fit: Fit, capacity: usize, ops: &[Op]) {
                 let i = idx % live.len();
                 let old = live[i];
                 let layout = Layout::from_size_align(size, 1 << align_log).unwrap();
-                match heap.realloc(old.ptr, layout) {
+                match heap.try_realloc(old.ptr, layout) {
                     Ok(ptr) => {
                         let moved = Live {
                             ptr,
@@ -154,7 +156,9 @@ fn run(fit: Fit, capacity: usize, ops: &[Op]) {
                             freed.push(old.ptr);
                         }
                     }
-                    Err(HeapError::OutOfMemory { .. } | HeapError::TooLarge { .. }) => {
+                    Err(HeapError::Request(
+                        RequestError::OutOfMemory { .. } | RequestError::TooLarge { .. },
+                    )) => {
                         assert_eq!(
                             heap.to_string(),
                             before,
@@ -169,7 +173,7 @@ fn run(fit: Fit, capacity: usize, ops: &[Op]) {
                 if !live.iter().any(|b| b.ptr == ptr) {
                     assert!(matches!(
                         heap.free(ptr),
-                        Err(HeapError::NotAllocated { .. })
+                        Err(FreeError::NotAllocated { .. })
                     ));
                     assert_eq!(heap.to_string(), before, "a double free changed the heap");
                 }
@@ -181,7 +185,7 @@ fn run(fit: Fit, capacity: usize, ops: &[Op]) {
                     // SAFETY: `delta < block.size`, so the pointer stays inside the live block.
                     let inner = unsafe { block.ptr.add(delta) };
                     assert!(heap.free(inner).is_err());
-                    assert!(heap.realloc(inner, Layout::new::<u8>()).is_err());
+                    assert!(heap.try_realloc(inner, Layout::new::<u8>()).is_err());
                     assert_eq!(
                         heap.to_string(),
                         before,
@@ -193,7 +197,7 @@ fn run(fit: Fit, capacity: usize, ops: &[Op]) {
                 let ptr = NonNull::from(&foreign[0]);
                 assert!(matches!(
                     heap.free(ptr),
-                    Err(HeapError::ForeignPointer { .. })
+                    Err(FreeError::ForeignPointer { .. })
                 ));
             }
             _ => {}
@@ -237,10 +241,10 @@ fn from_buffer_at_every_misalignment() {
     for shift in 0..16 {
         let mut heap = FreeListHeap::from_buffer(&mut buf[shift..shift + 1024]);
         let a = heap
-            .alloc(Layout::from_size_align(40, 16).unwrap())
+            .try_alloc(Layout::from_size_align(40, 16).unwrap())
             .unwrap();
         assert_eq!(a.as_ptr().addr() % 16, 0);
-        let b = heap.alloc(Layout::from_size_align(100, 256).unwrap());
+        let b = heap.try_alloc(Layout::from_size_align(100, 256).unwrap());
         if let Ok(b) = b {
             assert_eq!(b.as_ptr().addr() % 256, 0);
             heap.free(b).unwrap();

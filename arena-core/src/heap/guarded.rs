@@ -5,10 +5,10 @@ use core::alloc::Layout;
 use core::ops::Deref;
 use core::ptr::NonNull;
 
-use super::usage::{MemoryUsage, Usage};
-use crate::arena::{GuardSide, GuardViolation};
-use crate::heap::{FreeListHeap, HeapError};
+use super::{FreeError, FreeListHeap, RequestError};
+use crate::arena::{GuardViolation, damaged_guard};
 use crate::poison;
+use crate::tags::{BudgetGate, Budgeted, MemoryUsage, Usage};
 
 /// Guard bytes on each side of a guarded heap allocation.
 const GUARD_BYTES: usize = 8;
@@ -21,17 +21,21 @@ const GUARD_BYTES: usize = 8;
 ///
 /// Each guarded allocation costs 16 guard bytes (more when its alignment exceeds 8) in the heap
 /// and one entry in a side map, so it is a debug layer, not a release default. Wrap it in
-/// [`Tracked`](super::Tracked) to get reports that name the allocator and tag.
+/// [`Tracked`](crate::tags::Tracked) to get reports that name the allocator and tag (it is
+/// re-exported as `arena_core::tags::GuardedHeap` too).
+///
+/// A budget set on it ([`Budgeted`]) is the wrapped heap's, and counts the guard bytes.
 ///
 /// ```
 /// use core::alloc::Layout;
-/// use arena_core::heap::FreeListHeap;
-/// use arena_core::tags::GuardedHeap;
+/// use arena_core::heap::{FreeListHeap, GuardedHeap};
 ///
 /// let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(1024));
-/// let p = heap.alloc(Layout::new::<[u32; 3]>()).unwrap();
+/// let p = heap.alloc(Layout::new::<[u32; 3]>());
+/// let q = heap.try_alloc(Layout::new::<u64>()).unwrap();
 /// assert!(heap.check_guards().is_ok());
 /// heap.free(p).unwrap();
+/// heap.free(q).unwrap();
 /// ```
 ///
 /// # Variance
@@ -69,15 +73,35 @@ impl<'buf> GuardedHeap<'buf> {
 
     /// [`FreeListHeap::alloc`], with guard bytes before and after the allocation.
     ///
+    /// # Panics
+    ///
+    /// When [`try_alloc`](Self::try_alloc) would return an error, with that error's text; also
+    /// over a [`Policy::Panic`](crate::tags::Policy::Panic) budget.
+    #[track_caller]
+    pub fn alloc(&mut self, layout: Layout) -> NonNull<u8> {
+        match self.try_alloc(layout) {
+            Ok(p) => p,
+            Err(e) => panic!("GuardedHeap::alloc: {e}"),
+        }
+    }
+
+    /// [`FreeListHeap::try_alloc`], with guard bytes before and after the allocation.
+    ///
     /// # Errors
     ///
-    /// As [`FreeListHeap::alloc`] (the request is 16 or more bytes larger); nothing changes.
-    pub fn alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
+    /// As [`FreeListHeap::try_alloc`] (the request is 16 or more bytes larger, and a budget
+    /// counts the guards); nothing changes.
+    ///
+    /// # Panics
+    ///
+    /// Over a [`Policy::Panic`](crate::tags::Policy::Panic) budget.
+    #[track_caller]
+    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
         if !poison::ENABLED {
-            return self.heap.alloc(layout);
+            return self.heap.try_alloc(layout);
         }
         let front = GUARD_BYTES.next_multiple_of(layout.align());
-        let too_large = HeapError::TooLarge {
+        let too_large = RequestError::TooLarge {
             requested: layout.size(),
             capacity: self.heap.capacity(),
         };
@@ -86,7 +110,7 @@ impl<'buf> GuardedHeap<'buf> {
             .and_then(|n| n.checked_add(GUARD_BYTES))
             .ok_or_else(|| too_large.clone())?;
         let outer = Layout::from_size_align(total, layout.align()).map_err(|_| too_large)?;
-        let base = self.heap.alloc(outer)?;
+        let base = self.heap.try_alloc(outer)?;
         // SAFETY: the block holds `front + size + GUARD_BYTES` bytes from `base`.
         let value = unsafe {
             base.write_bytes(poison::GUARD, front);
@@ -105,25 +129,14 @@ impl<'buf> GuardedHeap<'buf> {
         Ok(value)
     }
 
-    /// [`alloc`](Self::alloc) under the crate's `try_` naming convention.
-    ///
-    /// # Errors
-    ///
-    /// As [`alloc`](Self::alloc).
-    pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, HeapError> {
-        self.alloc(layout)
-    }
-
     /// Checks the allocation's guards, then frees it.
     ///
     /// # Errors
     ///
-    /// As [`FreeListHeap::free`]: `ptr` is not a live allocation of this heap; nothing changes.
-    ///
-    /// # Panics
-    ///
-    /// If a guard byte of the allocation was overwritten (the block is not freed then).
-    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
+    /// As [`FreeListHeap::free`]: `ptr` is not a live allocation of this heap; and
+    /// [`FreeError::GuardDamaged`] when a guard byte of the allocation was overwritten (the
+    /// allocation then stays live, so the damage can be inspected). Nothing changes on error.
+    pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         let Some(&record) = self.live.get(&(ptr.as_ptr().addr())) else {
             if !poison::ENABLED {
                 // No guards: the heap's blocks are the allocations, and it checks the pointer.
@@ -136,7 +149,7 @@ impl<'buf> GuardedHeap<'buf> {
             return Err(self.heap.not_an_allocation(ptr));
         };
         if let Some(v) = check_one(record) {
-            panic!("{v}");
+            return Err(FreeError::GuardDamaged(v));
         }
         // SAFETY: `record.value` is a live guarded allocation, `front` bytes after its block's
         // start, so the subtraction stays inside the block.
@@ -144,26 +157,6 @@ impl<'buf> GuardedHeap<'buf> {
         // Only once the heap took the block back: on an error the record stays, as it was.
         self.live.remove(&(ptr.as_ptr().addr()));
         Ok(())
-    }
-
-    /// The damaged guard of the live allocation at `ptr`, if `ptr` is one and a guard is damaged.
-    pub(super) fn check_allocation(&self, ptr: NonNull<u8>) -> Option<GuardViolation> {
-        self.live
-            .get(&(ptr.as_ptr().addr()))
-            .and_then(|&r| check_one(r))
-    }
-
-    /// [`free`](Self::free) under the crate's `try_` naming convention.
-    ///
-    /// # Errors
-    ///
-    /// As [`free`](Self::free).
-    ///
-    /// # Panics
-    ///
-    /// As [`free`](Self::free).
-    pub fn try_free(&mut self, ptr: NonNull<u8>) -> Result<(), HeapError> {
-        self.free(ptr)
     }
 
     /// Checks the guards of every live allocation, lowest address first.
@@ -180,31 +173,17 @@ impl<'buf> GuardedHeap<'buf> {
     }
 }
 
-/// The first damaged guard byte around a live guarded allocation, if any.
+/// The first damaged guard byte around a live guarded allocation, if any; `offset` in it is the
+/// allocation's address.
 fn check_one(r: Guarded) -> Option<GuardViolation> {
     // SAFETY: `r` is a live guarded allocation: `front` guard bytes before it and `GUARD_BYTES`
-    // after its `size` bytes are inside its block.
-    let (before, after) = unsafe {
-        (
-            core::slice::from_raw_parts(r.value.sub(r.front).as_ptr(), r.front),
-            core::slice::from_raw_parts(r.value.add(r.size).as_ptr(), GUARD_BYTES),
-        )
-    };
-    let report = |side, byte, found| GuardViolation {
-        offset: r.value.as_ptr() as usize,
-        size: r.size,
-        side,
-        byte,
-        found,
-    };
-    if let Some(i) = poison::first_mismatch(after, poison::GUARD) {
-        return Some(report(GuardSide::Back, i, after[i]));
+    // after its `size` bytes are inside its block, which only this heap's owner reaches (and
+    // `&self` or `&mut self` is held, so nothing writes meanwhile).
+    unsafe {
+        damaged_guard(r.value, r.size, r.front, GUARD_BYTES, || {
+            r.value.as_ptr().addr()
+        })
     }
-    before
-        .iter()
-        .rev()
-        .position(|&b| b != poison::GUARD)
-        .map(|i| report(GuardSide::Front, i, before[r.front - 1 - i]))
 }
 
 /// The heap's usage, guard bytes included (they are memory the heap holds for this user).
@@ -215,6 +194,18 @@ impl MemoryUsage for GuardedHeap<'_> {
 
     fn reports_leaks(&self) -> bool {
         true
+    }
+}
+
+/// The wrapped heap's budget: it counts the guard bytes, and
+/// [`try_alloc`](GuardedHeap::try_alloc) returns [`RequestError::OverBudget`] over a `Fail` one.
+impl Budgeted for GuardedHeap<'_> {
+    fn budget(&self) -> Option<BudgetGate> {
+        self.heap.budget()
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        self.heap.set_budget(gate);
     }
 }
 
