@@ -167,12 +167,31 @@ impl Owner {
 /// gate.settle(40); // a reset brought usage back under: armed again
 /// assert_eq!(gate.limit(), 100);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy)]
 pub struct BudgetGate {
     budget: Budget,
     owner: Owner,
     /// A `Warn` budget that has warned: its clamp is lifted until usage is back under.
     lifted: bool,
+    /// 0, or a number no other gate was given (see [`stamped`](BudgetGate::stamped)): equal
+    /// non-zero stamps mean the same budget and owner, so [`same_budget`](BudgetGate::same_budget)
+    /// answers with one compare on the path a wrapper runs on every access.
+    stamp: usize,
+}
+
+/// Gates are equal when their budget, owner and warned state are: the stamp is only a shortcut.
+impl PartialEq for BudgetGate {
+    fn eq(&self, other: &BudgetGate) -> bool {
+        self.budget == other.budget && self.owner == other.owner && self.lifted == other.lifted
+    }
+}
+
+impl Eq for BudgetGate {}
+
+impl core::hash::Hash for BudgetGate {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        (self.budget, self.owner, self.lifted).hash(state);
+    }
 }
 
 impl From<Budget> for BudgetGate {
@@ -188,7 +207,17 @@ impl BudgetGate {
             budget,
             owner,
             lifted: false,
+            stamp: 0,
         }
+    }
+
+    /// This gate with a stamp no other gate has, so comparing it with its copies takes one
+    /// compare (what [`Tracked`](super::Tracked) does on every access). Where the target has no
+    /// pointer-sized atomics the gate is returned as it is, and comparisons read its fields.
+    #[must_use]
+    pub fn stamped(mut self) -> BudgetGate {
+        self.stamp = next_stamp();
+        self
     }
 
     /// The budget.
@@ -205,6 +234,7 @@ impl BudgetGate {
     #[must_use]
     pub const fn with_owner(mut self, owner: Owner) -> BudgetGate {
         self.owner = owner;
+        self.stamp = 0;
         self
     }
 
@@ -229,6 +259,14 @@ impl BudgetGate {
     /// ```
     #[inline(always)]
     pub fn same_budget(&self, other: &BudgetGate) -> bool {
+        (self.stamp == other.stamp && self.stamp != 0) || self.same_fields(other)
+    }
+
+    /// [`same_budget`](BudgetGate::same_budget) without the stamp: out of line, as copies of one
+    /// stamped gate never get here.
+    #[cold]
+    #[inline(never)]
+    fn same_fields(&self, other: &BudgetGate) -> bool {
         let (a, b) = (&self.owner, &other.owner);
         self.budget == other.budget
             && a.allocator.as_ptr() == b.allocator.as_ptr()
@@ -298,6 +336,21 @@ impl BudgetGate {
         if self.lifted && current <= self.budget.bytes {
             self.lifted = false;
         }
+    }
+}
+
+/// A stamp no gate has had: a process-wide counter (wrapping after `usize::MAX` stamps, which no
+/// program sets that many budgets to reach), never 0.
+fn next_stamp() -> usize {
+    #[cfg(target_has_atomic = "ptr")]
+    {
+        use core::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed).max(1)
+    }
+    #[cfg(not(target_has_atomic = "ptr"))]
+    {
+        0
     }
 }
 

@@ -213,7 +213,7 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     /// would grow usage meets the policy.
     pub fn set_budget(&mut self, budget: Option<Budget>) {
         let owner = Owner::new(self.labels.name, self.labels.tag.name());
-        self.labels.budget = budget.map(|b| BudgetGate::new(b, owner));
+        self.labels.budget = budget.map(|b| BudgetGate::new(b, owner).stamped());
         self.labels.manages_budget = true;
         self.inner.get_mut().set_budget(self.labels.budget);
     }
