@@ -155,6 +155,7 @@ impl<const N: usize> FrameArena<N> {
     }
 
     /// `N` fixed buffers of `bytes` bytes each (see [`Arena::with_capacity`]).
+    #[track_caller]
     pub fn with_capacity(bytes: usize) -> Self {
         Self::from_fn(|| Arena::with_capacity(bytes))
     }
@@ -244,6 +245,7 @@ impl<const N: usize> FrameArena<N> {
     /// # Panics
     ///
     /// If `index >= N`.
+    #[track_caller]
     pub fn buffer(&self, index: usize) -> &Arena {
         &self.buffers[index].arena
     }
@@ -253,6 +255,7 @@ impl<const N: usize> FrameArena<N> {
     /// # Panics
     ///
     /// If `index >= N`.
+    #[track_caller]
     pub fn readers(&self, index: usize) -> usize {
         self.buffers[index].readers.count.load(Ordering::Acquire)
     }

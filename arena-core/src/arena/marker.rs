@@ -120,6 +120,7 @@ impl Arena {
     ///
     /// After completing the rewind, if a guard byte of a freed allocation was overwritten
     /// (see [`Arena::with_guards`]).
+    #[track_caller]
     pub fn rewind(&mut self, marker: Marker) -> Result<(), MarkerError> {
         if marker.arena != self.id {
             return Err(MarkerError::Foreign);
@@ -152,6 +153,7 @@ impl Arena {
     /// # Panics
     ///
     /// After completing the reset, if a guard byte was overwritten (see [`Arena::with_guards`]).
+    #[track_caller]
     pub fn reset(&mut self) {
         self.epoch.set(self.epoch.get() + 1);
         let page = if self.root_start == self.root_end {

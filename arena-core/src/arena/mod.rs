@@ -225,6 +225,7 @@ impl Arena {
     ///
     /// If the system allocator cannot provide the block, or `bytes > isize::MAX - 15`.
     #[cfg(feature = "alloc")]
+    #[track_caller]
     pub fn with_capacity(bytes: usize) -> Arena {
         if bytes == 0 {
             return Arena::from_root(NonNull::dangling(), 0, false, 0);
@@ -532,6 +533,7 @@ impl core::ops::Deref for BufferArena<'_> {
 
 impl BufferArena<'_> {
     /// See [`Arena::reset`].
+    #[track_caller]
     pub fn reset(&mut self) {
         self.arena.reset();
     }
@@ -546,6 +548,7 @@ impl BufferArena<'_> {
     /// # Errors
     ///
     /// As [`Arena::rewind`].
+    #[track_caller]
     pub fn rewind(&mut self, marker: Marker) -> Result<(), MarkerError> {
         self.arena.rewind(marker)
     }

@@ -213,6 +213,7 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
     /// # Panics
     /// If either is out of bounds.
     #[inline]
+    #[track_caller]
     pub fn swap(&mut self, a: usize, b: usize) {
         assert!(
             a < self.len && b < self.len,

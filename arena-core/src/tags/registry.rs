@@ -107,6 +107,7 @@ impl<G: Tag> Registry<G> {
     /// # Panics
     ///
     /// When a tag with a [`Policy::Panic`] budget is over.
+    #[track_caller]
     pub fn end_frame(&mut self, sources: &[&dyn Source<G>]) -> Result<Report<G>, OverBudget<G>> {
         let report = self.report(sources);
         self.history.record(&report);
