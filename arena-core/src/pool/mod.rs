@@ -80,7 +80,7 @@ pub use handle::Handle;
 pub use iter::{Drain, IntoIter, Iter, IterMut};
 
 use slot::Slot;
-use slot_map::{Refusal, SlotMap};
+use slot_map::SlotMap;
 
 /// Counters a pool keeps as plain fields, read with [`Pool::stats`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -268,10 +268,7 @@ impl<T> Pool<T> {
     #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        match self.slots.claim() {
-            Ok(claim) => claim.commit(value),
-            Err(refusal) => self.refused(refusal),
-        }
+        self.slots.insert_or_panic(value, "Pool::insert")
     }
 
     /// Inserts the value `f` builds from its own handle (for objects that need to know their own
@@ -290,13 +287,12 @@ impl<T> Pool<T> {
     /// [`try_insert_with`](Self::try_insert_with).
     #[track_caller]
     pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
-        match self.slots.claim() {
-            Ok(claim) => {
-                let value = f(claim.handle());
-                claim.commit(value)
-            }
-            Err(refusal) => self.refused(refusal),
-        }
+        let claim = match self.slots.claim() {
+            Ok(claim) => claim,
+            Err(refusal) => refused("Pool::insert_with", self.capacity(), refusal),
+        };
+        let value = f(claim.handle());
+        claim.commit(value)
     }
 
     /// As [`insert_with`](Self::insert_with), but returns `None` without calling `f` if the pool
@@ -309,20 +305,6 @@ impl<T> Pool<T> {
         let claim = self.slots.claim().ok()?;
         let value = f(claim.handle());
         Some(claim.commit(value))
-    }
-
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn refused(&self, refusal: Refusal) -> ! {
-        match refusal {
-            Refusal::Full => panic!(
-                "Pool::insert on a full pool: all {} slots are in use (or retired); use \
-                 try_insert to get the value back, or a larger or growable pool",
-                self.capacity()
-            ),
-            Refusal::OverBudget(e) => panic!("Pool::insert: {e}"),
-        }
     }
 
     /// The value `handle` points to, or `None` if it was removed. O(1): a bounds check and a
@@ -452,6 +434,20 @@ impl<T> crate::tags::Budgeted for Pool<T> {
 
     fn set_budget(&mut self, gate: Option<crate::tags::BudgetGate>) {
         self.slots.set_budget(gate);
+    }
+}
+
+/// Panics for an insert that found no slot, saying why and what to do.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn refused(who: &str, capacity: usize, refusal: slot_map::Refusal) -> ! {
+    match refusal {
+        slot_map::Refusal::Full => panic!(
+            "{who} on a full pool: all {capacity} slots are in use (or retired); use the try_ \
+             form to get the value back, or a larger or growable pool"
+        ),
+        slot_map::Refusal::OverBudget(e) => panic!("{who}: {e}"),
     }
 }
 

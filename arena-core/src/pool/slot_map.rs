@@ -104,10 +104,19 @@ impl Ledger {
         (self.len as usize).saturating_mul(self.unit)
     }
 
-    /// The bookkeeping of filling vacant `slot` (`index`), written once for every insert.
+    /// The bookkeeping of filling vacant `slot`, written once for every insert: the value goes
+    /// in with the next odd generation, then [`unlink`](Self::unlink).
     #[inline(always)]
     fn occupy<P>(&mut self, slot: &mut Slot<P>, payload: P, from_free: bool) -> NonZeroU32 {
         let (generation, next) = slot.occupy_vacant(payload);
+        self.unlink(from_free, next);
+        generation
+    }
+
+    /// The counters of an insert into a slot that was the free-list head (whose link was `next`)
+    /// or the first never-used slot.
+    #[inline(always)]
+    fn unlink(&mut self, from_free: bool, next: u32) {
         if from_free {
             self.free_head = next;
         } else {
@@ -118,16 +127,22 @@ impl Ledger {
         if self.len > self.peak_live {
             self.peak_live = self.len;
         }
-        generation
     }
 
-    /// The bookkeeping of emptying occupied `slot` (`index`), written once for every remove: the
-    /// slot goes to the front of the free list, or retires if its generations are used up.
+    /// The bookkeeping of emptying occupied `slot` (`index`), written once for every remove:
+    /// [`free`](Self::free), or [`retire`](Self::retire) if its generations are used up.
     #[inline(always)]
     fn release<P>(&mut self, slot: &mut Slot<P>, index: u32) -> P {
-        let Some(vacant) = self.generations.vacate(slot.generation()) else {
-            return self.retire(slot);
-        };
+        match self.generations.vacate(slot.generation()) {
+            Some(vacant) => self.free(slot, index, vacant),
+            None => self.retire(slot),
+        }
+    }
+
+    /// Empties occupied `slot` (`index`) into the (even) generation `vacant` and puts it at the
+    /// front of the free list.
+    #[inline(always)]
+    fn free<P>(&mut self, slot: &mut Slot<P>, index: u32, vacant: u32) -> P {
         let payload = slot.vacate(vacant, self.free_head);
         self.free_head = index;
         self.len -= 1;
@@ -291,11 +306,7 @@ impl<P> SlotMap<P> {
                 from_free: true,
             });
         }
-        let (index, from_free) = self.claim_slow()?;
-        let slot = self
-            .chunks
-            .ptr(index)
-            .expect("claim_slow returns a slot index");
+        let (slot, index, from_free) = self.claim_slow()?;
         Ok(Claim {
             map: self,
             index,
@@ -304,14 +315,63 @@ impl<P> SlotMap<P> {
         })
     }
 
-    /// The out-of-line insert path: the budget, free-list heads past block 0, never-used slots,
-    /// growth, a full map.
+    /// Inserts `payload` and returns its handle, panicking (with `who`, the caller's name, in the
+    /// message) if there is no slot. For payloads that exist before the slot is chosen: the
+    /// out-of-line path does the bookkeeping and hands back only the slot, so neither the
+    /// payload nor a refusal crosses the call and the inlined code stays small.
+    ///
+    /// # Panics
+    /// If the map is full or over a `Fail` or `Panic` budget.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn insert_or_panic<X>(&mut self, payload: P, who: &'static str) -> Handle<X> {
+        let index = self.ledger.free_head;
+        if index < self.ledger.fast_end {
+            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0, owned
+            // by this map, which is borrowed mutably.
+            let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
+            return Handle::new(index, self.ledger.occupy(slot, payload, true));
+        }
+        let (slot, index) = self.claim_slow_linked(who);
+        // SAFETY: `claim_slow_linked` returns a pointer to a vacant slot of this map (blocks
+        // never move), which is borrowed mutably, so this is the only reference to it.
+        let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
+        Handle::new(index, generation)
+    }
+
+    /// The out-of-line path of [`insert_or_panic`](Self::insert_or_panic): chooses the slot and
+    /// does the insert's bookkeeping ([`Ledger::unlink`]); the caller moves the payload in at
+    /// once (nothing can fail in between).
     #[inline(never)]
     #[track_caller]
-    fn claim_slow(&mut self) -> Result<(u32, bool), Refusal> {
+    fn claim_slow_linked(&mut self, who: &'static str) -> (*mut Slot<P>, u32) {
+        let (slot, index, from_free) = match self.claim_slow() {
+            Ok(claimed) => claimed,
+            Err(refusal) => self.refused(who, refusal),
+        };
+        // SAFETY: `claim_slow` returns a pointer to an initialized slot of this map, which is
+        // borrowed mutably; the reference ends here.
+        let next = unsafe { &*slot }.next_free();
+        let next = next.expect("a claimed slot is vacant");
+        self.ledger.unlink(from_free, next);
+        (slot, index)
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn refused(&self, who: &'static str, refusal: Refusal) -> ! {
+        super::refused(who, self.chunks.capacity() as usize, refusal)
+    }
+
+    /// The out-of-line insert path: the budget, free-list heads past block 0, never-used slots,
+    /// growth, a full map. Returns the slot, its index and whether it is the free-list head.
+    #[inline(never)]
+    #[track_caller]
+    fn claim_slow(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
         self.ledger.admit().map_err(Refusal::OverBudget)?;
         let l = &self.ledger;
-        let claimed = if l.free_head != NO_SLOT {
+        let (index, from_free) = if l.free_head != NO_SLOT {
             (l.free_head, true)
         } else if l.high_water < self.chunks.capacity()
             || self.chunks.grow(self.ledger.generations.first())
@@ -323,10 +383,14 @@ impl<P> SlotMap<P> {
         // As if the claim is committed (a fresh slot counted in play): dropping it only leaves
         // fewer slots in play than assumed, which keeps `fast_end` safe.
         let mut after = self.ledger;
-        after.high_water += u32::from(!claimed.1);
+        after.high_water += u32::from(!from_free);
         after.refresh_fast_end(self.chunks.first_len());
         self.ledger.fast_end = after.fast_end;
-        Ok(claimed)
+        let slot = self
+            .chunks
+            .ptr(index)
+            .expect("a free or never-used slot index");
+        Ok((slot, index, from_free))
     }
 
     /// The payload of the occupied slot `handle` names, or `None` (stale, or, caught in debug
@@ -392,7 +456,11 @@ impl<P> SlotMap<P> {
             self.remove_miss(handle);
             return None;
         }
-        Some(self.ledger.release(slot, index))
+        // A slot's last value (once per 2^30 uses) retires it, out of line.
+        let Some(vacant) = self.ledger.generations.vacate(slot.generation()) else {
+            return Some(self.remove_retiring(index));
+        };
+        Some(self.ledger.free(slot, index, vacant))
     }
 
     /// [`remove`](Self::remove) past block 0.
@@ -409,6 +477,14 @@ impl<P> SlotMap<P> {
                 None
             }
         }
+    }
+
+    /// `remove` of a slot's last value: out of line, so that `remove` inlines into callers'
+    /// loops.
+    #[cold]
+    #[inline(never)]
+    fn remove_retiring(&mut self, index: u32) -> P {
+        self.remove_at(index)
     }
 
     /// `remove` found no live value: out of line so `remove` inlines into callers' loops.

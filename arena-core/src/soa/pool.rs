@@ -235,14 +235,7 @@ impl<T: Soa> SoaPool<T> {
     #[inline(never)]
     #[track_caller]
     fn refused(&self, refusal: Refusal) -> ! {
-        match refusal {
-            Refusal::Full => panic!(
-                "SoaPool::insert on a full pool: all {} slots are in use (or retired); use \
-                 try_insert to get the value back, or a larger or growable pool",
-                self.capacity()
-            ),
-            Refusal::OverBudget(e) => panic!("SoaPool::insert: {e}"),
-        }
+        crate::pool::refused("SoaPool::insert", self.capacity(), refusal)
     }
 
     /// The row of a live handle. On a miss, a handle carrying another pool's tag panics (debug
