@@ -178,14 +178,15 @@ impl Ledger {
         }
     }
 
-    /// Recomputes `fast_end` for a block 0 of `first_len` slots: reusing any free slot must keep
-    /// usage within an armed budget.
-    fn refresh_fast_end(&mut self, first_len: u32) {
+    /// Recomputes `fast_end` for a block 0 of `first_len` slots, counting `extra` more slots in
+    /// play (live or free) than now: reusing any free slot must keep usage within an armed
+    /// budget.
+    fn refresh_fast_end(&mut self, first_len: u32, extra: u32) {
         let safe = match &self.budget {
             None => true,
             Some(gate) => {
                 let bytes = gate.budget().bytes;
-                let in_play = (self.high_water - self.retired) as usize;
+                let in_play = (self.high_water - self.retired + extra) as usize;
                 gate.limit() == bytes && in_play.saturating_mul(self.unit) <= bytes
             }
         };
@@ -283,7 +284,7 @@ impl<P> SlotMap<P> {
     /// Sets or removes the budget.
     pub(crate) fn set_budget(&mut self, gate: Option<BudgetGate>) {
         self.ledger.budget = gate;
-        self.ledger.refresh_fast_end(self.chunks.first_len());
+        self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
     }
 
     /// Chooses the slot the next insert fills, growing the map if it must; or says why there is
@@ -313,6 +314,43 @@ impl<P> SlotMap<P> {
             slot,
             from_free,
         })
+    }
+
+    /// [`claim`](Self::claim), panicking (with `who`, the caller's name, in the message) if
+    /// there is no slot: the refusal never reaches the inlined code.
+    ///
+    /// # Panics
+    /// If the map is full or over a `Fail` or `Panic` budget.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn claim_or_panic(&mut self, who: &'static str) -> Claim<'_, P> {
+        let index = self.ledger.free_head;
+        if index < self.ledger.fast_end {
+            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0.
+            let slot = unsafe { self.chunks.ptr_in_first_unchecked(index) };
+            return Claim {
+                map: self,
+                index,
+                slot,
+                from_free: true,
+            };
+        }
+        let (slot, index, from_free) = self.claim_slow_or_panic(who);
+        Claim {
+            map: self,
+            index,
+            slot,
+            from_free,
+        }
+    }
+
+    #[inline(never)]
+    #[track_caller]
+    fn claim_slow_or_panic(&mut self, who: &'static str) -> (*mut Slot<P>, u32, bool) {
+        match self.find_slot() {
+            Ok(claimed) => claimed,
+            Err(refusal) => self.refused(who, refusal),
+        }
     }
 
     /// Inserts `payload` and returns its handle, panicking (with `who`, the caller's name, in the
@@ -345,14 +383,19 @@ impl<P> SlotMap<P> {
     #[inline(never)]
     #[track_caller]
     fn claim_slow_linked(&mut self, who: &'static str) -> (*mut Slot<P>, u32) {
-        let (slot, index, from_free) = match self.claim_slow() {
+        let (slot, index, from_free) = match self.find_slot() {
             Ok(claimed) => claimed,
             Err(refusal) => self.refused(who, refusal),
         };
-        // SAFETY: `claim_slow` returns a pointer to an initialized slot of this map, which is
-        // borrowed mutably; the reference ends here.
-        let next = unsafe { &*slot }.next_free();
-        let next = next.expect("a claimed slot is vacant");
+        let next = if from_free {
+            // SAFETY: `find_slot` returns a pointer to an initialized slot of this map, which is
+            // borrowed mutably; the reference ends here.
+            unsafe { &*slot }
+                .next_free()
+                .expect("a claimed slot is vacant")
+        } else {
+            NO_SLOT // unused: a never-used slot is not on the free list
+        };
         self.ledger.unlink(from_free, next);
         (slot, index)
     }
@@ -364,12 +407,45 @@ impl<P> SlotMap<P> {
         super::refused(who, self.chunks.capacity() as usize, refusal)
     }
 
-    /// The out-of-line insert path: the budget, free-list heads past block 0, never-used slots,
-    /// growth, a full map. Returns the slot, its index and whether it is the free-list head.
+    /// The out-of-line insert path of [`claim`](Self::claim).
     #[inline(never)]
     #[track_caller]
     fn claim_slow(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
+        self.find_slot()
+    }
+
+    /// What every out-of-line insert path does: the budget (out of line again), free-list
+    /// heads past block 0, never-used slots, growth, a full map. Returns the slot, its index and
+    /// whether it is the free-list head; changes nothing but the capacity (and a `Warn`
+    /// budget's state).
+    #[inline(always)]
+    #[track_caller]
+    fn find_slot(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
+        if self.ledger.budget.is_some() {
+            return self.find_slot_budgeted();
+        }
+        self.next_slot().ok_or(Refusal::Full)
+    }
+
+    /// [`find_slot`](Self::find_slot) under a budget: the policy runs first, and `fast_end`
+    /// is recomputed for the slots in play once this one is filled (dropping the claim only
+    /// leaves fewer in play than assumed, which keeps `fast_end` safe).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn find_slot_budgeted(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
         self.ledger.admit().map_err(Refusal::OverBudget)?;
+        let found = self.next_slot().ok_or(Refusal::Full)?;
+        let in_play = u32::from(!found.2);
+        self.ledger
+            .refresh_fast_end(self.chunks.first_len(), in_play);
+        Ok(found)
+    }
+
+    /// The free-list head, else the first never-used slot, growing the map if there is none;
+    /// `None` if full.
+    #[inline(always)]
+    fn next_slot(&mut self) -> Option<(*mut Slot<P>, u32, bool)> {
         let l = &self.ledger;
         let (index, from_free) = if l.free_head != NO_SLOT {
             (l.free_head, true)
@@ -378,19 +454,13 @@ impl<P> SlotMap<P> {
         {
             (self.ledger.high_water, false)
         } else {
-            return Err(Refusal::Full);
+            return None;
         };
-        // As if the claim is committed (a fresh slot counted in play): dropping it only leaves
-        // fewer slots in play than assumed, which keeps `fast_end` safe.
-        let mut after = self.ledger;
-        after.high_water += u32::from(!from_free);
-        after.refresh_fast_end(self.chunks.first_len());
-        self.ledger.fast_end = after.fast_end;
         let slot = self
             .chunks
             .ptr(index)
             .expect("a free or never-used slot index");
-        Ok((slot, index, from_free))
+        Some((slot, index, from_free))
     }
 
     /// The payload of the occupied slot `handle` names, or `None` (stale, or, caught in debug
@@ -735,6 +805,12 @@ impl<P> SlotMap<P> {
 }
 
 impl<'a, P> Claim<'a, P> {
+    /// The index of the claimed slot.
+    #[inline(always)]
+    pub(crate) fn index(&self) -> u32 {
+        self.index
+    }
+
     /// The handle the payload will have.
     #[inline(always)]
     pub(crate) fn handle<X>(&self) -> Handle<X> {

@@ -14,7 +14,7 @@ use core::fmt;
 use core::iter::FusedIterator;
 
 use super::{Iter, Soa, SoaVec};
-use crate::pool::slot_map::{Refusal, SlotMap};
+use crate::pool::slot_map::{Claim, Refusal, SlotMap};
 use crate::pool::{Handle, PoolCapacityError, PoolFull, PoolStats};
 use crate::tags::{BudgetGate, Budgeted};
 
@@ -159,32 +159,21 @@ impl<T: Soa> SoaPool<T> {
         self.slots.stats()
     }
 
-    /// Inserts the value `make` builds from its handle; `Err` with nothing changed (but the
-    /// capacity) if there is no slot, or no memory for its row.
-    #[inline]
+    /// Fills `claim` with the row `value`, or hands the value back if the columns cannot grow
+    /// (nothing changed then but the capacity).
+    #[inline(always)]
     #[track_caller]
-    fn insert_by<R>(
-        &mut self,
-        make: impl FnOnce(Handle<T>) -> T,
-        refused: impl FnOnce(&Self, Refusal) -> R,
-    ) -> Result<Handle<T>, R> {
-        let claim = match self.slots.claim() {
-            Ok(claim) => claim,
-            Err(refusal) => return Err(refused(self, refusal)),
-        };
-        let (values, owners) = (&mut self.values, &mut self.owners);
-        let len = values.len();
-        let room = (len < values.capacity() || values.try_reserve(1).is_ok())
-            && (len < owners.capacity() || owners.try_reserve(1).is_ok());
-        if !room {
-            drop(claim);
-            return Err(refused(self, Refusal::Full));
-        }
-        let handle = claim.handle();
-        // The value goes in first: if making or splitting it panics, nothing else has changed.
-        values.push(make(handle));
-        owners.push(handle.index());
-        Ok(claim.commit(len as u32))
+    fn fill(
+        values: &mut SoaVec<T>,
+        owners: &mut Vec<u32>,
+        claim: Claim<'_, u32>,
+        value: T,
+    ) -> Result<Handle<T>, T> {
+        let row = values.len();
+        // The value goes in first: if splitting it panics, nothing else has changed.
+        values.try_push(value).map_err(|e| e.into_inner())?;
+        owners.push(claim.index());
+        Ok(claim.commit(row as u32))
     }
 
     /// Inserts `value` and returns its handle, or gives it back inside [`PoolFull`] if the pool
@@ -194,12 +183,16 @@ impl<T: Soa> SoaPool<T> {
     ///
     /// # Panics
     /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
+    #[inline]
     #[track_caller]
     pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
-        let mut value = Some(value);
         let capacity = self.capacity();
-        self.insert_by(|_| value.take().expect("made once"), |_, refusal| refusal)
-            .map_err(|refusal| PoolFull::new(value.take().expect("not made"), capacity, refusal))
+        let claim = match self.slots.claim() {
+            Ok(claim) => claim,
+            Err(refusal) => return Err(PoolFull::new(value, capacity, refusal)),
+        };
+        Self::fill(&mut self.values, &mut self.owners, claim, value)
+            .map_err(|value| PoolFull::new(value, capacity, Refusal::Full))
     }
 
     /// Inserts `value` and returns its handle.
@@ -207,9 +200,14 @@ impl<T: Soa> SoaPool<T> {
     /// # Panics
     /// If the pool is full or over a `Fail` or `Panic` budget; see
     /// [`try_insert`](Self::try_insert).
+    #[inline]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        self.insert_with(|_| value)
+        let claim = self.slots.claim_or_panic("SoaPool::insert");
+        match Self::fill(&mut self.values, &mut self.owners, claim, value) {
+            Ok(handle) => handle,
+            Err(_) => out_of_memory(),
+        }
     }
 
     /// Inserts the value `f` builds from its own handle, and returns the handle. If `f` panics,
@@ -219,23 +217,24 @@ impl<T: Soa> SoaPool<T> {
     /// If the pool is full or over a `Fail` or `Panic` budget (before calling `f`).
     #[track_caller]
     pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
-        match self.insert_by(f, |pool, refusal| pool.refused(refusal)) {
+        let claim = self.slots.claim_or_panic("SoaPool::insert_with");
+        let value = f(claim.handle());
+        match Self::fill(&mut self.values, &mut self.owners, claim, value) {
             Ok(handle) => handle,
+            Err(_) => out_of_memory(),
         }
     }
 
     /// As [`insert_with`](Self::insert_with), but returns `None` without calling `f` if the pool
-    /// is full or a `Fail` budget refuses the value.
+    /// is full or a `Fail` budget refuses the value (or the columns cannot grow).
+    ///
+    /// # Panics
+    /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[track_caller]
     pub fn try_insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Option<Handle<T>> {
-        self.insert_by(f, |_, _| ()).ok()
-    }
-
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn refused(&self, refusal: Refusal) -> ! {
-        crate::pool::refused("SoaPool::insert", self.capacity(), refusal)
+        let claim = self.slots.claim().ok()?;
+        let value = f(claim.handle());
+        Self::fill(&mut self.values, &mut self.owners, claim, value).ok()
     }
 
     /// The row of a live handle. On a miss, a handle carrying another pool's tag panics (debug
@@ -331,6 +330,7 @@ impl<T: Soa> SoaPool<T> {
     ///
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
+    #[inline]
     #[track_caller]
     pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
         let row = self.slots.remove(handle)? as usize;
@@ -338,6 +338,7 @@ impl<T: Soa> SoaPool<T> {
     }
 
     /// Takes the value out of `row`, whose slot was just freed, moving the last row into it.
+    #[inline]
     fn remove_row(&mut self, row: usize) -> T {
         // The back links are fixed up before the value is rebuilt (user code that may panic).
         self.owners.swap_remove(row);
@@ -420,6 +421,13 @@ impl<T: Soa> SoaPool<T> {
     pub fn slices_mut(&mut self) -> T::SlicesMut<'_> {
         self.values.slices_mut()
     }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_memory() -> ! {
+    panic!("SoaPool::insert: out of memory growing the columns")
 }
 
 #[cfg(feature = "serde")]
