@@ -182,3 +182,37 @@ fn insert_with_sees_its_own_handle_and_a_panic_changes_nothing() {
         "full: f is not called"
     );
 }
+
+#[test]
+fn clone_iter_mut_and_drop_report() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static REPORTED_LIVE: AtomicUsize = AtomicUsize::new(usize::MAX);
+    fn report(stats: &arena_core::pool::PoolStats) {
+        REPORTED_LIVE.store(stats.len, Ordering::Relaxed);
+    }
+
+    let mut pool = SoaPool::with_capacity(4);
+    let hs: Vec<_> = (0..3).map(|i| pool.insert(enemy(i))).collect();
+    pool.remove(hs[1]);
+    for (h, row) in pool.iter_mut() {
+        *row.id += 100 * h.index() as i32;
+    }
+    for row in pool.values_mut() {
+        *row.health = 3.0;
+    }
+    let mut copy = pool.clone();
+    assert_eq!(copy.capacity(), pool.capacity());
+    assert_eq!(*copy.row_of(hs[2]).id, 202);
+    assert!(copy.get(hs[1]).is_none());
+    assert_eq!(
+        copy.insert(enemy(7)),
+        pool.insert(enemy(7)),
+        "same next handle"
+    );
+    assert_eq!(copy.insert(enemy(8)), pool.insert(enemy(8)));
+    assert!(copy.try_insert(enemy(9)).is_err() && pool.try_insert(enemy(9)).is_err());
+
+    copy.set_drop_report(report);
+    drop(copy);
+    assert_eq!(REPORTED_LIVE.load(Ordering::Relaxed), 4);
+}

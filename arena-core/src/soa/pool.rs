@@ -63,6 +63,7 @@ pub struct SoaPool<T: Soa> {
     owners: Vec<u32>,
     /// The handle map: each live slot's payload is its value's row.
     slots: SlotMap<u32>,
+    drop_report: Option<fn(&PoolStats)>,
 }
 
 impl<T: Soa> SoaPool<T> {
@@ -127,7 +128,14 @@ impl<T: Soa> SoaPool<T> {
             values,
             owners,
             slots,
+            drop_report: None,
         })
+    }
+
+    /// Calls `report` with the pool's final [`PoolStats`] when it is dropped, as
+    /// [`Pool::set_drop_report`](crate::pool::Pool::set_drop_report) does.
+    pub fn set_drop_report(&mut self, report: fn(&PoolStats)) {
+        self.drop_report = Some(report);
     }
 
     /// The number of live values.
@@ -405,6 +413,23 @@ impl<T: Soa> SoaPool<T> {
             })
     }
 
+    /// Every live value mutably with its handle, in row order.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (Handle<T>, T::Mut<'_>)> + '_ {
+        let slots = &self.slots;
+        self.owners
+            .iter()
+            .zip(self.values.iter_mut())
+            .map(move |(&index, row)| {
+                let handle = slots.handle_at(index).expect("a row's owner is live");
+                (handle, row)
+            })
+    }
+
+    /// The live values as [`Soa::Mut`] views, in row order, without handles.
+    pub fn values_mut(&mut self) -> super::IterMut<'_, T> {
+        self.values.iter_mut()
+    }
+
     /// The live values as [`Soa::Ref`] views, in row order, without handles.
     pub fn values(&self) -> Iter<'_, T> {
         self.values.iter()
@@ -481,6 +506,7 @@ impl<T: Soa> SoaPool<T> {
             values,
             owners,
             slots,
+            drop_report: None,
         })
     }
 }
@@ -504,6 +530,39 @@ impl<T: Soa> Budgeted for SoaPool<T> {
 
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
         self.slots.set_budget(gate);
+    }
+}
+
+/// Reports (see [`set_drop_report`](SoaPool::set_drop_report)); the columns then drop the values.
+impl<T: Soa> Drop for SoaPool<T> {
+    fn drop(&mut self) {
+        if let Some(report) = self.drop_report {
+            report(&self.stats());
+        }
+    }
+}
+
+/// A copy with the same handles, rows, free list, counters and budget, as
+/// [`Pool`](crate::pool::Pool)'s `Clone`: every handle of `self` is valid in the clone and the
+/// next inserts return the same handles in both. The clone shares the original's debug tag and
+/// has no drop report.
+impl<T: Soa> Clone for SoaPool<T>
+where
+    T::Columns: super::CloneColumns,
+{
+    fn clone(&self) -> Self {
+        let mut values = self.values.clone();
+        // A fixed pool keeps its promise of never allocating after construction.
+        let room = self.values.capacity().saturating_sub(values.len());
+        crate::soa::raw::unwrap_alloc(values.try_reserve_exact(room));
+        let mut owners = Vec::with_capacity(self.owners.capacity());
+        owners.extend_from_slice(&self.owners);
+        SoaPool {
+            values,
+            owners,
+            slots: self.slots.clone_with(|&row| row),
+            drop_report: None,
+        }
     }
 }
 
