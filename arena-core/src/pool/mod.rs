@@ -34,6 +34,14 @@
 //!
 //! # Design
 //!
+//! - **One slot map** (`slot_map.rs`) under [`Pool`] (payload: the value) and
+//!   [`SoaPool`](crate::soa::SoaPool) (payload: the value's row): its insert, remove and lookup
+//!   are the only code that touches generations, the debug tag, the free list and the budget,
+//!   so both containers give the same guarantees.
+//! - **Budgets** ([`Budgeted`](crate::tags::Budgeted)): counted as live values ×
+//!   `size_of::<T>()`, checked on the out-of-line insert path only. The inlined path takes a
+//!   block-0 free-list head only while reusing any free slot keeps usage within the budget;
+//!   otherwise every insert goes out of line, so the hot path pays nothing for a budget.
 //! - **Slots**: a `union` of the value and the next-free index, plus a `u32`
 //!   generation that is odd while the slot holds a value (slotmap's layout). A 64-byte value takes
 //!   a 72-byte slot.
@@ -188,7 +196,7 @@ impl<T> Pool<T> {
         shift: Option<u32>,
         budget: Option<u32>,
     ) -> Result<Self, PoolCapacityError> {
-        SlotMap::build(capacity, shift, budget, size_of::<T>()).map(Self::from_slots)
+        SlotMap::build(capacity, shift, budget, size_of::<T>(), "Pool").map(Self::from_slots)
     }
 
     fn from_slots(slots: SlotMap<T>) -> Self {
@@ -268,7 +276,7 @@ impl<T> Pool<T> {
     #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        self.slots.insert_or_panic(value, "Pool::insert")
+        self.slots.insert_or_panic(value)
     }
 
     /// Inserts the value `f` builds from its own handle (for objects that need to know their own
@@ -289,7 +297,7 @@ impl<T> Pool<T> {
     pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
         let claim = match self.slots.claim() {
             Ok(claim) => claim,
-            Err(refusal) => refused("Pool::insert_with", self.capacity(), refusal),
+            Err(refusal) => refused("Pool", "insert_with", self.capacity(), refusal),
         };
         let value = f(claim.handle());
         claim.commit(value)
@@ -441,13 +449,13 @@ impl<T> crate::tags::Budgeted for Pool<T> {
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(crate) fn refused(who: &str, capacity: usize, refusal: slot_map::Refusal) -> ! {
+pub(crate) fn refused(kind: &str, method: &str, capacity: usize, refusal: slot_map::Refusal) -> ! {
     match refusal {
         slot_map::Refusal::Full => panic!(
-            "{who} on a full pool: all {capacity} slots are in use (or retired); use the try_ \
+            "{kind}::{method} on a full pool: all {capacity} slots are in use (or retired); use the try_ \
              form to get the value back, or a larger or growable pool"
         ),
-        slot_map::Refusal::OverBudget(e) => panic!("{who}: {e}"),
+        slot_map::Refusal::OverBudget(e) => panic!("{kind}::{method}: {e}"),
     }
 }
 

@@ -622,6 +622,7 @@ impl<T> Repr<T> {
         extra_per_slot: usize,
         limit: usize,
         unit: usize,
+        kind: &'static str,
         mut place: impl FnMut(T) -> P,
     ) -> Result<SlotMap<P>, PoolDecodeError> {
         let generations = Generations::from_raw(self.generation_tag, self.first_generation).ok_or(
@@ -657,6 +658,7 @@ impl<T> Repr<T> {
             self.peak_live,
             self.inserts,
             unit,
+            kind,
         )
         .ok_or(PoolDecodeError::OutOfMemory {
             capacity: self.capacity,
@@ -694,7 +696,7 @@ impl<T> Pool<T> {
     /// after every check passed and if they fit `limit` bytes.
     fn from_repr(r: Repr<T>, limit: usize) -> Result<Self, PoolDecodeError> {
         let slot_bytes = core::mem::size_of::<Slot<T>>();
-        r.into_slot_map(slot_bytes, 0, limit, size_of::<T>(), |value| value)
+        r.into_slot_map(slot_bytes, 0, limit, size_of::<T>(), "Pool", |value| value)
             .map(Pool::from_slots)
     }
 }

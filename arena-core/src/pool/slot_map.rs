@@ -53,6 +53,8 @@ struct Ledger {
     budget: Option<BudgetGate>,
     /// The bytes one value counts against the budget.
     unit: usize,
+    /// The container's name, for the messages of a refused insert (`"Pool"`, `"SoaPool"`).
+    kind: &'static str,
 }
 
 /// The generational slot map shared by `Pool` and `SoaPool`.
@@ -84,7 +86,7 @@ fn slot_count(requested: usize) -> Result<u32, PoolCapacityError> {
 }
 
 impl Ledger {
-    fn new(generations: Generations, fast_end: u32, unit: usize) -> Self {
+    fn new(generations: Generations, fast_end: u32, unit: usize, kind: &'static str) -> Self {
         Ledger {
             free_head: NO_SLOT,
             high_water: 0,
@@ -96,6 +98,7 @@ impl Ledger {
             fast_end,
             budget: None,
             unit,
+            kind,
         }
     }
 
@@ -203,6 +206,7 @@ impl<P> SlotMap<P> {
         shift: Option<u32>,
         generation_budget: Option<u32>,
         unit: usize,
+        kind: &'static str,
     ) -> Result<Self, PoolCapacityError> {
         let count = slot_count(capacity)?;
         let generations = Generations::for_new_pool(generation_budget);
@@ -213,14 +217,19 @@ impl<P> SlotMap<P> {
         .ok_or(PoolCapacityError::OutOfMemory {
             requested: capacity,
         })?;
-        Ok(Self::from_chunks(chunks, generations, unit))
+        Ok(Self::from_chunks(chunks, generations, unit, kind))
     }
 
-    fn from_chunks(chunks: Chunks<P>, generations: Generations, unit: usize) -> Self {
+    fn from_chunks(
+        chunks: Chunks<P>,
+        generations: Generations,
+        unit: usize,
+        kind: &'static str,
+    ) -> Self {
         let fast_end = chunks.first_len();
         SlotMap {
             chunks,
-            ledger: Ledger::new(generations, fast_end, unit),
+            ledger: Ledger::new(generations, fast_end, unit, kind),
         }
     }
 
@@ -316,14 +325,14 @@ impl<P> SlotMap<P> {
         })
     }
 
-    /// [`claim`](Self::claim), panicking (with `who`, the caller's name, in the message) if
-    /// there is no slot: the refusal never reaches the inlined code.
+    /// [`claim`](Self::claim), panicking if there is no slot: the refusal never reaches the
+    /// inlined code.
     ///
     /// # Panics
     /// If the map is full or over a `Fail` or `Panic` budget.
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn claim_or_panic(&mut self, who: &'static str) -> Claim<'_, P> {
+    pub(crate) fn claim_or_panic(&mut self) -> Claim<'_, P> {
         let index = self.ledger.free_head;
         if index < self.ledger.fast_end {
             // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0.
@@ -335,7 +344,7 @@ impl<P> SlotMap<P> {
                 from_free: true,
             };
         }
-        let (slot, index, from_free) = self.claim_slow_or_panic(who);
+        let (slot, index, from_free) = self.claim_slow_or_panic();
         Claim {
             map: self,
             index,
@@ -346,15 +355,14 @@ impl<P> SlotMap<P> {
 
     #[inline(never)]
     #[track_caller]
-    fn claim_slow_or_panic(&mut self, who: &'static str) -> (*mut Slot<P>, u32, bool) {
+    fn claim_slow_or_panic(&mut self) -> (*mut Slot<P>, u32, bool) {
         match self.find_slot() {
             Ok(claimed) => claimed,
-            Err(refusal) => self.refused(who, refusal),
+            Err(refusal) => self.refused(refusal),
         }
     }
 
-    /// Inserts `payload` and returns its handle, panicking (with `who`, the caller's name, in the
-    /// message) if there is no slot. For payloads that exist before the slot is chosen: the
+    /// Inserts `payload` and returns its handle, panicking if there is no slot. For payloads that exist before the slot is chosen: the
     /// out-of-line path does the bookkeeping and hands back only the slot, so neither the
     /// payload nor a refusal crosses the call and the inlined code stays small.
     ///
@@ -362,7 +370,7 @@ impl<P> SlotMap<P> {
     /// If the map is full or over a `Fail` or `Panic` budget.
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn insert_or_panic<X>(&mut self, payload: P, who: &'static str) -> Handle<X> {
+    pub(crate) fn insert_or_panic<X>(&mut self, payload: P) -> Handle<X> {
         let index = self.ledger.free_head;
         if index < self.ledger.fast_end {
             // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0, owned
@@ -370,7 +378,7 @@ impl<P> SlotMap<P> {
             let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
             return Handle::new(index, self.ledger.occupy(slot, payload, true));
         }
-        let (slot, index) = self.claim_slow_linked(who);
+        let (slot, index) = self.claim_slow_linked();
         // SAFETY: `claim_slow_linked` returns a pointer to a vacant slot of this map (blocks
         // never move), which is borrowed mutably, so this is the only reference to it.
         let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
@@ -382,10 +390,10 @@ impl<P> SlotMap<P> {
     /// once (nothing can fail in between).
     #[inline(never)]
     #[track_caller]
-    fn claim_slow_linked(&mut self, who: &'static str) -> (*mut Slot<P>, u32) {
+    fn claim_slow_linked(&mut self) -> (*mut Slot<P>, u32) {
         let (slot, index, from_free) = match self.find_slot() {
             Ok(claimed) => claimed,
-            Err(refusal) => self.refused(who, refusal),
+            Err(refusal) => self.refused(refusal),
         };
         let next = if from_free {
             // SAFETY: `find_slot` returns a pointer to an initialized slot of this map, which is
@@ -403,8 +411,9 @@ impl<P> SlotMap<P> {
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn refused(&self, who: &'static str, refusal: Refusal) -> ! {
-        super::refused(who, self.chunks.capacity() as usize, refusal)
+    fn refused(&self, refusal: Refusal) -> ! {
+        let capacity = self.chunks.capacity() as usize;
+        super::refused(self.ledger.kind, "insert", capacity, refusal)
     }
 
     /// The out-of-line insert path of [`claim`](Self::claim).
@@ -687,7 +696,7 @@ impl<P> SlotMap<P> {
                 self.chunks.capacity()
             )
         });
-        let mut out = Self::from_chunks(chunks, generations, self.ledger.unit);
+        let mut out = Self::from_chunks(chunks, generations, self.ledger.unit, self.ledger.kind);
         for index in 0..self.ledger.high_water {
             let from = self.chunks.get(index).expect("index below high water");
             let to = out.chunks.get_mut(index).expect("same capacity");
@@ -769,9 +778,10 @@ impl<P> SlotMap<P> {
         peak_live: u32,
         inserts: u64,
         unit: usize,
+        kind: &'static str,
     ) -> Option<Self> {
         let chunks = Chunks::with_layout(chunk, capacity, generations.first())?;
-        let mut map = Self::from_chunks(chunks, generations, unit);
+        let mut map = Self::from_chunks(chunks, generations, unit, kind);
         let mut used = 0;
         for (index, (generation, payload)) in (0..).zip(slots) {
             let slot = map

@@ -117,7 +117,7 @@ impl<T: Soa> SoaPool<T> {
         shift: Option<u32>,
         budget: Option<u32>,
     ) -> Result<Self, PoolCapacityError> {
-        let slots = SlotMap::build(capacity, shift, budget, size_of::<T>())?;
+        let slots = SlotMap::build(capacity, shift, budget, size_of::<T>(), "SoaPool")?;
         let oom = PoolCapacityError::OutOfMemory {
             requested: capacity,
         };
@@ -211,7 +211,7 @@ impl<T: Soa> SoaPool<T> {
     #[inline]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        let claim = self.slots.claim_or_panic("SoaPool::insert");
+        let claim = self.slots.claim_or_panic();
         match Self::fill(&mut self.values, &mut self.owners, claim, value) {
             Ok(handle) => handle,
             Err(_) => out_of_memory(),
@@ -225,7 +225,7 @@ impl<T: Soa> SoaPool<T> {
     /// If the pool is full or over a `Fail` or `Panic` budget (before calling `f`).
     #[track_caller]
     pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
-        let claim = self.slots.claim_or_panic("SoaPool::insert_with");
+        let claim = self.slots.claim_or_panic();
         let value = f(claim.handle());
         match Self::fill(&mut self.values, &mut self.owners, claim, value) {
             Ok(handle) => handle,
@@ -480,6 +480,7 @@ impl<T: Soa> SoaPool<T> {
             per_slot,
             limit,
             size_of::<T>(),
+            "SoaPool",
             |(row, value)| {
                 staged[row as usize] = Some(value);
                 row
