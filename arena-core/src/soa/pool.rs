@@ -211,10 +211,27 @@ impl<T: Soa> SoaPool<T> {
     #[inline]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        let claim = self.slots.claim_or_panic();
-        match Self::fill(&mut self.values, &mut self.owners, claim, value) {
-            Ok(handle) => handle,
-            Err(_) => out_of_memory(),
+        let len = self.values.len();
+        if len == self.values.capacity() || len == self.owners.capacity() {
+            self.grow_rows();
+        }
+        // User code (`into_columns`) runs before anything changes.
+        let parts = super::row_to_raw(value);
+        // If this panics (full, or over budget), `parts` is dropped and nothing changed.
+        let handle = self.slots.insert_or_panic(len as u32);
+        // Room for the row was made above, so neither push allocates.
+        self.values.push_raw(parts);
+        self.owners.push(handle.index());
+        handle
+    }
+
+    /// Room for one more row in the columns and the back links (growable pools).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn grow_rows(&mut self) {
+        if self.values.try_reserve(1).is_err() || self.owners.try_reserve(1).is_err() {
+            out_of_memory()
         }
     }
 
