@@ -262,10 +262,9 @@ impl<T> Pool<T> {
     #[inline(always)]
     #[track_caller]
     pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
-        match self.slots.claim() {
-            Ok(claim) => Ok(claim.commit(value)),
-            Err(refusal) => Err(PoolFull::new(value, self.capacity(), refusal)),
-        }
+        self.slots
+            .try_insert(value)
+            .map_err(|(value, refusal)| PoolFull::new(value, self.capacity(), refusal))
     }
 
     /// Inserts `value` and returns its handle. O(1).

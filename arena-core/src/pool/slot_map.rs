@@ -385,6 +385,55 @@ impl<P> SlotMap<P> {
         Handle::new(index, generation)
     }
 
+    /// As [`insert_or_panic`](Self::insert_or_panic), but hands the payload back with the
+    /// reason if there is no slot (nothing changed then).
+    ///
+    /// # Panics
+    /// Over a budget with `Policy::Panic`.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn try_insert<X>(&mut self, payload: P) -> Result<Handle<X>, (P, Refusal)> {
+        let index = self.ledger.free_head;
+        if index < self.ledger.fast_end {
+            // SAFETY: as in `insert_or_panic`.
+            let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
+            return Ok(Handle::new(index, self.ledger.occupy(slot, payload, true)));
+        }
+        match self.try_claim_slow_linked() {
+            Ok((slot, index)) => {
+                // SAFETY: as in `insert_or_panic`.
+                let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
+                Ok(Handle::new(index, generation))
+            }
+            Err(refusal) => Err((payload, refusal)),
+        }
+    }
+
+    /// The out-of-line path of [`try_insert`](Self::try_insert).
+    #[inline(never)]
+    #[track_caller]
+    fn try_claim_slow_linked(&mut self) -> Result<(*mut Slot<P>, u32), Refusal> {
+        let found = self.find_slot()?;
+        Ok(self.link(found))
+    }
+
+    /// The insert's bookkeeping ([`Ledger::unlink`]) for a slot [`find_slot`](Self::find_slot)
+    /// chose; the caller moves the payload in at once.
+    #[inline(always)]
+    fn link(&mut self, (slot, index, from_free): (*mut Slot<P>, u32, bool)) -> (*mut Slot<P>, u32) {
+        let next = if from_free {
+            // SAFETY: `find_slot` returns a pointer to an initialized slot of this map, which is
+            // borrowed mutably; the reference ends here.
+            unsafe { &*slot }
+                .next_free()
+                .expect("a claimed slot is vacant")
+        } else {
+            NO_SLOT // unused: a never-used slot is not on the free list
+        };
+        self.ledger.unlink(from_free, next);
+        (slot, index)
+    }
+
     /// The out-of-line path of [`insert_or_panic`](Self::insert_or_panic): chooses the slot and
     /// does the insert's bookkeeping ([`Ledger::unlink`]); the caller moves the payload in at
     /// once (nothing can fail in between).
