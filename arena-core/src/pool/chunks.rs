@@ -119,6 +119,24 @@ impl<T> Chunks<T> {
         self.capacity
     }
 
+    /// The number of slots in block 0 (every slot of a fixed pool).
+    #[inline(always)]
+    pub(crate) const fn first_len(&self) -> u32 {
+        self.first_len
+    }
+
+    /// A raw pointer to slot `index` of block 0, without a bounds check. The pointer is valid
+    /// until the pool is dropped; writing through it needs the pool borrowed mutably.
+    ///
+    /// # Safety
+    /// `index < self.first_len()`.
+    #[inline(always)]
+    pub(crate) unsafe fn ptr_in_first_unchecked(&self, index: u32) -> *mut Slot<T> {
+        debug_assert!(index < self.first_len);
+        // SAFETY: the caller guarantees `index` is within block 0.
+        unsafe { self.first.as_ptr().add(index as usize) }
+    }
+
     /// The chunk size if growable.
     pub(crate) fn chunk_len(&self) -> Option<u32> {
         self.shift.map(|s| 1 << s)

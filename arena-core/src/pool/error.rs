@@ -1,10 +1,18 @@
-//! Errors of [`Pool`](super::Pool): a full pool gives the value back; a pool that cannot be made
+//! Errors of [`Pool`](super::Pool): a full (or over-budget) pool gives the value back; a pool that cannot be made
 //! says how big it was asked to be.
 
 use core::fmt;
 
-/// A full pool refused a value, and hands it back: returned by
-/// [`Pool::try_insert`](super::Pool::try_insert). Nothing was changed.
+use super::slot_map::Refusal;
+use crate::tags::BudgetExceeded;
+
+/// A pool refused a value, and hands it back: returned by
+/// [`Pool::try_insert`](super::Pool::try_insert) and
+/// [`SoaPool::try_insert`](crate::soa::SoaPool::try_insert). Nothing was changed.
+///
+/// Either every slot was in use (or retired) and the pool could not grow, or a
+/// [`Budget`](crate::tags::Budget) with [`Policy::Fail`](crate::tags::Policy::Fail) refused
+/// one more value: then [`over_budget`](Self::over_budget) says by how much.
 ///
 /// ```
 /// use arena_core::pool::Pool;
@@ -12,6 +20,7 @@ use core::fmt;
 /// pool.insert("first");
 /// let full = pool.try_insert("second").unwrap_err();
 /// assert_eq!(full.capacity(), 1);
+/// assert!(full.over_budget().is_none());
 /// assert_eq!(full.into_inner(), "second");
 /// ```
 ///
@@ -22,11 +31,20 @@ use core::fmt;
 pub struct PoolFull<T> {
     value: T,
     capacity: usize,
+    over_budget: Option<BudgetExceeded>,
 }
 
 impl<T> PoolFull<T> {
-    pub(crate) fn new(value: T, capacity: usize) -> Self {
-        PoolFull { value, capacity }
+    pub(crate) fn new(value: T, capacity: usize, refusal: Refusal) -> Self {
+        let over_budget = match refusal {
+            Refusal::Full => None,
+            Refusal::OverBudget(e) => Some(e),
+        };
+        PoolFull {
+            value,
+            capacity,
+            over_budget,
+        }
     }
 
     /// The value that did not fit, given back.
@@ -34,9 +52,14 @@ impl<T> PoolFull<T> {
         self.value
     }
 
-    /// The pool's capacity when it refused the value (every slot was live or retired).
+    /// The pool's capacity when it refused the value.
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// The budget that refused the value, or `None` if the pool was full.
+    pub fn over_budget(&self) -> Option<&BudgetExceeded> {
+        self.over_budget.as_ref()
     }
 }
 
@@ -45,18 +68,22 @@ impl<T> fmt::Debug for PoolFull<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PoolFull")
             .field("capacity", &self.capacity)
+            .field("over_budget", &self.over_budget)
             .finish_non_exhaustive()
     }
 }
 
 impl<T> fmt::Display for PoolFull<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "pool is full: all {} slots are in use (or retired) and it cannot grow; the value was \
-             handed back: remove a value first, or make the pool larger or growable",
-            self.capacity
-        )
+        match &self.over_budget {
+            Some(e) => write!(f, "{e}; the value was handed back"),
+            None => write!(
+                f,
+                "pool is full: all {} slots are in use (or retired) and it cannot grow; the \
+                 value was handed back: remove a value first, or make the pool larger or growable",
+                self.capacity
+            ),
+        }
     }
 }
 

@@ -12,7 +12,6 @@ use core::slice;
 
 use super::Pool;
 use super::chunks::Chunks;
-use super::generation::Generations;
 use super::handle::Handle;
 use super::slot::Slot;
 
@@ -64,7 +63,7 @@ macro_rules! walk_live {
                     $it.index += 1;
                     if let Some((generation, value)) = slot.$occupied() {
                         $it.remaining -= 1;
-                        return Some((Handle::new(index, Generations::occupy(generation)), value));
+                        return Some((Handle::new(index, generation), value));
                     }
                 }
                 None => {

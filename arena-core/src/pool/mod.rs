@@ -34,6 +34,14 @@
 //!
 //! # Design
 //!
+//! - **One slot map** (`slot_map.rs`) under [`Pool`] (payload: the value) and
+//!   [`SoaPool`](crate::soa::SoaPool) (payload: the value's row): its insert, remove and lookup
+//!   are the only code that touches generations, the debug tag, the free list and the budget,
+//!   so both containers give the same guarantees.
+//! - **Budgets** ([`Budgeted`](crate::tags::Budgeted)): counted as live values ×
+//!   `size_of::<T>()`, checked on the out-of-line insert path only. The inlined path takes a
+//!   block-0 free-list head only while reusing any free slot keeps usage within the budget;
+//!   otherwise every insert goes out of line, so the hot path pays nothing for a budget.
 //! - **Slots**: a `union` of the value and the next-free index, plus a `u32`
 //!   generation that is odd while the slot holds a value (slotmap's layout). A 64-byte value takes
 //!   a 72-byte slot.
@@ -65,11 +73,11 @@ pub(crate) mod generation;
 mod handle;
 mod iter;
 #[cfg(feature = "serde")]
-mod serde;
+pub(crate) mod serde;
 mod slot;
+pub(crate) mod slot_map;
 
 use core::fmt;
-use core::num::NonZeroU32;
 use core::ops::{Index, IndexMut};
 
 #[cfg(feature = "serde")]
@@ -79,9 +87,8 @@ pub use error::{PoolCapacityError, PoolFull};
 pub use handle::Handle;
 pub use iter::{Drain, IntoIter, Iter, IterMut};
 
-use chunks::Chunks;
-use generation::Generations;
-use slot::{NO_SLOT, Slot};
+use slot::Slot;
+use slot_map::SlotMap;
 
 /// Counters a pool keeps as plain fields, read with [`Pool::stats`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -111,30 +118,17 @@ pub struct PoolStats {
 /// Covariant in `T`, like `Vec<T>`: it owns its values, so a `Pool<&'static str>` can be used as a
 /// `Pool<&'a str>`.
 pub struct Pool<T> {
-    chunks: Chunks<T>,
-    /// Head of the free list (`NO_SLOT` = empty).
-    free_head: u32,
-    /// Slots `high_water..capacity` were never used and are not on the free list.
-    high_water: u32,
-    len: u32,
-    generations: Generations,
-    peak_live: u32,
-    /// Values inserted over the pool's life; removals are `inserts - len`, so the hot path keeps
-    /// one counter instead of two.
-    inserts: u64,
-    retired: u32,
+    slots: SlotMap<T>,
     drop_report: Option<fn(&PoolStats)>,
 }
 
-/// Converts a requested slot count to `u32`, or says why not.
-fn slot_count(requested: usize) -> Result<u32, PoolCapacityError> {
-    u32::try_from(requested)
-        .ok()
-        .filter(|&n| n as usize <= MAX_CAPACITY)
-        .ok_or(PoolCapacityError::TooManySlots {
-            requested,
-            max: MAX_CAPACITY,
-        })
+// A 64-byte value takes a 72-byte slot: the value (or free-list link) and a `u32` generation.
+const _: () = assert!(size_of::<Slot<[u64; 8]>>() == 72);
+
+/// The bytes of one slot holding a `T` (the value or free-list link, and the generation).
+#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+pub(crate) const fn slot_bytes<T>() -> usize {
+    size_of::<Slot<T>>()
 }
 
 impl<T> Pool<T> {
@@ -143,6 +137,7 @@ impl<T> Pool<T> {
     /// # Panics
     /// If `capacity` exceeds [`MAX_CAPACITY`] or the memory cannot be allocated; see
     /// [`try_with_capacity`](Self::try_with_capacity).
+    #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
         Self::try_with_capacity(capacity).unwrap_or_else(|e| panic!("Pool::with_capacity: {e}"))
     }
@@ -171,6 +166,7 @@ impl<T> Pool<T> {
     ///
     /// # Panics
     /// As [`with_capacity`](Self::with_capacity).
+    #[track_caller]
     pub fn with_capacity_and_generation_budget(capacity: usize, budget: u32) -> Self {
         Self::build(capacity, None, Some(budget))
             .unwrap_or_else(|e| panic!("Pool::with_capacity_and_generation_budget: {e}"))
@@ -184,24 +180,15 @@ impl<T> Pool<T> {
     /// # Panics
     /// If the chunk size exceeds 2^31 slots or the memory cannot be allocated; see
     /// [`try_growable`](Self::try_growable).
+    #[track_caller]
     pub fn growable(chunk_capacity: usize) -> Self {
         Self::try_growable(chunk_capacity).unwrap_or_else(|e| panic!("Pool::growable: {e}"))
     }
 
     /// As [`growable`](Self::growable), returning an error instead of panicking.
     pub fn try_growable(chunk_capacity: usize) -> Result<Self, PoolCapacityError> {
-        let chunk = chunk_capacity
-            .max(1)
-            .checked_next_power_of_two()
-            .unwrap_or(usize::MAX);
-        let too_many = PoolCapacityError::TooManySlots {
-            requested: chunk_capacity,
-            max: 1 << 31,
-        };
-        if chunk > 1 << 31 {
-            return Err(too_many);
-        }
-        Self::build(chunk, Some(chunk.trailing_zeros()), None)
+        let shift = chunk_shift(chunk_capacity)?;
+        Self::build(1 << shift, Some(shift), None)
     }
 
     fn build(
@@ -209,28 +196,12 @@ impl<T> Pool<T> {
         shift: Option<u32>,
         budget: Option<u32>,
     ) -> Result<Self, PoolCapacityError> {
-        let count = slot_count(capacity)?;
-        let generations = Generations::for_new_pool(budget);
-        let chunks = match shift {
-            None => Chunks::fixed(count, generations.first()),
-            Some(shift) => Chunks::growable(shift, generations.first()),
-        }
-        .ok_or(PoolCapacityError::OutOfMemory {
-            requested: capacity,
-        })?;
-        Ok(Self::from_parts(chunks, generations))
+        SlotMap::build(capacity, shift, budget, size_of::<T>(), "Pool").map(Self::from_slots)
     }
 
-    fn from_parts(chunks: Chunks<T>, generations: Generations) -> Self {
+    fn from_slots(slots: SlotMap<T>) -> Self {
         Pool {
-            chunks,
-            free_head: NO_SLOT,
-            high_water: 0,
-            len: 0,
-            generations,
-            peak_live: 0,
-            inserts: 0,
-            retired: 0,
+            slots,
             drop_report: None,
         }
     }
@@ -238,37 +209,29 @@ impl<T> Pool<T> {
     /// The number of live values. O(1).
     #[inline]
     pub fn len(&self) -> usize {
-        self.len as usize
+        self.slots.len() as usize
     }
 
     /// Whether no value is live.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.slots.len() == 0
     }
 
     /// The number of slots (for a growable pool, the slots allocated so far).
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.chunks.capacity() as usize
+        self.slots.capacity() as usize
     }
 
     /// Whether the pool grows by chunks when full.
     pub fn is_growable(&self) -> bool {
-        self.chunks.chunk_len().is_some()
+        self.slots.chunk_len().is_some()
     }
 
     /// The pool's counters.
     pub fn stats(&self) -> PoolStats {
-        PoolStats {
-            len: self.len(),
-            capacity: self.capacity(),
-            peak_live: self.peak_live as usize,
-            inserts: self.inserts,
-            removes: self.inserts - u64::from(self.len),
-            retired: self.retired as usize,
-            blocks: self.chunks.blocks(),
-        }
+        self.slots.stats()
     }
 
     /// Calls `report` with the pool's final [`PoolStats`] when it is dropped, e.g. to log how many
@@ -289,144 +252,30 @@ impl<T> Pool<T> {
         self.drop_report = Some(report);
     }
 
-    /// The index of the slot the next insert would use, growing the pool if needed, or `None` if
-    /// full. Changes nothing but the capacity.
-    #[inline(always)]
-    fn next_slot(&mut self) -> Option<u32> {
-        if self.free_head != NO_SLOT {
-            Some(self.free_head)
-        } else if self.high_water < self.chunks.capacity() {
-            Some(self.high_water)
-        } else {
-            self.grow_for_insert()
-        }
-    }
-
-    #[cold]
-    fn grow_for_insert(&mut self) -> Option<u32> {
-        self.chunks
-            .grow(self.generations.first())
-            .then_some(self.high_water)
-    }
-
-    /// Puts the value `f` builds from its handle into slot `index`, which [`next_slot`]
-    /// returned. If `f` panics, nothing has changed.
-    ///
-    /// [`next_slot`]: Self::next_slot
-    #[inline(always)]
-    fn fill(&mut self, index: u32, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
-        let free_head = self.free_head;
-        let slot = self
-            .chunks
-            .get_mut(index)
-            .expect("next_slot returns a slot index");
-        let generation = Generations::occupy(slot.generation());
-        let handle = Handle::new(index, generation);
-        let value = f(handle);
-        if index == free_head {
-            self.free_head = slot.next_free().expect("the free-list head is vacant");
-        } else {
-            self.high_water += 1;
-        }
-        slot.occupy(value, generation.get());
-        self.len += 1;
-        self.inserts += 1;
-        if self.len > self.peak_live {
-            self.peak_live = self.len;
-        }
-        handle
-    }
-
     /// Inserts `value` and returns its handle, or gives it back inside [`PoolFull`] if every slot
-    /// is in use (and the pool cannot grow). O(1).
+    /// is in use (and the pool cannot grow) or a [`Budget`](crate::tags::Budget) with
+    /// [`Policy::Fail`](crate::tags::Policy::Fail) refuses it
+    /// ([`PoolFull::over_budget`]). O(1); nothing changes on failure.
+    ///
+    /// # Panics
+    /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[inline(always)]
-    pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
-        let index = self.free_head;
-        match self.chunks.get_mut_in_first(index) {
-            Some(slot) => {
-                let (generation, next) = slot.occupy_vacant(value);
-                Ok(self.popped_free_head(index, generation, next))
-            }
-            None => self.try_insert_slow(value),
-        }
-    }
-
-    /// The bookkeeping after the inserts' fast path put a value into the free-list head `index`
-    /// (in block 0, every slot of a fixed pool). The fast path is kept small (one compare for the
-    /// index, one vacancy check, no growth or panic code, the value moved once) so that `insert`
-    /// inlines into callers' loops; everything else (never-used slots, later chunks, growth, a
-    /// full pool) is in the out-of-line slow paths.
-    #[inline(always)]
-    fn popped_free_head(&mut self, index: u32, generation: NonZeroU32, next: u32) -> Handle<T> {
-        self.free_head = next;
-        self.len += 1;
-        self.inserts += 1;
-        if self.len > self.peak_live {
-            self.peak_live = self.len;
-        }
-        Handle::new(index, generation)
-    }
-
-    #[inline(never)]
-    fn try_insert_slow(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
-        match self.next_slot() {
-            Some(index) => Ok(self.fill(index, |_| value)),
-            None => Err(PoolFull::new(value, self.capacity())),
-        }
-    }
-
-    /// The slow path of [`insert`](Self::insert): claims a vacant slot that is not the block-0
-    /// free-list head (a never-used slot, a later chunk's, after growing), with the bookkeeping
-    /// of a filled slot already done, or panics if the pool is full. The caller moves the value
-    /// in at once (nothing can fail in between): the value is never passed to this out-of-line
-    /// function, so the inlined `insert` keeps it out of memory LLVM must keep addressable.
-    #[inline(never)]
     #[track_caller]
-    fn claim_slow(&mut self) -> (u32, &mut Slot<T>) {
-        let Some(index) = self.next_slot() else {
-            self.full_panic()
-        };
-        if index == self.free_head {
-            let head = self
-                .chunks
-                .get(index)
-                .expect("next_slot returns a slot index");
-            self.free_head = head.next_free().expect("the free-list head is vacant");
-        } else {
-            self.high_water += 1;
-        }
-        self.len += 1;
-        self.inserts += 1;
-        if self.len > self.peak_live {
-            self.peak_live = self.len;
-        }
-        let slot = self
-            .chunks
-            .get_mut(index)
-            .expect("next_slot returns a slot index");
-        (index, slot)
+    pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
+        self.slots
+            .try_insert(value)
+            .map_err(|(value, refusal)| PoolFull::new(value, self.capacity(), refusal))
     }
 
     /// Inserts `value` and returns its handle. O(1).
     ///
     /// # Panics
-    /// If the pool is full, with a message naming its capacity; see
+    /// If the pool is full or over a `Fail` or `Panic` budget, with a message saying which; see
     /// [`try_insert`](Self::try_insert).
     #[inline(always)]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        let index = self.free_head;
-        match self.chunks.get_mut_in_first(index) {
-            Some(slot) => {
-                let (generation, next) = slot.occupy_vacant(value);
-                self.popped_free_head(index, generation, next)
-            }
-            None => {
-                let (index, slot) = self.claim_slow();
-                let (generation, _) = slot.occupy_vacant(value);
-                Handle::new(index, generation)
-            }
-        }
+        self.slots.insert_or_panic(value)
     }
 
     /// Inserts the value `f` builds from its own handle (for objects that need to know their own
@@ -441,30 +290,28 @@ impl<T> Pool<T> {
     /// ```
     ///
     /// # Panics
-    /// If the pool is full (before calling `f`); see [`try_insert_with`](Self::try_insert_with).
+    /// If the pool is full or over a `Fail` or `Panic` budget (before calling `f`); see
+    /// [`try_insert_with`](Self::try_insert_with).
     #[track_caller]
     pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
-        match self.next_slot() {
-            Some(index) => self.fill(index, f),
-            None => self.full_panic(),
-        }
+        let claim = match self.slots.claim() {
+            Ok(claim) => claim,
+            Err(refusal) => refused("Pool", "insert_with", self.capacity(), refusal),
+        };
+        let value = f(claim.handle());
+        claim.commit(value)
     }
 
     /// As [`insert_with`](Self::insert_with), but returns `None` without calling `f` if the pool
-    /// is full.
-    pub fn try_insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Option<Handle<T>> {
-        let index = self.next_slot()?;
-        Some(self.fill(index, f))
-    }
-
-    #[cold]
+    /// is full or a `Fail` budget refuses the value.
+    ///
+    /// # Panics
+    /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[track_caller]
-    fn full_panic(&self) -> ! {
-        panic!(
-            "Pool::insert on a full pool: all {} slots are in use (or retired); use try_insert to \
-             get the value back, or a larger or growable pool",
-            self.capacity()
-        )
+    pub fn try_insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Option<Handle<T>> {
+        let claim = self.slots.claim().ok()?;
+        let value = f(claim.handle());
+        Some(claim.commit(value))
     }
 
     /// The value `handle` points to, or `None` if it was removed. O(1): a bounds check and a
@@ -473,30 +320,9 @@ impl<T> Pool<T> {
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
-    pub fn get(&self, handle: Handle<T>) -> Option<&T> {
-        // Block 0 (every slot of a fixed pool) inline; later chunks and out-of-range indexes out
-        // of line, so the common path is one compare and one add, as in a `Vec`.
-        let Some(slot) = self.chunks.get_in_first(handle.index()) else {
-            return self.get_beyond_first(handle);
-        };
-        if let Some(value) = slot.get(handle.generation()) {
-            return Some(value);
-        }
-        self.miss(handle);
-        None
-    }
-
-    /// [`get`](Self::get) for an index past block 0.
-    #[inline(never)]
     #[track_caller]
-    fn get_beyond_first(&self, handle: Handle<T>) -> Option<&T> {
-        if let Some(slot) = self.chunks.get(handle.index())
-            && let Some(value) = slot.get(handle.generation())
-        {
-            return Some(value);
-        }
-        self.miss(handle);
-        None
+    pub fn get(&self, handle: Handle<T>) -> Option<&T> {
+        self.slots.get(handle)
     }
 
     /// The value `handle` points to, mutably, or `None` if it was removed. O(1).
@@ -504,15 +330,9 @@ impl<T> Pool<T> {
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
+    #[track_caller]
     pub fn get_mut(&mut self, handle: Handle<T>) -> Option<&mut T> {
-        let generation = self.generations;
-        if let Some(slot) = self.chunks.get_mut(handle.index())
-            && let Some(value) = slot.get_mut(handle.generation())
-        {
-            return Some(value);
-        }
-        generation.check_foreign(handle);
-        None
+        self.slots.get_mut(handle)
     }
 
     /// Whether `handle` points to a live value.
@@ -520,14 +340,9 @@ impl<T> Pool<T> {
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
+    #[track_caller]
     pub fn contains(&self, handle: Handle<T>) -> bool {
-        self.get(handle).is_some()
-    }
-
-    /// A lookup failed: the handle is stale, or (caught here) from another tagged pool.
-    #[inline]
-    fn miss(&self, handle: Handle<T>) {
-        self.generations.check_foreign(handle);
+        self.slots.get(handle).is_some()
     }
 
     /// Removes and returns the value `handle` points to, or `None` if it was already removed
@@ -537,81 +352,9 @@ impl<T> Pool<T> {
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
+    #[track_caller]
     pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
-        let index = handle.index();
-        let generation = handle.generation().get();
-        // Block 0 inline, as in `get`; later chunks out of line.
-        let Some(slot) = self.chunks.get_mut_in_first(index) else {
-            return self.remove_beyond_first(handle);
-        };
-        if slot.generation() != generation {
-            self.remove_miss(handle);
-            return None;
-        }
-        let Some(vacant) = self.generations.vacate(generation) else {
-            return Some(self.remove_retiring(index));
-        };
-        let value = slot.vacate(vacant, self.free_head);
-        self.free_head = index;
-        self.len -= 1;
-        Some(value)
-    }
-
-    /// [`remove`](Self::remove) for an index past block 0.
-    #[inline(never)]
-    #[track_caller]
-    fn remove_beyond_first(&mut self, handle: Handle<T>) -> Option<T> {
-        let index = handle.index();
-        match self.chunks.get(index) {
-            Some(slot) if slot.generation() == handle.generation().get() => {
-                Some(self.remove_at(index))
-            }
-            _ => {
-                self.miss(handle);
-                None
-            }
-        }
-    }
-
-    /// `remove` of the last value a slot can hold (once per 2^30 uses): out of line, so that
-    /// `remove` inlines into callers' loops.
-    #[cold]
-    #[inline(never)]
-    fn remove_retiring(&mut self, index: u32) -> T {
-        self.remove_at(index)
-    }
-
-    /// `remove` found no live value: kept out of line so `remove` inlines into callers' loops.
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn remove_miss(&self, handle: Handle<T>) {
-        self.miss(handle);
-    }
-
-    /// Removes the value in occupied slot `index`.
-    #[inline]
-    fn remove_at(&mut self, index: u32) -> T {
-        let free_head = self.free_head;
-        let generations = self.generations;
-        let slot = self
-            .chunks
-            .get_mut(index)
-            .expect("remove_at on a slot index");
-        let value = match generations.vacate(slot.generation()) {
-            Some(vacant) => {
-                let value = slot.vacate(vacant, free_head);
-                self.free_head = index;
-                value
-            }
-            None => {
-                let value = slot.vacate(generations.retired(), NO_SLOT);
-                self.retired += 1;
-                value
-            }
-        };
-        self.len -= 1;
-        value
+        self.slots.remove(handle)
     }
 
     /// Mutable references to the values of `N` distinct handles at once, or `None` if any handle
@@ -630,49 +373,24 @@ impl<T> Pool<T> {
     ///
     /// # Panics
     /// In debug builds, if a handle was made by a different pool.
+    #[track_caller]
     pub fn get_disjoint_mut<const N: usize>(
         &mut self,
         handles: [Handle<T>; N],
     ) -> Option<[&mut T; N]> {
-        let mut slots = [core::ptr::null_mut::<Slot<T>>(); N];
-        let mut claimed = 0;
-        for (i, handle) in handles.iter().enumerate() {
-            let Some(slot) = self.chunks.ptr(handle.index()) else {
-                break;
-            };
-            // SAFETY: `ptr` gives a pointer to an initialized slot of this pool, which we borrow
-            // mutably; no reference to any slot exists during this loop.
-            if unsafe { Slot::generation_raw(slot) } != handle.generation().get() {
-                break;
-            }
-            // SAFETY: as above; every claimed slot is flipped back in the loop below.
-            unsafe { Slot::flip_raw(slot) };
-            slots[i] = slot;
-            claimed += 1;
-        }
-        for &slot in &slots[..claimed] {
-            // SAFETY: flipping back the slots claimed above, still unreferenced.
-            unsafe { Slot::flip_raw(slot) };
-        }
-        if claimed < N {
-            self.miss(handles[claimed]);
-            return None;
-        }
-        // SAFETY: every pointer is to a distinct (a repeat would have failed the compare after
-        // the flip) occupied slot (its generation equals an odd handle generation) of this pool,
-        // which stays mutably borrowed for the lifetime of the references.
-        Some(slots.map(|slot| unsafe { &mut *Slot::value_raw(slot) }))
+        self.slots.get_disjoint_mut(handles)
     }
 
     /// Live values with their handles, in slot order. Free slots are skipped by testing their
     /// generation; slots above the highest one ever used are not visited.
     pub fn iter(&self) -> Iter<'_, T> {
-        Iter::new(&self.chunks, self.high_water, self.len as usize)
+        Iter::new(self.slots.chunks(), self.slots.high_water(), self.len())
     }
 
     /// Live values, mutably, with their handles, in slot order.
     pub fn iter_mut(&mut self) -> IterMut<'_, T> {
-        IterMut::new(&mut self.chunks, self.high_water, self.len as usize)
+        let (high_water, len) = (self.slots.high_water(), self.len());
+        IterMut::new(self.slots.chunks_mut(), high_water, len)
     }
 
     /// The live values, in slot order.
@@ -687,21 +405,8 @@ impl<T> Pool<T> {
 
     /// Keeps only the values for which `keep` returns `true`; the others are removed (and
     /// dropped) as by [`remove`](Self::remove).
-    pub fn retain(&mut self, mut keep: impl FnMut(Handle<T>, &mut T) -> bool) {
-        let mut seen = 0;
-        let live = self.len;
-        let mut index = 0;
-        while seen < live && index < self.high_water {
-            let slot = self.chunks.get_mut(index).expect("index below high water");
-            if let Some((generation, value)) = slot.occupied_mut() {
-                seen += 1;
-                let handle = Handle::new(index, Generations::occupy(generation));
-                if !keep(handle, value) {
-                    drop(self.remove_at(index));
-                }
-            }
-            index += 1;
-        }
+    pub fn retain(&mut self, keep: impl FnMut(Handle<T>, &mut T) -> bool) {
+        self.slots.retain(keep, drop);
     }
 
     /// Removes every value, yielding each with its handle. Values not consumed are removed when
@@ -719,76 +424,71 @@ impl<T> Pool<T> {
     /// The next occupied slot at or after `*index`, removed: `(handle, value)`. Used by the
     /// draining iterators.
     fn take_next(&mut self, index: &mut u32) -> Option<(Handle<T>, T)> {
-        while self.len > 0 && *index < self.high_water {
-            let at = *index;
-            *index += 1;
-            let slot = self.chunks.get(at).expect("index below high water");
-            if slot.is_occupied() {
-                let handle = Handle::new(at, Generations::occupy(slot.generation()));
-                return Some((handle, self.remove_at(at)));
-            }
-        }
-        None
+        self.slots.take_next(index)
     }
 }
 
+/// The budget is checked where the pool looks for a slot outside its inlined insert path (see
+/// [`try_insert`](Pool::try_insert)); it counts live values × `size_of::<T>()`. Under
+/// [`Policy::Fail`](crate::tags::Policy::Fail) `try_insert` returns a [`PoolFull`] whose
+/// [`over_budget`](PoolFull::over_budget) is the [`BudgetExceeded`](crate::tags::BudgetExceeded),
+/// handing the value back; `insert`, `insert_with` panic with its text; `try_insert_with` returns
+/// `None`. A lifted `Warn` budget re-arms once removes bring usage back under.
+impl<T> crate::tags::Budgeted for Pool<T> {
+    fn budget(&self) -> Option<crate::tags::BudgetGate> {
+        self.slots.budget()
+    }
+
+    fn set_budget(&mut self, gate: Option<crate::tags::BudgetGate>) {
+        self.slots.set_budget(gate);
+    }
+}
+
+/// Panics for an insert that found no slot, saying why and what to do.
+#[cold]
+#[inline(never)]
+#[track_caller]
+pub(crate) fn refused(kind: &str, method: &str, capacity: usize, refusal: slot_map::Refusal) -> ! {
+    match refusal {
+        slot_map::Refusal::Full => panic!(
+            "{kind}::{method} on a full pool: all {capacity} slots are in use (or retired); use the try_ \
+             form to get the value back, or a larger or growable pool"
+        ),
+        slot_map::Refusal::OverBudget(e) => panic!("{kind}::{method}: {e}"),
+    }
+}
+
+/// The chunk size of a growable pool asked for `chunk_capacity` slots, as a power-of-two shift.
+pub(crate) fn chunk_shift(chunk_capacity: usize) -> Result<u32, PoolCapacityError> {
+    let chunk = chunk_capacity
+        .max(1)
+        .checked_next_power_of_two()
+        .unwrap_or(usize::MAX);
+    if chunk > 1 << 31 {
+        return Err(PoolCapacityError::TooManySlots {
+            requested: chunk_capacity,
+            max: 1 << 31,
+        });
+    }
+    Ok(chunk.trailing_zeros())
+}
+
+/// Reports (see [`set_drop_report`](Pool::set_drop_report)), then drops the live values; if one's
+/// drop panics, the values after it are still dropped (as `Vec` does).
 impl<T> Drop for Pool<T> {
     fn drop(&mut self) {
         if let Some(report) = self.drop_report {
             report(&self.stats());
         }
-        if core::mem::needs_drop::<T>() {
-            /// Goes on clearing while unwinding from a value's panicking drop, so the values
-            /// after it are still dropped (as `Vec` does); a second panic aborts, as there.
-            struct ClearRest<'p, T>(&'p mut Pool<T>);
-            impl<T> Drop for ClearRest<'_, T> {
-                fn drop(&mut self) {
-                    self.0.clear();
-                }
-            }
-            let rest = ClearRest(self);
-            rest.0.clear();
-            core::mem::forget(rest);
-        }
     }
 }
 
-/// A copy with the same slots, generations, free list and counters: every handle of `self` is
-/// valid in the clone and the next inserts return the same handles in both (a snapshot for
-/// rollback). The clone shares the original's debug tag.
+/// A copy with the same slots, generations, free list, counters and budget: every handle of
+/// `self` is valid in the clone and the next inserts return the same handles in both (a snapshot
+/// for rollback). The clone shares the original's debug tag.
 impl<T: Clone> Clone for Pool<T> {
     fn clone(&self) -> Self {
-        let chunks = Chunks::with_layout(
-            self.chunks.chunk_len(),
-            self.chunks.capacity(),
-            self.generations.first(),
-        );
-        let chunks = chunks
-            .unwrap_or_else(|| panic!("Pool::clone: out of memory for {} slots", self.capacity()));
-        let mut copy = Self::from_parts(chunks, self.generations);
-        for index in 0..self.high_water {
-            let from = self.chunks.get(index).expect("index below high water");
-            let to = copy.chunks.get_mut(index).expect("same capacity");
-            match from.content() {
-                slot::Content::Occupied(value) => {
-                    to.occupy(value.clone(), from.generation());
-                    // Counted as it goes, so a panicking `clone` leaves a pool that drops what
-                    // was cloned so far.
-                    copy.len += 1;
-                    copy.high_water = index + 1;
-                }
-                slot::Content::Vacant(next) => {
-                    *to = Slot::vacant(from.generation());
-                    to.set_next_free(next);
-                }
-            }
-        }
-        copy.high_water = self.high_water;
-        copy.free_head = self.free_head;
-        copy.peak_live = self.peak_live;
-        copy.inserts = self.inserts;
-        copy.retired = self.retired;
-        copy
+        Pool::from_slots(self.slots.clone_with(T::clone))
     }
 }
 

@@ -38,9 +38,9 @@ use core::num::NonZeroU32;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, SerializeTuple, Serializer};
 
-use super::chunks::Chunks;
 use super::generation::Generations;
-use super::slot::{NO_SLOT, Slot};
+use super::slot::Slot;
+use super::slot_map::SlotMap;
 use super::{Handle, Pool};
 
 impl<T> Serialize for Handle<T> {
@@ -75,55 +75,85 @@ const FIELDS: &[&str] = &[
     "inserts",
 ];
 
-/// The used slots as a sequence of `(generation, Option<value>)`.
-struct SlotsOut<'a, T>(&'a Pool<T>);
+/// Writes one used slot of a slot map as `(generation, Option<value>)`, the value made from the
+/// slot's payload: the payload is the value for [`Pool`], a row index for
+/// [`SoaPool`](crate::soa::SoaPool).
+pub(crate) trait WriteSlot<P> {
+    /// Writes slot `(generation, payload)` as one element of `seq`.
+    fn write<S: SerializeSeq>(
+        &self,
+        seq: &mut S,
+        generation: u32,
+        payload: Option<&P>,
+    ) -> Result<(), S::Error>;
+}
 
-impl<T: Serialize> Serialize for SlotsOut<'_, T> {
+/// The used slots as a sequence of `(generation, Option<value>)`.
+struct SlotsOut<'a, P, W>(&'a SlotMap<P>, &'a W);
+
+impl<P, W: WriteSlot<P>> Serialize for SlotsOut<'_, P, W> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let pool = self.0;
-        let mut seq = serializer.serialize_seq(Some(pool.high_water as usize))?;
-        for index in 0..pool.high_water {
-            let slot = pool.chunks.get(index).expect("index below high water");
-            let value = slot.occupied().map(|(_, value)| value);
-            seq.serialize_element(&(slot.generation(), value))?;
+        let map = self.0;
+        let mut seq = serializer.serialize_seq(Some(map.high_water() as usize))?;
+        for (generation, payload) in map.used_slots() {
+            self.1.write(&mut seq, generation, payload)?;
         }
         seq.end()
+    }
+}
+
+/// A [`Pool`]'s payloads are its values.
+struct Values;
+
+impl<T: Serialize> WriteSlot<T> for Values {
+    fn write<S: SerializeSeq>(
+        &self,
+        seq: &mut S,
+        generation: u32,
+        payload: Option<&T>,
+    ) -> Result<(), S::Error> {
+        seq.serialize_element(&(generation, payload))
     }
 }
 
 /// The free list, head first.
-struct FreeOut<'a, T>(&'a Pool<T>);
+struct FreeOut<'a, P>(&'a SlotMap<P>);
 
-impl<T> Serialize for FreeOut<'_, T> {
+impl<P> Serialize for FreeOut<'_, P> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let pool = self.0;
-        let mut seq = serializer.serialize_seq(Some(pool.free_len()))?;
-        let mut index = pool.free_head;
-        while index != NO_SLOT {
+        let mut seq = serializer.serialize_seq(Some(self.0.free_len()))?;
+        for index in self.0.free_list() {
             seq.serialize_element(&index)?;
-            let slot = pool
-                .chunks
-                .get(index)
-                .expect("free-list entries are slot indexes");
-            index = slot.next_free().expect("free-list entries are vacant");
         }
         seq.end()
     }
 }
 
+/// Writes a slot map as a struct named `name`, each used slot written by `slots`: the format of
+/// [`Pool`] and [`SoaPool`](crate::soa::SoaPool).
+pub(crate) fn serialize_slot_map<S: Serializer, P>(
+    serializer: S,
+    name: &'static str,
+    map: &SlotMap<P>,
+    slots: &impl WriteSlot<P>,
+) -> Result<S::Ok, S::Error> {
+    let (tag, first) = map.scheme();
+    let (peak_live, inserts) = map.counters();
+    let mut s = serializer.serialize_struct(name, FIELDS.len())?;
+    s.serialize_field("generation_tag", &tag)?;
+    s.serialize_field("first_generation", &first)?;
+    s.serialize_field("chunk", &map.chunk_len())?;
+    s.serialize_field("capacity", &map.capacity())?;
+    s.serialize_field("slots", &SlotsOut(map, slots))?;
+    s.serialize_field("free_list", &FreeOut(map))?;
+    s.serialize_field("peak_live", &peak_live)?;
+    s.serialize_field("inserts", &inserts)?;
+    s.end()
+}
+
 impl<T: Serialize> Serialize for Pool<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (tag, first) = self.generations.to_raw();
-        let mut s = serializer.serialize_struct("Pool", FIELDS.len())?;
-        s.serialize_field("generation_tag", &tag)?;
-        s.serialize_field("first_generation", &first)?;
-        s.serialize_field("chunk", &self.chunks.chunk_len())?;
-        s.serialize_field("capacity", &self.chunks.capacity())?;
-        s.serialize_field("slots", &SlotsOut(self))?;
-        s.serialize_field("free_list", &FreeOut(self))?;
-        s.serialize_field("peak_live", &self.peak_live)?;
-        s.serialize_field("inserts", &self.inserts)?;
-        s.end()
+        serialize_slot_map(serializer, "Pool", &self.slots, &Values)
     }
 }
 
@@ -242,6 +272,14 @@ pub enum PoolDecodeError {
         /// The limit in force.
         limit: usize,
     },
+    /// A [`SoaPool`](crate::soa::SoaPool) slot names a row past the live values, or one another
+    /// slot names too.
+    Row {
+        /// The slot.
+        slot: u32,
+        /// The row it names.
+        row: u32,
+    },
     /// The allocator refused the slot memory.
     OutOfMemory {
         /// The capacity read.
@@ -345,6 +383,11 @@ impl fmt::Display for PoolDecodeError {
                 "a capacity of {capacity} slots needs {bytes} bytes, over the limit of {limit} \
                  bytes; if the data is trusted, deserialize with PoolSeed::with_max_bytes"
             ),
+            Row { slot, row } => write!(
+                f,
+                "slot {slot}: row {row} is past the live values or named by another slot too \
+                 (each live value has its own row)"
+            ),
             OutOfMemory { capacity } => {
                 write!(f, "out of memory allocating {capacity} slots")
             }
@@ -438,19 +481,13 @@ impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for PoolSeed<T> {
     type Value = Pool<T>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Pool<T>, D::Error> {
-        deserializer.deserialize_struct(
-            "Pool",
-            FIELDS,
-            PoolVisitor {
-                limit: self.limit(),
-                _type: PhantomData,
-            },
-        )
+        let repr = deserialize_repr(deserializer, "Pool")?;
+        Pool::from_repr(repr, self.limit()).map_err(de::Error::custom)
     }
 }
 
 /// A pool as read, before validation.
-struct Repr<T> {
+pub(crate) struct Repr<T> {
     generation_tag: u32,
     first_generation: u32,
     chunk: Option<u32>,
@@ -486,15 +523,11 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for Growing<T> {
     }
 }
 
-impl<T> Pool<T> {
-    /// The number of slots on the free list.
-    fn free_len(&self) -> usize {
-        (self.high_water - self.len - self.retired) as usize
-    }
-
+impl<T> Repr<T> {
     /// Checks what was read, without allocating the pool; returns the number of live values.
-    fn validate(r: &Repr<T>, generations: Generations) -> Result<u32, PoolDecodeError> {
+    fn validate(&self, generations: Generations) -> Result<u32, PoolDecodeError> {
         use PoolDecodeError::*;
+        let r = self;
         if let Some(chunk) = r.chunk
             && (!chunk.is_power_of_two()
                 || chunk > 1 << 31
@@ -579,69 +612,92 @@ impl<T> Pool<T> {
         Ok(live)
     }
 
-    /// The bytes of slot memory a pool of `capacity` slots in chunks of `chunk` takes.
-    fn storage_bytes(capacity: u32, chunk: Option<u32>) -> Option<usize> {
-        let slots = (capacity as usize).checked_mul(core::mem::size_of::<Slot<T>>())?;
-        let blocks = chunk.map_or(1, |c| (capacity / c.max(1)) as usize);
-        slots.checked_add(blocks.checked_mul(core::mem::size_of::<usize>())?)
-    }
-
-    /// Builds a pool from what was read, or says what is wrong with it. Allocates the slots only
-    /// after every check passed and if they fit `limit` bytes.
-    fn from_repr(r: Repr<T>, limit: usize) -> Result<Self, PoolDecodeError> {
-        let generations = Generations::from_raw(r.generation_tag, r.first_generation).ok_or(
+    /// Validates what was read and builds the slot map, placing each value with `place` (which
+    /// returns its payload), in slot order. Allocates only after every check passed and if the
+    /// slots, plus `extra_per_slot` bytes a slot for the container's own storage, fit `limit`.
+    /// `unit` is the bytes one value counts against a budget.
+    pub(crate) fn into_slot_map<P>(
+        self,
+        slot_bytes: usize,
+        extra_per_slot: usize,
+        limit: usize,
+        unit: usize,
+        kind: &'static str,
+        mut place: impl FnMut(T) -> P,
+    ) -> Result<SlotMap<P>, PoolDecodeError> {
+        let generations = Generations::from_raw(self.generation_tag, self.first_generation).ok_or(
             PoolDecodeError::Scheme {
-                tag: r.generation_tag,
-                first: r.first_generation,
+                tag: self.generation_tag,
+                first: self.first_generation,
             },
         )?;
-        let live = Self::validate(&r, generations)?;
-        let bytes = Self::storage_bytes(r.capacity, r.chunk).unwrap_or(usize::MAX);
+        self.validate(generations)?;
+        let bytes = storage_bytes(
+            self.capacity,
+            self.chunk,
+            slot_bytes.saturating_add(extra_per_slot),
+        )
+        .unwrap_or(usize::MAX);
         if bytes > limit {
             return Err(PoolDecodeError::OverLimit {
-                capacity: r.capacity,
+                capacity: self.capacity,
                 bytes,
                 limit,
             });
         }
-        let chunks = Chunks::with_layout(r.chunk, r.capacity, generations.first()).ok_or(
-            PoolDecodeError::OutOfMemory {
-                capacity: r.capacity,
-            },
-        )?;
-        // Values go straight into the pool, counted as they arrive (nothing below can fail).
-        let mut pool = Pool::from_parts(chunks, generations);
-        let high_water = r.slots.len() as u32;
-        for (index, (generation, value)) in (0..).zip(r.slots) {
-            let slot = pool
-                .chunks
-                .get_mut(index)
-                .expect("validated: below capacity");
-            match value {
-                Some(value) => {
-                    slot.occupy(value, generation);
-                    pool.len += 1;
-                    pool.high_water = index + 1;
+        let slots = self
+            .slots
+            .into_iter()
+            .map(|(generation, value)| (generation, value.map(&mut place)));
+        SlotMap::restore(
+            self.chunk,
+            self.capacity,
+            generations,
+            slots,
+            &self.free_list,
+            self.peak_live,
+            self.inserts,
+            unit,
+            kind,
+        )
+        .ok_or(PoolDecodeError::OutOfMemory {
+            capacity: self.capacity,
+        })
+    }
+}
+
+impl<V> Repr<(u32, V)> {
+    /// For payloads `(row, value)`: checks that the rows are exactly `0..live`, each once;
+    /// returns `live`.
+    pub(crate) fn check_rows(&self) -> Result<usize, PoolDecodeError> {
+        let live = self.slots.iter().filter(|(_, v)| v.is_some()).count();
+        let mut seen = vec![false; live];
+        for (slot, (_, value)) in (0..).zip(&self.slots) {
+            if let Some((row, _)) = value {
+                match seen.get_mut(*row as usize) {
+                    Some(seen) if !*seen => *seen = true,
+                    _ => return Err(PoolDecodeError::Row { slot, row: *row }),
                 }
-                None => *slot = Slot::vacant(generation),
             }
         }
-        let mut next = NO_SLOT;
-        for &index in r.free_list.iter().rev() {
-            let slot = pool
-                .chunks
-                .get_mut(index)
-                .expect("validated: a listed slot");
-            slot.set_next_free(next);
-            next = index;
-        }
-        debug_assert_eq!(pool.len, live);
-        pool.free_head = next;
-        pool.high_water = high_water;
-        pool.retired = high_water - live - r.free_list.len() as u32;
-        pool.peak_live = r.peak_live.max(live);
-        pool.inserts = r.inserts;
-        Ok(pool)
+        Ok(live)
+    }
+}
+
+/// The bytes of a pool of `capacity` slots of `slot_bytes` each in chunks of `chunk`.
+fn storage_bytes(capacity: u32, chunk: Option<u32>, slot_bytes: usize) -> Option<usize> {
+    let slots = (capacity as usize).checked_mul(slot_bytes)?;
+    let blocks = chunk.map_or(1, |c| (capacity / c.max(1)) as usize);
+    slots.checked_add(blocks.checked_mul(core::mem::size_of::<usize>())?)
+}
+
+impl<T> Pool<T> {
+    /// Builds a pool from what was read, or says what is wrong with it. Allocates the slots only
+    /// after every check passed and if they fit `limit` bytes.
+    fn from_repr(r: Repr<T>, limit: usize) -> Result<Self, PoolDecodeError> {
+        let slot_bytes = core::mem::size_of::<Slot<T>>();
+        r.into_slot_map(slot_bytes, 0, limit, size_of::<T>(), "Pool", |value| value)
+            .map(Pool::from_slots)
     }
 }
 
@@ -689,10 +745,15 @@ impl<'de> Deserialize<'de> for Field {
     }
 }
 
-struct PoolVisitor<T> {
-    limit: usize,
-    _type: PhantomData<T>,
+/// Reads the serialized form of a pool (struct `name`), without validating it.
+pub(crate) fn deserialize_repr<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+    name: &'static str,
+) -> Result<Repr<T>, D::Error> {
+    deserializer.deserialize_struct(name, FIELDS, ReprVisitor(PhantomData))
 }
+
+struct ReprVisitor<T>(PhantomData<T>);
 
 fn missing<E: de::Error, V>(value: Option<V>, name: &'static str) -> Result<V, E> {
     value.ok_or_else(|| E::missing_field(name))
@@ -706,14 +767,14 @@ fn once<E: de::Error, V>(slot: &mut Option<V>, value: V, name: &'static str) -> 
     Ok(())
 }
 
-impl<'de, T: Deserialize<'de>> Visitor<'de> for PoolVisitor<T> {
-    type Value = Pool<T>;
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ReprVisitor<T> {
+    type Value = Repr<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a serialized Pool")
+        f.write_str("a serialized pool")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Pool<T>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Repr<T>, A::Error> {
         let mut read = 0;
         macro_rules! element {
             ($seed:expr) => {{
@@ -735,10 +796,10 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for PoolVisitor<T> {
             peak_live: element!(),
             inserts: element!(),
         };
-        Pool::from_repr(repr, self.limit).map_err(de::Error::custom)
+        Ok(repr)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pool<T>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Repr<T>, A::Error> {
         let (mut tag, mut first, mut chunk, mut capacity) = (None, None, None, None);
         let (mut slots, mut free_list, mut peak, mut inserts) = (None, None, None, None);
         while let Some(key) = map.next_key()? {
@@ -774,7 +835,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for PoolVisitor<T> {
             peak_live: peak.unwrap_or(0),
             inserts: missing(inserts, "inserts")?,
         };
-        Pool::from_repr(repr, self.limit).map_err(de::Error::custom)
+        Ok(repr)
     }
 }
 

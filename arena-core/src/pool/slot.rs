@@ -95,23 +95,24 @@ impl<T> Slot<T> {
         }
     }
 
-    /// The value and generation, if occupied.
+    /// The (odd, so non-zero: a handle's) generation and the value, if occupied.
     #[inline]
-    pub(crate) fn occupied(&self) -> Option<(u32, &T)> {
-        match self.content() {
-            Content::Occupied(v) => Some((self.generation, v)),
-            Content::Vacant(_) => None,
+    pub(crate) fn occupied(&self) -> Option<(NonZeroU32, &T)> {
+        match (self.content(), NonZeroU32::new(self.generation)) {
+            (Content::Occupied(v), Some(generation)) => Some((generation, v)),
+            _ => None,
         }
     }
 
-    /// The value mutably and generation, if occupied.
+    /// The generation and the value mutably, if occupied.
     #[inline]
-    pub(crate) fn occupied_mut(&mut self) -> Option<(u32, &mut T)> {
-        if self.is_occupied() {
-            // SAFETY: the generation is odd, so `value` is initialized.
-            Some((self.generation, unsafe { &mut self.cell.value }))
-        } else {
-            None
+    pub(crate) fn occupied_mut(&mut self) -> Option<(NonZeroU32, &mut T)> {
+        match NonZeroU32::new(self.generation) {
+            Some(generation) if self.is_occupied() => {
+                // SAFETY: the generation is odd, so `value` is initialized.
+                Some((generation, unsafe { &mut self.cell.value }))
+            }
+            _ => None,
         }
     }
 

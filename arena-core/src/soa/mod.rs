@@ -66,10 +66,10 @@ mod vec;
 pub use columns::{CloneColumns, Col, Columns, Cursor, EqColumns, Nested};
 pub use iter::{ChunksExact, ChunksExactMut, Iter, IterMut};
 #[cfg(feature = "alloc")]
-pub use pool::SoaPool;
+pub use pool::{SoaPool, SoaPoolDrain};
 pub use slice::{SoaSlice, SoaSliceMut};
 #[cfg(feature = "alloc")]
-pub use vec::{IntoIter, SoaVec};
+pub use vec::{IntoIter, SoaVec, TryPushError};
 
 /// A struct stored as one column per field. Implemented by `#[derive(Soa)]`.
 ///

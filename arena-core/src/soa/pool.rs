@@ -4,27 +4,27 @@
 //! contiguous columns of live values only (what bevy's tables do for entities). Removing a value
 //! moves the last one into its place and updates the handle map; handles stay valid, their rows
 //! do not (a row index is not a stable name, a [`Handle`] is).
+//!
+//! The handle map is [`Pool`](crate::pool::Pool)'s slot map with the row index as payload: its
+//! insert, remove and lookup do every generation, tag and free-list step; this file keeps the
+//! columns and the row → slot back links, nothing else.
 
 use alloc::vec::Vec;
-use core::num::NonZeroU32;
+use core::fmt;
+use core::iter::FusedIterator;
 
 use super::{Iter, Soa, SoaVec};
-use crate::pool::generation::Generations;
-use crate::pool::{Handle, PoolFull};
+use crate::pool::slot_map::{Claim, Refusal, SlotMap};
+use crate::pool::{Handle, PoolCapacityError, PoolFull, PoolStats};
+use crate::tags::{BudgetGate, Budgeted};
 
-/// A slot of the handle map: an odd generation while a value lives there, with its row; an even
-/// one while vacant, with the next vacant slot. Generations follow [`Pool`](crate::pool::Pool)'s
-/// scheme: in debug builds they carry the pool's tag, so a handle from another pool is caught.
-#[derive(Clone, Copy, Debug)]
-struct Slot {
-    generation: u32,
-    /// The value's row while occupied; the next vacant slot (or [`NONE`]) while vacant.
-    index: u32,
-}
-
-const NONE: u32 = u32::MAX;
-
-/// A fixed-capacity pool of `T` stored as dense SoA columns, addressed by [`Handle<T>`].
+/// A pool of `T` stored as dense SoA columns, addressed by [`Handle<T>`]: fixed capacity
+/// ([`with_capacity`](Self::with_capacity)) or growing by chunks of handle slots
+/// ([`growable`](Self::growable)).
+///
+/// Handles work as in [`Pool`](crate::pool::Pool), on the same slot map: stale handles miss, a
+/// slot retires when its generations run out, and in debug builds a handle from another pool
+/// panics, naming both, in every lookup.
 ///
 /// ```
 /// use arena_core::soa::{Col, Columns, Soa, SoaPool};
@@ -61,31 +61,81 @@ pub struct SoaPool<T: Soa> {
     values: SoaVec<T>,
     /// The slot of each row.
     owners: Vec<u32>,
-    slots: Vec<Slot>,
-    free: u32,
-    capacity: usize,
-    /// The generation scheme (and, in debug builds, the tag) shared with `Pool`.
-    generations: Generations,
+    /// The handle map: each live slot's payload is its value's row.
+    slots: SlotMap<u32>,
+    drop_report: Option<fn(&PoolStats)>,
 }
 
 impl<T: Soa> SoaPool<T> {
     /// A pool for up to `capacity` live values; its columns are allocated at once.
     ///
     /// # Panics
-    /// If `capacity` does not fit in memory or exceeds `u32::MAX - 1` handles.
+    /// If `capacity` exceeds [`MAX_CAPACITY`](crate::pool::MAX_CAPACITY) or does not fit in
+    /// memory; see [`try_with_capacity`](Self::try_with_capacity).
+    #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        assert!(
-            capacity < NONE as usize,
-            "a SoaPool holds at most u32::MAX - 1 values"
-        );
-        SoaPool {
-            values: SoaVec::with_capacity(capacity),
-            owners: Vec::with_capacity(capacity),
-            slots: Vec::with_capacity(capacity),
-            free: NONE,
-            capacity,
-            generations: Generations::for_new_pool(None),
-        }
+        Self::try_with_capacity(capacity).unwrap_or_else(|e| panic!("SoaPool::with_capacity: {e}"))
+    }
+
+    /// A pool for up to `capacity` live values, or an error if too many or out of memory.
+    pub fn try_with_capacity(capacity: usize) -> Result<Self, PoolCapacityError> {
+        Self::build(capacity, None, None)
+    }
+
+    /// A pool of `capacity` slots in which each slot can hold at most `budget` values over its
+    /// life before it retires, as [`Pool::with_capacity_and_generation_budget`](
+    /// crate::pool::Pool::with_capacity_and_generation_budget).
+    ///
+    /// # Panics
+    /// As [`with_capacity`](Self::with_capacity).
+    #[track_caller]
+    pub fn with_capacity_and_generation_budget(capacity: usize, budget: u32) -> Self {
+        Self::build(capacity, None, Some(budget))
+            .unwrap_or_else(|e| panic!("SoaPool::with_capacity_and_generation_budget: {e}"))
+    }
+
+    /// A pool whose handle map starts with one chunk of `chunk_capacity` slots (rounded up to a
+    /// power of two) and adds another whenever it is full; the columns grow like a
+    /// [`SoaVec`]'s.
+    ///
+    /// # Panics
+    /// If the chunk size exceeds 2^31 slots or the memory cannot be allocated; see
+    /// [`try_growable`](Self::try_growable).
+    #[track_caller]
+    pub fn growable(chunk_capacity: usize) -> Self {
+        Self::try_growable(chunk_capacity).unwrap_or_else(|e| panic!("SoaPool::growable: {e}"))
+    }
+
+    /// As [`growable`](Self::growable), returning an error instead of panicking.
+    pub fn try_growable(chunk_capacity: usize) -> Result<Self, PoolCapacityError> {
+        let shift = crate::pool::chunk_shift(chunk_capacity)?;
+        Self::build(1 << shift, Some(shift), None)
+    }
+
+    fn build(
+        capacity: usize,
+        shift: Option<u32>,
+        budget: Option<u32>,
+    ) -> Result<Self, PoolCapacityError> {
+        let slots = SlotMap::build(capacity, shift, budget, size_of::<T>(), "SoaPool")?;
+        let oom = PoolCapacityError::OutOfMemory {
+            requested: capacity,
+        };
+        let values = SoaVec::try_with_capacity(capacity).map_err(|_| oom.clone())?;
+        let mut owners = Vec::new();
+        owners.try_reserve_exact(capacity).map_err(|_| oom)?;
+        Ok(SoaPool {
+            values,
+            owners,
+            slots,
+            drop_report: None,
+        })
+    }
+
+    /// Calls `report` with the pool's final [`PoolStats`] when it is dropped, as
+    /// [`Pool::set_drop_report`](crate::pool::Pool::set_drop_report) does.
+    pub fn set_drop_report(&mut self, report: fn(&PoolStats)) {
+        self.drop_report = Some(report);
     }
 
     /// The number of live values.
@@ -100,56 +150,116 @@ impl<T: Soa> SoaPool<T> {
         self.values.is_empty()
     }
 
-    /// How many values can be live at once.
+    /// How many values can be live at once (for a growable pool, before its next chunk).
     #[inline]
     pub fn capacity(&self) -> usize {
-        self.capacity
+        self.slots.capacity() as usize
     }
 
-    /// Inserts `value` and returns its handle, or gives it back if the pool is full. O(1);
-    /// never allocates after the first `capacity` distinct slots.
-    pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
-        if self.values.len() == self.capacity
-            || (self.free == NONE && self.slots.len() >= NONE as usize)
-        {
-            return Err(PoolFull::new(value, self.capacity));
-        }
-        let row = self.values.len() as u32;
+    /// Whether the pool grows by chunks when full.
+    pub fn is_growable(&self) -> bool {
+        self.slots.chunk_len().is_some()
+    }
+
+    /// The pool's counters, as [`Pool::stats`](crate::pool::Pool::stats) (`blocks` counts the
+    /// handle map's chunks).
+    pub fn stats(&self) -> PoolStats {
+        self.slots.stats()
+    }
+
+    /// Fills `claim` with the row `value`, or hands the value back if the columns cannot grow
+    /// (nothing changed then but the capacity).
+    #[inline(always)]
+    #[track_caller]
+    fn fill(
+        values: &mut SoaVec<T>,
+        owners: &mut Vec<u32>,
+        claim: Claim<'_, u32>,
+        value: T,
+    ) -> Result<Handle<T>, T> {
+        let row = values.len();
         // The value goes in first: if splitting it panics, nothing else has changed.
-        self.values.push(value);
-        self.owners.push(0);
-        let index = if self.free != NONE {
-            let index = self.free;
-            let slot = &mut self.slots[index as usize];
-            self.free = slot.index;
-            slot.generation = Generations::occupy(slot.generation).get();
-            slot.index = row;
-            index
-        } else {
-            self.slots.push(Slot {
-                generation: Generations::occupy(self.generations.first()).get(),
-                index: row,
-            });
-            (self.slots.len() - 1) as u32
+        values.try_push(value).map_err(|e| e.into_inner())?;
+        owners.push(claim.index());
+        Ok(claim.commit(row as u32))
+    }
+
+    /// Inserts `value` and returns its handle, or gives it back inside [`PoolFull`] if the pool
+    /// is full (and cannot grow) or a [`Budget`](crate::tags::Budget) with
+    /// [`Policy::Fail`](crate::tags::Policy::Fail) refuses it ([`PoolFull::over_budget`]). O(1);
+    /// nothing changes on failure.
+    ///
+    /// # Panics
+    /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
+    #[inline]
+    #[track_caller]
+    pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
+        let capacity = self.capacity();
+        let claim = match self.slots.claim() {
+            Ok(claim) => claim,
+            Err(refusal) => return Err(PoolFull::new(value, capacity, refusal)),
         };
-        self.owners[row as usize] = index;
-        let generation = self.slots[index as usize].generation;
-        Ok(Handle::new(
-            index,
-            NonZeroU32::new(generation).expect("occupied generations are odd"),
-        ))
+        Self::fill(&mut self.values, &mut self.owners, claim, value)
+            .map_err(|value| PoolFull::new(value, capacity, Refusal::Full))
     }
 
     /// Inserts `value` and returns its handle.
     ///
     /// # Panics
-    /// If the pool is full; see [`try_insert`](Self::try_insert).
+    /// If the pool is full or over a `Fail` or `Panic` budget; see
+    /// [`try_insert`](Self::try_insert).
+    #[inline]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        match self.try_insert(value) {
-            Ok(h) => h,
-            Err(full) => panic!("{full}"),
+        let len = self.values.len();
+        if len == self.values.capacity() || len == self.owners.capacity() {
+            self.grow_rows();
         }
+        // User code (`into_columns`) runs before anything changes.
+        let parts = super::row_to_raw(value);
+        // If this panics (full, or over budget), `parts` is dropped and nothing changed.
+        let handle = self.slots.insert_or_panic(len as u32);
+        // Room for the row was made above, so neither push allocates.
+        self.values.push_raw(parts);
+        self.owners.push(handle.index());
+        handle
+    }
+
+    /// Room for one more row in the columns and the back links (growable pools).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn grow_rows(&mut self) {
+        if self.values.try_reserve(1).is_err() || self.owners.try_reserve(1).is_err() {
+            out_of_memory()
+        }
+    }
+
+    /// Inserts the value `f` builds from its own handle, and returns the handle. If `f` panics,
+    /// the pool is unchanged.
+    ///
+    /// # Panics
+    /// If the pool is full or over a `Fail` or `Panic` budget (before calling `f`).
+    #[track_caller]
+    pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
+        let claim = self.slots.claim_or_panic();
+        let value = f(claim.handle());
+        match Self::fill(&mut self.values, &mut self.owners, claim, value) {
+            Ok(handle) => handle,
+            Err(_) => out_of_memory(),
+        }
+    }
+
+    /// As [`insert_with`](Self::insert_with), but returns `None` without calling `f` if the pool
+    /// is full or a `Fail` budget refuses the value (or the columns cannot grow).
+    ///
+    /// # Panics
+    /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
+    #[track_caller]
+    pub fn try_insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Option<Handle<T>> {
+        let claim = self.slots.claim().ok()?;
+        let value = f(claim.handle());
+        Self::fill(&mut self.values, &mut self.owners, claim, value).ok()
     }
 
     /// The row of a live handle. On a miss, a handle carrying another pool's tag panics (debug
@@ -157,14 +267,7 @@ impl<T: Soa> SoaPool<T> {
     #[inline]
     #[track_caller]
     fn row(&self, handle: Handle<T>) -> Option<usize> {
-        match self.slots.get(handle.index() as usize) {
-            // Handle generations are odd, so equality means the slot is occupied.
-            Some(slot) if slot.generation == handle.generation().get() => Some(slot.index as usize),
-            _ => {
-                self.generations.check_foreign(handle);
-                None
-            }
-        }
+        self.slots.get(handle).map(|&row| row as usize)
     }
 
     /// Whether `handle`'s value is still live.
@@ -172,6 +275,7 @@ impl<T: Soa> SoaPool<T> {
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
+    #[track_caller]
     pub fn contains(&self, handle: Handle<T>) -> bool {
         self.row(handle).is_some()
     }
@@ -181,6 +285,7 @@ impl<T: Soa> SoaPool<T> {
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
+    #[track_caller]
     pub fn get(&self, handle: Handle<T>) -> Option<T::Ref<'_>> {
         self.values.get(self.row(handle)?)
     }
@@ -190,9 +295,56 @@ impl<T: Soa> SoaPool<T> {
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
+    #[track_caller]
     pub fn get_mut(&mut self, handle: Handle<T>) -> Option<T::Mut<'_>> {
         let row = self.row(handle)?;
         self.values.get_mut(row)
+    }
+
+    /// References to the fields of `handle`'s value.
+    ///
+    /// # Panics
+    /// If `handle` is stale (and, in debug builds, if it was made by a different pool). The
+    /// pool's `Index`: a row is a view of references into separate columns, not a `&T`, so
+    /// `pool[handle]` cannot return it.
+    #[track_caller]
+    pub fn row_of(&self, handle: Handle<T>) -> T::Ref<'_> {
+        match self.get(handle) {
+            Some(row) => row,
+            None => stale(handle),
+        }
+    }
+
+    /// Exclusive references to the fields of `handle`'s value: the pool's `IndexMut`.
+    ///
+    /// # Panics
+    /// As [`row_of`](Self::row_of).
+    #[track_caller]
+    pub fn row_of_mut(&mut self, handle: Handle<T>) -> T::Mut<'_> {
+        match self.row(handle) {
+            Some(row) => self
+                .values
+                .get_mut(row)
+                .expect("a live slot's row is in range"),
+            None => stale(handle),
+        }
+    }
+
+    /// Exclusive references to the fields of `N` distinct handles' values at once, or `None` if
+    /// any handle is stale or two are equal.
+    ///
+    /// # Panics
+    /// In debug builds, if a handle was made by a different pool.
+    #[track_caller]
+    pub fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        handles: [Handle<T>; N],
+    ) -> Option<[T::Mut<'_>; N]> {
+        let rows = self
+            .slots
+            .get_disjoint_mut(handles)?
+            .map(|&mut row| row as usize);
+        self.values.get_disjoint_mut(rows)
     }
 
     /// Removes `handle`'s value and returns it; `None` if it was already removed. The last value
@@ -203,28 +355,67 @@ impl<T: Soa> SoaPool<T> {
     ///
     /// # Panics
     /// In debug builds, if `handle` was made by a different pool.
+    #[inline]
+    #[track_caller]
     pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
-        let row = self.row(handle)?;
-        // The handle map is fixed up before the value is rebuilt (user code that may panic).
+        let row = self.slots.remove(handle)? as usize;
+        Some(self.remove_row(row))
+    }
+
+    /// Takes the value out of `row`, whose slot was just freed, moving the last row into it.
+    #[inline]
+    fn remove_row(&mut self, row: usize) -> T {
+        // The back links are fixed up before the value is rebuilt (user code that may panic).
         self.owners.swap_remove(row);
         if let Some(&moved) = self.owners.get(row) {
-            self.slots[moved as usize].index = row as u32;
+            *self
+                .slots
+                .payload_at_mut(moved)
+                .expect("a row's owner is live") = row as u32;
         }
-        let index = handle.index();
-        let slot = &mut self.slots[index as usize];
-        match self.generations.vacate(slot.generation) {
-            Some(vacant) => {
-                slot.generation = vacant;
-                slot.index = self.free;
-                self.free = index;
-            }
-            None => {
-                // Out of generations: the slot is retired, never reused, so no handle can alias.
-                slot.generation = self.generations.retired();
-                slot.index = NONE;
+        self.values.swap_remove(row)
+    }
+
+    /// Keeps only the values for which `keep` returns `true`; the others are removed (and
+    /// dropped) as by [`remove`](Self::remove). Visits every value once, in no particular order
+    /// (removing one moves the last row into its place).
+    pub fn retain(&mut self, mut keep: impl FnMut(Handle<T>, T::Mut<'_>) -> bool) {
+        let mut row = 0;
+        while row < self.values.len() {
+            let index = self.owners[row];
+            let handle = self.slots.handle_at(index).expect("a row's owner is live");
+            let row_mut = self.values.get_mut(row).expect("row below len");
+            if keep(handle, row_mut) {
+                row += 1;
+            } else {
+                self.slots.remove_at(index);
+                drop(self.remove_row(row));
             }
         }
-        Some(self.values.swap_remove(row))
+    }
+
+    /// Removes every value, yielding each with its handle (last row first). Values not consumed
+    /// are removed when the iterator is dropped. The handles are stale afterwards.
+    pub fn drain(&mut self) -> SoaPoolDrain<'_, T> {
+        SoaPoolDrain { pool: self }
+    }
+
+    /// Removes (and drops) every value. Their handles become stale; slots keep their
+    /// generations, so old handles stay rejected.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.owners.clear();
+        self.values.clear();
+    }
+
+    /// Removes the value in the last row with its handle.
+    fn pop(&mut self) -> Option<(Handle<T>, T)> {
+        let index = *self.owners.last()?;
+        let handle = self.slots.handle_at(index).expect("a row's owner is live");
+        self.slots.remove_at(index);
+        self.owners.pop();
+        let value = self.values.pop().expect("one row per owner");
+        Some((handle, value))
     }
 
     /// Every live value with its handle, in row order.
@@ -234,10 +425,26 @@ impl<T: Soa> SoaPool<T> {
             .iter()
             .zip(self.values.iter())
             .map(move |(&index, row)| {
-                let generation = slots[index as usize].generation;
-                let generation = NonZeroU32::new(generation).expect("occupied generations are odd");
-                (Handle::new(index, generation), row)
+                let handle = slots.handle_at(index).expect("a row's owner is live");
+                (handle, row)
             })
+    }
+
+    /// Every live value mutably with its handle, in row order.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (Handle<T>, T::Mut<'_>)> + '_ {
+        let slots = &self.slots;
+        self.owners
+            .iter()
+            .zip(self.values.iter_mut())
+            .map(move |(&index, row)| {
+                let handle = slots.handle_at(index).expect("a row's owner is live");
+                (handle, row)
+            })
+    }
+
+    /// The live values as [`Soa::Mut`] views, in row order, without handles.
+    pub fn values_mut(&mut self) -> super::IterMut<'_, T> {
+        self.values.iter_mut()
     }
 
     /// The live values as [`Soa::Ref`] views, in row order, without handles.
@@ -255,5 +462,164 @@ impl<T: Soa> SoaPool<T> {
     #[inline]
     pub fn slices_mut(&mut self) -> T::SlicesMut<'_> {
         self.values.slices_mut()
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_memory() -> ! {
+    panic!("SoaPool::insert: out of memory growing the columns")
+}
+
+#[cfg(feature = "serde")]
+impl<T: Soa> SoaPool<T> {
+    /// The handle map and the columns, for serialization.
+    pub(super) fn serde_parts(&self) -> (&SlotMap<u32>, &SoaVec<T>) {
+        (&self.slots, &self.values)
+    }
+
+    /// Builds a pool from what was read, or says what is wrong with it. Allocates only after
+    /// every check passed and if the slots and columns fit `limit` bytes.
+    pub(super) fn from_repr(
+        repr: crate::pool::serde::Repr<(u32, T)>,
+        limit: usize,
+    ) -> Result<Self, crate::pool::PoolDecodeError> {
+        let live = repr.check_rows()?;
+        let row_bytes = super::block_layout::<T>(1).map_or(usize::MAX, |l| l.size());
+        let per_slot = row_bytes.saturating_add(size_of::<u32>());
+        let slot_bytes = crate::pool::slot_bytes::<u32>();
+        // Rows are staged (they arrive in slot order) and moved to the columns in row order.
+        let mut staged: Vec<Option<T>> = Vec::new();
+        staged.resize_with(live, || None);
+        let slots = repr.into_slot_map(
+            slot_bytes,
+            per_slot,
+            limit,
+            size_of::<T>(),
+            "SoaPool",
+            |(row, value)| {
+                staged[row as usize] = Some(value);
+                row
+            },
+        )?;
+        let oom = crate::pool::PoolDecodeError::OutOfMemory {
+            capacity: slots.capacity(),
+        };
+        let reserve = (slots.capacity() as usize).max(live);
+        let mut values = SoaVec::try_with_capacity(reserve).map_err(|_| oom.clone())?;
+        let mut owners = Vec::new();
+        owners.try_reserve_exact(reserve).map_err(|_| oom)?;
+        owners.resize(live, 0);
+        for value in staged {
+            values.push(value.expect("check_rows: every row is named once"));
+        }
+        for index in 0..slots.high_water() {
+            if let Some(handle) = slots.handle_at::<T>(index) {
+                let row = *slots.get(handle).expect("a live slot");
+                owners[row as usize] = index;
+            }
+        }
+        Ok(SoaPool {
+            values,
+            owners,
+            slots,
+            drop_report: None,
+        })
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn stale<T>(handle: Handle<T>) -> ! {
+    panic!("{handle:?} is stale: its value was removed from this pool")
+}
+
+/// As for [`Pool`](crate::pool::Pool): the budget counts live values × `size_of::<T>()` and is
+/// checked where the handle map looks for a slot outside its inlined path. Under
+/// [`Policy::Fail`](crate::tags::Policy::Fail) `try_insert` returns a [`PoolFull`] whose
+/// [`over_budget`](PoolFull::over_budget) is set, handing the value back; `insert` and
+/// `insert_with` panic with its text; `try_insert_with` returns `None`.
+impl<T: Soa> Budgeted for SoaPool<T> {
+    fn budget(&self) -> Option<BudgetGate> {
+        self.slots.budget()
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        self.slots.set_budget(gate);
+    }
+}
+
+/// Reports (see [`set_drop_report`](SoaPool::set_drop_report)); the columns then drop the values.
+impl<T: Soa> Drop for SoaPool<T> {
+    fn drop(&mut self) {
+        if let Some(report) = self.drop_report {
+            report(&self.stats());
+        }
+    }
+}
+
+/// A copy with the same handles, rows, free list, counters and budget, as
+/// [`Pool`](crate::pool::Pool)'s `Clone`: every handle of `self` is valid in the clone and the
+/// next inserts return the same handles in both. The clone shares the original's debug tag and
+/// has no drop report.
+impl<T: Soa> Clone for SoaPool<T>
+where
+    T::Columns: super::CloneColumns,
+{
+    fn clone(&self) -> Self {
+        let mut values = self.values.clone();
+        // A fixed pool keeps its promise of never allocating after construction.
+        let room = self.values.capacity().saturating_sub(values.len());
+        crate::soa::raw::unwrap_alloc(values.try_reserve_exact(room));
+        let mut owners = Vec::with_capacity(self.owners.capacity());
+        owners.extend_from_slice(&self.owners);
+        SoaPool {
+            values,
+            owners,
+            slots: self.slots.clone_with(|&row| row),
+            drop_report: None,
+        }
+    }
+}
+
+/// Prints the live values' handles and the pool's counters (rows need not be `Debug`).
+impl<T: Soa> fmt::Debug for SoaPool<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SoaPool")
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Removes every value of a [`SoaPool`], yielding each with its (now stale) handle, last row
+/// first: [`SoaPool::drain`]. Dropping it removes the rest.
+///
+/// # Variance
+///
+/// Invariant in `T`, as the pool is.
+pub struct SoaPoolDrain<'a, T: Soa> {
+    pool: &'a mut SoaPool<T>,
+}
+
+impl<T: Soa> Iterator for SoaPoolDrain<'_, T> {
+    type Item = (Handle<T>, T);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.pool.pop()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.pool.len(), Some(self.pool.len()))
+    }
+}
+
+impl<T: Soa> ExactSizeIterator for SoaPoolDrain<'_, T> {}
+impl<T: Soa> FusedIterator for SoaPoolDrain<'_, T> {}
+
+impl<T: Soa> Drop for SoaPoolDrain<'_, T> {
+    fn drop(&mut self) {
+        self.for_each(drop);
     }
 }

@@ -55,6 +55,52 @@ impl<'de, T: Soa + Deserialize<'de>> Deserialize<'de> for SoaVec<T> {
     }
 }
 
+/// One used slot of a [`SoaPool`](super::SoaPool): `(generation, Option<(row, row view)>)`.
+struct PoolRows<'a, T: Soa>(&'a SoaVec<T>);
+
+impl<T: Soa> crate::pool::serde::WriteSlot<u32> for PoolRows<'_, T>
+where
+    for<'x> T::Ref<'x>: Serialize,
+{
+    fn write<S: SerializeSeq>(
+        &self,
+        seq: &mut S,
+        generation: u32,
+        row: Option<&u32>,
+    ) -> Result<(), S::Error> {
+        let value = row.map(|&row| (row, self.0.get(row as usize).expect("a live row")));
+        seq.serialize_element(&(generation, value))
+    }
+}
+
+/// The [`Pool`](crate::pool::Pool) format, each live value written as `(row, row view)`: the
+/// handle map (generations, free-list order, counters) and the row order both survive a round
+/// trip, so every handle stays valid, the next inserts return the same handles and the columns
+/// list the values in the same order. Derive `Serialize` on the views with
+/// `#[soa(derive(Serialize))]`.
+impl<T: Soa> Serialize for super::SoaPool<T>
+where
+    for<'x> T::Ref<'x>: Serialize,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (map, values) = self.serde_parts();
+        crate::pool::serde::serialize_slot_map(serializer, "SoaPool", map, &PoolRows(values))
+    }
+}
+
+/// Validated as a [`Pool`](crate::pool::Pool) is (a tampered free list cannot revive a stale
+/// handle), and the rows must be exactly the live values' `0..len`. Nothing is allocated for the
+/// slots or the columns before every check passed, and then at most
+/// [`DEFAULT_MAX_BYTES`](crate::pool::DEFAULT_MAX_BYTES); refusals are
+/// [`PoolDecodeError`](crate::pool::PoolDecodeError)s.
+impl<'de, T: Soa + Deserialize<'de>> Deserialize<'de> for super::SoaPool<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let repr = crate::pool::serde::deserialize_repr::<D, (u32, T)>(deserializer, "SoaPool")?;
+        super::SoaPool::from_repr(repr, crate::pool::DEFAULT_MAX_BYTES)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 /// The column format: `#[serde(with = "arena_core::soa::serde::columns")]`.
 pub mod columns {
     use alloc::format;

@@ -9,6 +9,7 @@ use super::{
     ChunksExact, ChunksExactMut, CloneColumns, Columns, EqColumns, Iter, IterMut, Soa,
     SoaAllocError, SoaSlice, SoaSliceMut, row_from_raw, row_to_raw,
 };
+use crate::tags::{BudgetExceeded, BudgetGate};
 
 /// A growable vector of `T` stored as one column per field, all in one allocation.
 ///
@@ -24,14 +25,22 @@ use super::{
 pub struct SoaVec<T: Soa> {
     raw: RawSoa<T>,
     len: usize,
+    /// Rows the inlined push may fill: the capacity, or fewer under a budget (the rows the budget
+    /// allows); a push at or past it takes the out-of-line path, which checks the budget and
+    /// grows the block.
+    end: usize,
+    budget: Option<BudgetGate>,
 }
 
 impl<T: Soa> SoaVec<T> {
     /// An empty vector; allocates nothing until the first push.
     pub fn new() -> Self {
+        let raw = RawSoa::new();
         SoaVec {
-            raw: RawSoa::new(),
+            end: raw.capacity(),
+            raw,
             len: 0,
+            budget: None,
         }
     }
 
@@ -45,9 +54,12 @@ impl<T: Soa> SoaVec<T> {
 
     /// An empty vector with room for `capacity` rows, or why the block could not be allocated.
     pub fn try_with_capacity(capacity: usize) -> Result<Self, SoaAllocError> {
+        let raw = RawSoa::try_with_capacity(capacity)?;
         Ok(SoaVec {
-            raw: RawSoa::try_with_capacity(capacity)?,
+            end: raw.capacity(),
+            raw,
             len: 0,
+            budget: None,
         })
     }
 
@@ -78,15 +90,67 @@ impl<T: Soa> SoaVec<T> {
     }
 
     /// Makes room for at least `additional` more rows, or says why not (nothing changes then).
+    ///
+    /// Reserving is not counted against a [budget](crate::tags::Budgeted): the budget counts rows.
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), SoaAllocError> {
         // SAFETY: rows `0..len` are the initialised ones.
-        unsafe { self.raw.try_reserve(self.len, additional, false) }
+        let reserved = unsafe { self.raw.try_reserve(self.len, additional, false) };
+        self.refresh_end();
+        reserved
     }
 
     /// Makes room for exactly `additional` more rows (no geometric growth).
     pub fn try_reserve_exact(&mut self, additional: usize) -> Result<(), SoaAllocError> {
         // SAFETY: rows `0..len` are the initialised ones.
-        unsafe { self.raw.try_reserve(self.len, additional, true) }
+        let reserved = unsafe { self.raw.try_reserve(self.len, additional, true) };
+        self.refresh_end();
+        reserved
+    }
+
+    /// Recomputes [`end`](Self::end) after the capacity or the budget changed.
+    fn refresh_end(&mut self) {
+        let capacity = self.raw.capacity();
+        self.end = match (&self.budget, size_of::<T>()) {
+            (Some(gate), unit @ 1..) => capacity.min(gate.budget().bytes / unit),
+            _ => capacity,
+        };
+    }
+
+    /// Bytes the rows count against a budget.
+    fn current(&self) -> usize {
+        self.len.saturating_mul(size_of::<T>())
+    }
+
+    /// The out-of-line part of adding one row: the budget (its policy runs here), then room for
+    /// the row. Nothing changes on failure.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn admit_one(&mut self) -> Result<(), PushRefusal> {
+        let current = self.current();
+        if let Some(gate) = &mut self.budget {
+            // Pops and truncations do not settle (they stay free of budget code): usage only
+            // matters here, where it would grow.
+            gate.settle(current);
+            if !gate.allows(current, size_of::<T>()) {
+                gate.exceeded(current, size_of::<T>())
+                    .map_err(PushRefusal::OverBudget)?;
+            }
+        }
+        if self.len == self.capacity() {
+            self.try_reserve(1).map_err(PushRefusal::Alloc)?;
+        }
+        Ok(())
+    }
+
+    /// Makes room for one more row under the budget, or says why not.
+    #[inline(always)]
+    #[track_caller]
+    fn room_for_one(&mut self) -> Result<(), PushRefusal> {
+        if self.len >= self.end {
+            self.admit_one()?;
+        }
+        Ok(())
     }
 
     /// Shrinks the block to hold exactly `len` rows.
@@ -94,6 +158,7 @@ impl<T: Soa> SoaVec<T> {
         if self.capacity() > self.len {
             // SAFETY: rows `0..len` are the initialised ones.
             unwrap_alloc(unsafe { self.raw.try_realloc(self.len, self.len) });
+            self.refresh_end();
         }
     }
 
@@ -101,17 +166,68 @@ impl<T: Soa> SoaVec<T> {
     ///
     /// The row is split into its column values (user code: `into_columns`, also of nested
     /// fields) before anything changes, so a panic there leaves the vector as it was.
+    ///
+    /// # Panics
+    /// If the allocation fails, or over a `Fail` or `Panic` budget; see
+    /// [`try_push`](Self::try_push).
     #[inline]
+    #[track_caller]
     pub fn push(&mut self, value: T) {
         self.push_raw(row_to_raw(value));
     }
 
+    /// Appends a row, or hands it back inside a [`TryPushError`] if the block cannot grow or a
+    /// [`Budget`](crate::tags::Budget) with [`Policy::Fail`](crate::tags::Policy::Fail) refuses
+    /// it. Nothing changes on failure.
+    ///
+    /// ```
+    /// use arena_core::tags::{Budget, Budgeted};
+    /// # use arena_core::soa::{Col, Soa, SoaVec};
+    /// # #[derive(Debug, PartialEq)] struct P { x: f32 }
+    /// # impl Soa for P {
+    /// #     type Columns = (Col<f32>, ());
+    /// #     type Ref<'a> = (&'a f32, ());
+    /// #     type Mut<'a> = (&'a mut f32, ());
+    /// #     type Slices<'a> = (&'a [f32], ());
+    /// #     type SlicesMut<'a> = (&'a mut [f32], ());
+    /// #     fn into_columns(self) -> (f32, ()) { (self.x, ()) }
+    /// #     fn from_columns((x, ()): (f32, ())) -> Self { P { x } }
+    /// #     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> { c }
+    /// #     fn view_mut<'a>(c: Self::Mut<'a>) -> Self::Mut<'a> { c }
+    /// #     fn view_slices<'a>(c: Self::Slices<'a>) -> Self::Slices<'a> { c }
+    /// #     fn view_slices_mut<'a>(c: Self::SlicesMut<'a>) -> Self::SlicesMut<'a> { c }
+    /// # }
+    /// let mut v = SoaVec::with_capacity(8);
+    /// v.set_budget(Some(Budget::fail(4).into())); // one f32
+    /// v.push(P { x: 1.0 });
+    /// let refused = v.try_push(P { x: 2.0 }).unwrap_err();
+    /// assert!(refused.over_budget().is_some());
+    /// assert_eq!(refused.into_inner(), P { x: 2.0 });
+    /// assert_eq!(v.len(), 1);
+    /// ```
+    ///
+    /// # Panics
+    /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[inline]
-    pub(crate) fn push_raw(&mut self, parts: <T::Columns as Columns>::Raw) {
-        if self.len == self.capacity() {
-            self.reserve(1);
+    #[track_caller]
+    pub fn try_push(&mut self, value: T) -> Result<(), TryPushError<T>> {
+        if let Err(refusal) = self.room_for_one() {
+            return Err(TryPushError { value, refusal });
         }
-        // SAFETY: `len < capacity`, an uninitialised row.
+        let parts = row_to_raw(value);
+        // SAFETY: `room_for_one` made `len < capacity`: an uninitialised row.
+        unsafe { self.raw.cols.write(self.len, parts) };
+        self.len += 1;
+        Ok(())
+    }
+
+    #[inline]
+    #[track_caller]
+    pub(crate) fn push_raw(&mut self, parts: <T::Columns as Columns>::Raw) {
+        if let Err(refusal) = self.room_for_one() {
+            refusal.panic("SoaVec::push")
+        }
+        // SAFETY: `room_for_one` made `len < capacity`: an uninitialised row.
         unsafe { self.raw.cols.write(self.len, parts) };
         self.len += 1;
     }
@@ -131,16 +247,33 @@ impl<T: Soa> SoaVec<T> {
     /// Inserts a row at `index`, shifting the later rows up.
     ///
     /// # Panics
-    /// If `index > len`.
+    /// If `index > len`, the allocation fails, or over a `Fail` or `Panic` budget; see
+    /// [`try_insert`](Self::try_insert).
+    #[track_caller]
     pub fn insert(&mut self, index: usize, value: T) {
+        if let Err(e) = self.try_insert(index, value) {
+            e.refusal.panic("SoaVec::insert")
+        }
+    }
+
+    /// Inserts a row at `index`, shifting the later rows up, or hands it back inside a
+    /// [`TryPushError`] if the block cannot grow or a `Fail` budget refuses it. Nothing changes
+    /// on failure.
+    ///
+    /// # Panics
+    /// If `index > len`, or over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
+    #[track_caller]
+    pub fn try_insert(&mut self, index: usize, value: T) -> Result<(), TryPushError<T>> {
         assert!(
             index <= self.len,
             "insertion index {index} out of bounds (len {})",
             self.len
         );
+        if let Err(refusal) = self.room_for_one() {
+            return Err(TryPushError { value, refusal });
+        }
         // User code (the conversions) runs before any row moves.
         let parts = row_to_raw(value);
-        self.reserve(1);
         let cols = self.raw.cols;
         // SAFETY: `len + 1 <= capacity`; rows `index..len` move up by one, then `index` is
         // written. No user code runs in between (raw moves only).
@@ -149,6 +282,7 @@ impl<T: Soa> SoaVec<T> {
             cols.write(index, parts);
         }
         self.len += 1;
+        Ok(())
     }
 
     /// Removes and returns row `index`, shifting the later rows down.
@@ -241,6 +375,23 @@ impl<T: Soa> SoaVec<T> {
         (index < self.len).then(|| T::view_mut(unsafe { self.raw.cols.get_mut(index) }))
     }
 
+    /// Exclusive references to the fields of `N` distinct rows at once, or `None` if any index
+    /// is out of bounds or two are equal. O(N²) index compares, for small `N`.
+    pub fn get_disjoint_mut<const N: usize>(
+        &mut self,
+        indices: [usize; N],
+    ) -> Option<[T::Mut<'_>; N]> {
+        for (i, &a) in indices.iter().enumerate() {
+            if a >= self.len || indices[..i].contains(&a) {
+                return None;
+            }
+        }
+        let cols = self.raw.cols;
+        // SAFETY: every index is an initialised row (`< len`) and no two are equal, so the views
+        // are to disjoint rows; the vector stays mutably borrowed for their lifetime.
+        Some(indices.map(|i| T::view_mut(unsafe { cols.get_mut(i) })))
+    }
+
     /// Swaps rows `a` and `b`.
     ///
     /// # Panics
@@ -318,6 +469,7 @@ impl<T: Soa> SoaVec<T> {
         // in between.
         unsafe { T::Columns::gather(self.raw.cols, fresh.cols, order) };
         drop(core::mem::replace(&mut self.raw, fresh));
+        self.refresh_end();
     }
 
     /// Keeps only the rows for which `keep` returns `true`, in order.
@@ -375,6 +527,103 @@ impl<T: Soa> SoaVec<T> {
     /// Moves every row into a `Vec<T>`.
     pub fn into_vec(self) -> Vec<T> {
         self.into_iter().collect()
+    }
+}
+
+/// Why a row could not be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PushRefusal {
+    /// The block could not grow.
+    Alloc(SoaAllocError),
+    /// A `Fail` budget refused the row.
+    OverBudget(BudgetExceeded),
+}
+
+impl PushRefusal {
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn panic(self, method: &str) -> ! {
+        match self {
+            PushRefusal::Alloc(e) => panic!("{method}: {e}"),
+            PushRefusal::OverBudget(e) => panic!("{method}: {e}"),
+        }
+    }
+}
+
+/// A [`SoaVec`] refused a row and hands it back: returned by [`SoaVec::try_push`] and
+/// [`SoaVec::try_insert`]. Nothing was changed.
+///
+/// Either the block could not grow ([`alloc_error`](Self::alloc_error)) or a
+/// [`Budget`](crate::tags::Budget) with [`Policy::Fail`](crate::tags::Policy::Fail) refused
+/// one more row ([`over_budget`](Self::over_budget)).
+#[derive(Clone, PartialEq, Eq)]
+pub struct TryPushError<T> {
+    value: T,
+    refusal: PushRefusal,
+}
+
+impl<T> TryPushError<T> {
+    /// The row that was refused, given back.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// The budget that refused the row, if that was the reason.
+    pub fn over_budget(&self) -> Option<&BudgetExceeded> {
+        match &self.refusal {
+            PushRefusal::OverBudget(e) => Some(e),
+            PushRefusal::Alloc(_) => None,
+        }
+    }
+
+    /// The allocation failure, if that was the reason.
+    pub fn alloc_error(&self) -> Option<&SoaAllocError> {
+        match &self.refusal {
+            PushRefusal::Alloc(e) => Some(e),
+            PushRefusal::OverBudget(_) => None,
+        }
+    }
+}
+
+/// Does not print the row (it need not be `Debug`).
+impl<T> fmt::Debug for TryPushError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TryPushError")
+            .field("refusal", &self.refusal)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> fmt::Display for TryPushError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.refusal {
+            PushRefusal::Alloc(e) => write!(f, "{e}; the row was handed back"),
+            PushRefusal::OverBudget(e) => write!(f, "{e}; the row was handed back"),
+        }
+    }
+}
+
+impl<T> core::error::Error for TryPushError<T> {}
+
+/// The budget counts rows × `size_of::<T>()` (`Usage::current`) and is checked exactly, on every
+/// row added, without a cost on the inlined push: a push compares the length with one bound that
+/// is the capacity, or the rows the budget allows if fewer, and the out-of-line path past it
+/// checks the budget and grows the block. Reserving is not counted (the budget counts rows).
+/// Under [`Policy::Fail`](crate::tags::Policy::Fail) [`try_push`](SoaVec::try_push) and
+/// [`try_insert`](SoaVec::try_insert) return a [`TryPushError`] handing the row back; `push`,
+/// `insert` and `extend` panic with the error's text (`extend` after pushing the rows that fit).
+/// A lifted `Warn` budget re-arms once usage is back under it.
+impl<T: Soa> crate::tags::Budgeted for SoaVec<T> {
+    fn budget(&self) -> Option<BudgetGate> {
+        let mut gate = self.budget?;
+        gate.settle(self.current());
+        Some(gate)
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        self.budget = gate;
+        self.refresh_end();
     }
 }
 

@@ -1,0 +1,913 @@
+//! [`SlotMap<P>`]: the one generational-handle core under [`Pool<T>`](super::Pool) (payload: the
+//! value) and [`SoaPool<T>`](crate::soa::SoaPool) (payload: the value's row in the columns).
+//!
+//! Its insert ([`claim`](SlotMap::claim) + [`Claim::commit`]), remove and lookup are the only code
+//! that touches generations, the debug pool tag (the foreign-handle check), the free list and the
+//! budget; the containers built on it add storage and nothing else, the way slotmap's `SlotMap`
+//! and `DenseSlotMap` share one `KeyData`. Each operation has one inlined path (block 0, the
+//! whole of a fixed pool) and one out-of-line path for everything else (later chunks, never-used
+//! slots, growth, a budget, a miss), and the bookkeeping of a filled or freed slot is written once
+//! ([`Ledger::occupy`], [`Ledger::release`]).
+//!
+//! **Budgets.** A budget counts live values × the value size (`Usage::current`). The inlined
+//! insert takes only block-0 free-list heads below `fast_end`, and `fast_end` is block 0's length
+//! only while reusing any free slot keeps usage within the budget (the slots in play, live or
+//! free, fit it) and no `Warn` budget is lifted; otherwise it is 0 and every insert takes the
+//! out-of-line path, which checks the budget. The hot path compares against `fast_end` instead of
+//! block 0's length: a budget costs it nothing.
+
+use core::num::NonZeroU32;
+
+use super::chunks::Chunks;
+use super::generation::Generations;
+use super::slot::{Content, NO_SLOT, Slot};
+use super::{Handle, PoolCapacityError, PoolStats};
+use crate::tags::{BudgetExceeded, BudgetGate};
+
+/// Why an insert found no slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Every slot is live or retired and the map cannot grow.
+    Full,
+    /// The budget (under `Policy::Fail`) refused one more value.
+    OverBudget(BudgetExceeded),
+}
+
+/// The counters and links of a slot map: everything but the slot memory, so that a slot borrowed
+/// from the chunks and the ledger can be written at once.
+#[derive(Clone, Copy)]
+struct Ledger {
+    /// Head of the free list (`NO_SLOT` = empty).
+    free_head: u32,
+    /// Slots `high_water..capacity` were never used and are not on the free list.
+    high_water: u32,
+    len: u32,
+    generations: Generations,
+    peak_live: u32,
+    /// Values inserted over the map's life; removals are `inserts - len`.
+    inserts: u64,
+    retired: u32,
+    /// Free-list heads below this are claimed by the inlined insert path (see the module docs):
+    /// block 0's length, or 0 while a budget must be checked on every insert.
+    fast_end: u32,
+    budget: Option<BudgetGate>,
+    /// The bytes one value counts against the budget.
+    unit: usize,
+    /// The container's name, for the messages of a refused insert (`"Pool"`, `"SoaPool"`).
+    kind: &'static str,
+}
+
+/// The generational slot map shared by `Pool` and `SoaPool`.
+pub(crate) struct SlotMap<P> {
+    chunks: Chunks<P>,
+    ledger: Ledger,
+}
+
+/// A vacant slot chosen for the next insert, not yet filled: [`SlotMap::claim`]. Its handle is
+/// known ([`handle`](Claim::handle)) before the payload is made; dropping the claim changes
+/// nothing (but the capacity, if the map grew to find the slot).
+pub(crate) struct Claim<'a, P> {
+    map: &'a mut SlotMap<P>,
+    index: u32,
+    slot: *mut Slot<P>,
+    /// The slot is the free-list head (else the first never-used slot).
+    from_free: bool,
+}
+
+/// Converts a requested slot count to `u32`, or says why not.
+fn slot_count(requested: usize) -> Result<u32, PoolCapacityError> {
+    u32::try_from(requested)
+        .ok()
+        .filter(|&n| n as usize <= super::MAX_CAPACITY)
+        .ok_or(PoolCapacityError::TooManySlots {
+            requested,
+            max: super::MAX_CAPACITY,
+        })
+}
+
+impl Ledger {
+    fn new(generations: Generations, fast_end: u32, unit: usize, kind: &'static str) -> Self {
+        Ledger {
+            free_head: NO_SLOT,
+            high_water: 0,
+            len: 0,
+            generations,
+            peak_live: 0,
+            inserts: 0,
+            retired: 0,
+            fast_end,
+            budget: None,
+            unit,
+            kind,
+        }
+    }
+
+    /// Bytes the live values count against a budget.
+    fn current(&self) -> usize {
+        (self.len as usize).saturating_mul(self.unit)
+    }
+
+    /// The bookkeeping of filling vacant `slot`, written once for every insert: the value goes
+    /// in with the next odd generation, then [`unlink`](Self::unlink).
+    #[inline(always)]
+    fn occupy<P>(&mut self, slot: &mut Slot<P>, payload: P, from_free: bool) -> NonZeroU32 {
+        let (generation, next) = slot.occupy_vacant(payload);
+        self.unlink(from_free, next);
+        generation
+    }
+
+    /// The counters of an insert into a slot that was the free-list head (whose link was `next`)
+    /// or the first never-used slot.
+    #[inline(always)]
+    fn unlink(&mut self, from_free: bool, next: u32) {
+        if from_free {
+            self.free_head = next;
+        } else {
+            self.high_water += 1;
+        }
+        self.len += 1;
+        self.inserts += 1;
+        if self.len > self.peak_live {
+            self.peak_live = self.len;
+        }
+    }
+
+    /// The bookkeeping of emptying occupied `slot` (`index`), written once for every remove:
+    /// [`free`](Self::free), or [`retire`](Self::retire) if its generations are used up.
+    #[inline(always)]
+    fn release<P>(&mut self, slot: &mut Slot<P>, index: u32) -> P {
+        match self.generations.vacate(slot.generation()) {
+            Some(vacant) => self.free(slot, index, vacant),
+            None => self.retire(slot),
+        }
+    }
+
+    /// Empties occupied `slot` (`index`) into the (even) generation `vacant` and puts it at the
+    /// front of the free list.
+    #[inline(always)]
+    fn free<P>(&mut self, slot: &mut Slot<P>, index: u32, vacant: u32) -> P {
+        let payload = slot.vacate(vacant, self.free_head);
+        self.free_head = index;
+        self.len -= 1;
+        payload
+    }
+
+    /// `release` of the last value a slot can hold (once per 2^30 uses): never reused, so no
+    /// handle can alias.
+    #[cold]
+    #[inline(never)]
+    fn retire<P>(&mut self, slot: &mut Slot<P>) -> P {
+        let payload = slot.vacate(self.generations.retired(), NO_SLOT);
+        self.retired += 1;
+        self.len -= 1;
+        payload
+    }
+
+    /// Lets one more value in under the budget, or says why not (the policy runs here).
+    #[track_caller]
+    fn admit(&mut self) -> Result<(), BudgetExceeded> {
+        let current = self.current();
+        let unit = self.unit;
+        let Some(gate) = &mut self.budget else {
+            return Ok(());
+        };
+        // Removes do not settle (the remove path stays free of budget code): usage only matters
+        // here, where it would grow.
+        gate.settle(current);
+        if gate.allows(current, unit) {
+            Ok(())
+        } else {
+            gate.exceeded(current, unit)
+        }
+    }
+
+    /// Recomputes `fast_end` for a block 0 of `first_len` slots, counting `extra` more slots in
+    /// play (live or free) than now: reusing any free slot must keep usage within an armed
+    /// budget.
+    fn refresh_fast_end(&mut self, first_len: u32, extra: u32) {
+        let safe = match &self.budget {
+            None => true,
+            Some(gate) => {
+                let bytes = gate.budget().bytes;
+                let in_play = (self.high_water - self.retired + extra) as usize;
+                gate.limit() == bytes && in_play.saturating_mul(self.unit) <= bytes
+            }
+        };
+        self.fast_end = if safe { first_len } else { 0 };
+    }
+}
+
+impl<P> SlotMap<P> {
+    /// A map of `capacity` slots (fixed), or of one chunk of `1 << shift` slots growing by more of
+    /// the same; each slot holds at most `generation_budget` values in its life. `unit` is the
+    /// bytes one value counts against a budget.
+    pub(crate) fn build(
+        capacity: usize,
+        shift: Option<u32>,
+        generation_budget: Option<u32>,
+        unit: usize,
+        kind: &'static str,
+    ) -> Result<Self, PoolCapacityError> {
+        let count = slot_count(capacity)?;
+        let generations = Generations::for_new_pool(generation_budget);
+        let chunks = match shift {
+            None => Chunks::fixed(count, generations.first()),
+            Some(shift) => Chunks::growable(shift, generations.first()),
+        }
+        .ok_or(PoolCapacityError::OutOfMemory {
+            requested: capacity,
+        })?;
+        Ok(Self::from_chunks(chunks, generations, unit, kind))
+    }
+
+    fn from_chunks(
+        chunks: Chunks<P>,
+        generations: Generations,
+        unit: usize,
+        kind: &'static str,
+    ) -> Self {
+        let fast_end = chunks.first_len();
+        SlotMap {
+            chunks,
+            ledger: Ledger::new(generations, fast_end, unit, kind),
+        }
+    }
+
+    /// Live values.
+    #[inline]
+    pub(crate) fn len(&self) -> u32 {
+        self.ledger.len
+    }
+
+    /// Slots (for a growable map, allocated so far).
+    #[inline]
+    pub(crate) fn capacity(&self) -> u32 {
+        self.chunks.capacity()
+    }
+
+    /// The chunk size, if growable.
+    pub(crate) fn chunk_len(&self) -> Option<u32> {
+        self.chunks.chunk_len()
+    }
+
+    /// Slots at or above this were never used.
+    #[inline]
+    pub(crate) fn high_water(&self) -> u32 {
+        self.ledger.high_water
+    }
+
+    /// The slot memory, for the iterators.
+    #[inline]
+    pub(crate) fn chunks(&self) -> &Chunks<P> {
+        &self.chunks
+    }
+
+    /// The slot memory mutably, for the iterators (they never change a generation).
+    #[inline]
+    pub(crate) fn chunks_mut(&mut self) -> &mut Chunks<P> {
+        &mut self.chunks
+    }
+
+    /// The counters.
+    pub(crate) fn stats(&self) -> PoolStats {
+        let l = &self.ledger;
+        PoolStats {
+            len: l.len as usize,
+            capacity: self.chunks.capacity() as usize,
+            peak_live: l.peak_live as usize,
+            inserts: l.inserts,
+            removes: l.inserts - u64::from(l.len),
+            retired: l.retired as usize,
+            blocks: self.chunks.blocks(),
+        }
+    }
+
+    /// The budget, settled: a lifted `Warn` budget reads as armed again once usage is back
+    /// under (removes settle lazily, on the next insert).
+    pub(crate) fn budget(&self) -> Option<BudgetGate> {
+        let mut gate = self.ledger.budget?;
+        gate.settle(self.ledger.current());
+        Some(gate)
+    }
+
+    /// Sets or removes the budget.
+    pub(crate) fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        self.ledger.budget = gate;
+        self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
+    }
+
+    /// Chooses the slot the next insert fills, growing the map if it must; or says why there is
+    /// none (full, or over a `Fail` budget), with nothing changed. The block-0 free-list head is
+    /// taken inline; everything else is out of line.
+    ///
+    /// # Panics
+    /// Over a budget with `Policy::Panic`.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn claim(&mut self) -> Result<Claim<'_, P>, Refusal> {
+        let index = self.ledger.free_head;
+        if index < self.ledger.fast_end {
+            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0.
+            let slot = unsafe { self.chunks.ptr_in_first_unchecked(index) };
+            return Ok(Claim {
+                map: self,
+                index,
+                slot,
+                from_free: true,
+            });
+        }
+        let (slot, index, from_free) = self.claim_slow()?;
+        Ok(Claim {
+            map: self,
+            index,
+            slot,
+            from_free,
+        })
+    }
+
+    /// [`claim`](Self::claim), panicking if there is no slot: the refusal never reaches the
+    /// inlined code.
+    ///
+    /// # Panics
+    /// If the map is full or over a `Fail` or `Panic` budget.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn claim_or_panic(&mut self) -> Claim<'_, P> {
+        let index = self.ledger.free_head;
+        if index < self.ledger.fast_end {
+            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0.
+            let slot = unsafe { self.chunks.ptr_in_first_unchecked(index) };
+            return Claim {
+                map: self,
+                index,
+                slot,
+                from_free: true,
+            };
+        }
+        let (slot, index, from_free) = self.claim_slow_or_panic();
+        Claim {
+            map: self,
+            index,
+            slot,
+            from_free,
+        }
+    }
+
+    #[inline(never)]
+    #[track_caller]
+    fn claim_slow_or_panic(&mut self) -> (*mut Slot<P>, u32, bool) {
+        match self.find_slot() {
+            Ok(claimed) => claimed,
+            Err(refusal) => self.refused(refusal),
+        }
+    }
+
+    /// Inserts `payload` and returns its handle, panicking if there is no slot. For payloads that exist before the slot is chosen: the
+    /// out-of-line path does the bookkeeping and hands back only the slot, so neither the
+    /// payload nor a refusal crosses the call and the inlined code stays small.
+    ///
+    /// # Panics
+    /// If the map is full or over a `Fail` or `Panic` budget.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn insert_or_panic<X>(&mut self, payload: P) -> Handle<X> {
+        let index = self.ledger.free_head;
+        if index < self.ledger.fast_end {
+            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0, owned
+            // by this map, which is borrowed mutably.
+            let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
+            return Handle::new(index, self.ledger.occupy(slot, payload, true));
+        }
+        let (slot, index) = self.claim_slow_linked();
+        // SAFETY: `claim_slow_linked` returns a pointer to a vacant slot of this map (blocks
+        // never move), which is borrowed mutably, so this is the only reference to it.
+        let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
+        Handle::new(index, generation)
+    }
+
+    /// As [`insert_or_panic`](Self::insert_or_panic), but hands the payload back with the
+    /// reason if there is no slot (nothing changed then).
+    ///
+    /// # Panics
+    /// Over a budget with `Policy::Panic`.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn try_insert<X>(&mut self, payload: P) -> Result<Handle<X>, (P, Refusal)> {
+        let index = self.ledger.free_head;
+        if index < self.ledger.fast_end {
+            // SAFETY: as in `insert_or_panic`.
+            let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
+            return Ok(Handle::new(index, self.ledger.occupy(slot, payload, true)));
+        }
+        match self.try_claim_slow_linked() {
+            Ok((slot, index)) => {
+                // SAFETY: as in `insert_or_panic`.
+                let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
+                Ok(Handle::new(index, generation))
+            }
+            Err(refusal) => Err((payload, refusal)),
+        }
+    }
+
+    /// The out-of-line path of [`try_insert`](Self::try_insert).
+    #[inline(never)]
+    #[track_caller]
+    fn try_claim_slow_linked(&mut self) -> Result<(*mut Slot<P>, u32), Refusal> {
+        let found = self.find_slot()?;
+        Ok(self.link(found))
+    }
+
+    /// The insert's bookkeeping ([`Ledger::unlink`]) for a slot [`find_slot`](Self::find_slot)
+    /// chose; the caller moves the payload in at once.
+    #[inline(always)]
+    fn link(&mut self, (slot, index, from_free): (*mut Slot<P>, u32, bool)) -> (*mut Slot<P>, u32) {
+        let next = if from_free {
+            // SAFETY: `find_slot` returns a pointer to an initialized slot of this map, which is
+            // borrowed mutably; the reference ends here.
+            unsafe { &*slot }
+                .next_free()
+                .expect("a claimed slot is vacant")
+        } else {
+            NO_SLOT // unused: a never-used slot is not on the free list
+        };
+        self.ledger.unlink(from_free, next);
+        (slot, index)
+    }
+
+    /// The out-of-line path of [`insert_or_panic`](Self::insert_or_panic): chooses the slot and
+    /// does the insert's bookkeeping ([`Ledger::unlink`]); the caller moves the payload in at
+    /// once (nothing can fail in between).
+    #[inline(never)]
+    #[track_caller]
+    fn claim_slow_linked(&mut self) -> (*mut Slot<P>, u32) {
+        let (slot, index, from_free) = match self.find_slot() {
+            Ok(claimed) => claimed,
+            Err(refusal) => self.refused(refusal),
+        };
+        let next = if from_free {
+            // SAFETY: `find_slot` returns a pointer to an initialized slot of this map, which is
+            // borrowed mutably; the reference ends here.
+            unsafe { &*slot }
+                .next_free()
+                .expect("a claimed slot is vacant")
+        } else {
+            NO_SLOT // unused: a never-used slot is not on the free list
+        };
+        self.ledger.unlink(from_free, next);
+        (slot, index)
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn refused(&self, refusal: Refusal) -> ! {
+        let capacity = self.chunks.capacity() as usize;
+        super::refused(self.ledger.kind, "insert", capacity, refusal)
+    }
+
+    /// The out-of-line insert path of [`claim`](Self::claim).
+    #[inline(never)]
+    #[track_caller]
+    fn claim_slow(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
+        self.find_slot()
+    }
+
+    /// What every out-of-line insert path does: the budget (out of line again), free-list
+    /// heads past block 0, never-used slots, growth, a full map. Returns the slot, its index and
+    /// whether it is the free-list head; changes nothing but the capacity (and a `Warn`
+    /// budget's state).
+    #[inline(always)]
+    #[track_caller]
+    fn find_slot(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
+        if self.ledger.budget.is_some() {
+            return self.find_slot_budgeted();
+        }
+        self.next_slot().ok_or(Refusal::Full)
+    }
+
+    /// [`find_slot`](Self::find_slot) under a budget: the policy runs first, and `fast_end`
+    /// is recomputed for the slots in play once this one is filled (dropping the claim only
+    /// leaves fewer in play than assumed, which keeps `fast_end` safe).
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn find_slot_budgeted(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
+        self.ledger.admit().map_err(Refusal::OverBudget)?;
+        let found = self.next_slot().ok_or(Refusal::Full)?;
+        let in_play = u32::from(!found.2);
+        self.ledger
+            .refresh_fast_end(self.chunks.first_len(), in_play);
+        Ok(found)
+    }
+
+    /// The free-list head, else the first never-used slot, growing the map if there is none;
+    /// `None` if full.
+    #[inline(always)]
+    fn next_slot(&mut self) -> Option<(*mut Slot<P>, u32, bool)> {
+        let l = &self.ledger;
+        let (index, from_free) = if l.free_head != NO_SLOT {
+            (l.free_head, true)
+        } else if l.high_water < self.chunks.capacity()
+            || self.chunks.grow(self.ledger.generations.first())
+        {
+            (self.ledger.high_water, false)
+        } else {
+            return None;
+        };
+        let slot = self
+            .chunks
+            .ptr(index)
+            .expect("a free or never-used slot index");
+        Some((slot, index, from_free))
+    }
+
+    /// The payload of the occupied slot `handle` names, or `None` (stale, or, caught in debug
+    /// builds with a panic, from another map). Block 0 inline, a bounds check and a generation
+    /// compare; later chunks out of line.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn get<X>(&self, handle: Handle<X>) -> Option<&P> {
+        let Some(slot) = self.chunks.get_in_first(handle.index()) else {
+            return self.get_beyond_first(handle);
+        };
+        if let Some(payload) = slot.get(handle.generation()) {
+            return Some(payload);
+        }
+        self.miss(handle);
+        None
+    }
+
+    /// [`get`](Self::get) past block 0.
+    #[inline(never)]
+    #[track_caller]
+    fn get_beyond_first<X>(&self, handle: Handle<X>) -> Option<&P> {
+        if let Some(slot) = self.chunks.get(handle.index())
+            && let Some(payload) = slot.get(handle.generation())
+        {
+            return Some(payload);
+        }
+        self.miss(handle);
+        None
+    }
+
+    /// [`get`](Self::get), mutably.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn get_mut<X>(&mut self, handle: Handle<X>) -> Option<&mut P> {
+        let generations = self.ledger.generations;
+        if let Some(slot) = self.chunks.get_mut(handle.index())
+            && let Some(payload) = slot.get_mut(handle.generation())
+        {
+            return Some(payload);
+        }
+        generations.check_foreign(handle);
+        None
+    }
+
+    /// A lookup failed: the handle is stale, or (caught here) from another tagged map.
+    #[inline]
+    #[track_caller]
+    fn miss<X>(&self, handle: Handle<X>) {
+        self.ledger.generations.check_foreign(handle);
+    }
+
+    /// Removes the payload `handle` names, or `None` if it is not live (a double free does
+    /// nothing). Block 0 inline; later chunks, a retiring slot and a miss out of line.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn remove<X>(&mut self, handle: Handle<X>) -> Option<P> {
+        let index = handle.index();
+        let Some(slot) = self.chunks.get_mut_in_first(index) else {
+            return self.remove_slow(handle);
+        };
+        if slot.generation() != handle.generation().get() {
+            self.remove_miss(handle);
+            return None;
+        }
+        // A slot's last value (once per 2^30 uses) retires it, out of line.
+        let Some(vacant) = self.ledger.generations.vacate(slot.generation()) else {
+            return Some(self.remove_retiring(index));
+        };
+        Some(self.ledger.free(slot, index, vacant))
+    }
+
+    /// [`remove`](Self::remove) past block 0.
+    #[inline(never)]
+    #[track_caller]
+    fn remove_slow<X>(&mut self, handle: Handle<X>) -> Option<P> {
+        let index = handle.index();
+        match self.chunks.get_mut(index) {
+            Some(slot) if slot.generation() == handle.generation().get() => {
+                Some(self.ledger.release(slot, index))
+            }
+            _ => {
+                self.miss(handle);
+                None
+            }
+        }
+    }
+
+    /// `remove` of a slot's last value: out of line, so that `remove` inlines into callers'
+    /// loops.
+    #[cold]
+    #[inline(never)]
+    fn remove_retiring(&mut self, index: u32) -> P {
+        self.remove_at(index)
+    }
+
+    /// `remove` found no live value: out of line so `remove` inlines into callers' loops.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn remove_miss<X>(&self, handle: Handle<X>) {
+        self.miss(handle);
+    }
+
+    /// The handle of occupied slot `index`, or `None` if it is vacant or out of range.
+    #[inline]
+    pub(crate) fn handle_at<X>(&self, index: u32) -> Option<Handle<X>> {
+        let (generation, _) = self.chunks.get(index)?.occupied()?;
+        Some(Handle::new(index, generation))
+    }
+
+    /// The payload of occupied slot `index` mutably (no generation check: the index came from a
+    /// live row's owner), or `None` if vacant.
+    #[inline]
+    pub(crate) fn payload_at_mut(&mut self, index: u32) -> Option<&mut P> {
+        let (_, payload) = self.chunks.get_mut(index)?.occupied_mut()?;
+        Some(payload)
+    }
+
+    /// Removes the payload of occupied slot `index`.
+    ///
+    /// # Panics
+    /// If the slot is vacant: the caller's bookkeeping is broken.
+    pub(crate) fn remove_at(&mut self, index: u32) -> P {
+        let slot = self
+            .chunks
+            .get_mut(index)
+            .expect("remove_at on a slot index");
+        assert!(slot.is_occupied(), "remove_at on a vacant slot");
+        self.ledger.release(slot, index)
+    }
+
+    /// Keeps the payloads for which `keep` returns `true`; the others are removed and passed to
+    /// `removed` (in slot order).
+    pub(crate) fn retain<X>(
+        &mut self,
+        mut keep: impl FnMut(Handle<X>, &mut P) -> bool,
+        mut removed: impl FnMut(P),
+    ) {
+        let live = self.ledger.len;
+        let (mut seen, mut index) = (0, 0);
+        while seen < live && index < self.ledger.high_water {
+            let slot = self.chunks.get_mut(index).expect("index below high water");
+            if let Some((generation, payload)) = slot.occupied_mut() {
+                seen += 1;
+                if !keep(Handle::new(index, generation), payload) {
+                    removed(self.remove_at(index));
+                }
+            }
+            index += 1;
+        }
+    }
+
+    /// The next occupied slot at or after `*index`, removed: `(handle, payload)`. Used by the
+    /// draining iterators.
+    pub(crate) fn take_next<X>(&mut self, index: &mut u32) -> Option<(Handle<X>, P)> {
+        while self.ledger.len > 0 && *index < self.ledger.high_water {
+            let at = *index;
+            *index += 1;
+            if let Some(handle) = self.handle_at(at) {
+                return Some((handle, self.remove_at(at)));
+            }
+        }
+        None
+    }
+
+    /// Mutable references to the payloads of `N` distinct live handles, or `None` if any is
+    /// stale or two are equal. Each slot is marked while checking, so a repeat fails its compare.
+    #[track_caller]
+    pub(crate) fn get_disjoint_mut<X, const N: usize>(
+        &mut self,
+        handles: [Handle<X>; N],
+    ) -> Option<[&mut P; N]> {
+        let mut slots = [core::ptr::null_mut::<Slot<P>>(); N];
+        let mut claimed = 0;
+        for (i, handle) in handles.iter().enumerate() {
+            let Some(slot) = self.chunks.ptr(handle.index()) else {
+                break;
+            };
+            // SAFETY: `ptr` gives a pointer to an initialized slot of this map, which we borrow
+            // mutably; no reference to any slot exists during this loop.
+            if unsafe { Slot::generation_raw(slot) } != handle.generation().get() {
+                break;
+            }
+            // SAFETY: as above; every claimed slot is flipped back in the loop below.
+            unsafe { Slot::flip_raw(slot) };
+            slots[i] = slot;
+            claimed += 1;
+        }
+        for &slot in &slots[..claimed] {
+            // SAFETY: flipping back the slots claimed above, still unreferenced.
+            unsafe { Slot::flip_raw(slot) };
+        }
+        if claimed < N {
+            self.miss(handles[claimed]);
+            return None;
+        }
+        // SAFETY: every pointer is to a distinct (a repeat would have failed the compare after
+        // the flip) occupied slot (its generation equals an odd handle generation) of this map,
+        // which stays mutably borrowed for the lifetime of the references.
+        Some(slots.map(|slot| unsafe { &mut *Slot::value_raw(slot) }))
+    }
+
+    /// Removes (and drops) every payload.
+    pub(crate) fn clear(&mut self) {
+        self.retain(|_: Handle<()>, _| false, drop);
+    }
+
+    /// A copy with the same slots, generations, free list, counters and budget, each payload
+    /// made by `copy` (in slot order). If `copy` panics, the partial copy drops what it made.
+    ///
+    /// # Panics
+    /// If the slot memory cannot be allocated.
+    pub(crate) fn clone_with(&self, mut copy: impl FnMut(&P) -> P) -> Self {
+        let generations = self.ledger.generations;
+        let chunks = Chunks::with_layout(
+            self.chunks.chunk_len(),
+            self.chunks.capacity(),
+            generations.first(),
+        )
+        .unwrap_or_else(|| {
+            panic!(
+                "Pool::clone: out of memory for {} slots",
+                self.chunks.capacity()
+            )
+        });
+        let mut out = Self::from_chunks(chunks, generations, self.ledger.unit, self.ledger.kind);
+        for index in 0..self.ledger.high_water {
+            let from = self.chunks.get(index).expect("index below high water");
+            let to = out.chunks.get_mut(index).expect("same capacity");
+            match from.content() {
+                Content::Occupied(payload) => {
+                    to.occupy(copy(payload), from.generation());
+                    // Counted as it goes, so a panicking `copy` leaves a map whose owner drops
+                    // what was copied so far.
+                    out.ledger.len += 1;
+                    out.ledger.high_water = index + 1;
+                }
+                Content::Vacant(next) => {
+                    *to = Slot::vacant(from.generation());
+                    to.set_next_free(next);
+                }
+            }
+        }
+        out.ledger = self.ledger;
+        out
+    }
+
+    /// The free list, head first (serialization keeps its order).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn free_list(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut index = self.ledger.free_head;
+        core::iter::from_fn(move || {
+            if index == NO_SLOT {
+                return None;
+            }
+            let at = index;
+            let slot = self
+                .chunks
+                .get(at)
+                .expect("free-list entries are slot indexes");
+            index = slot.next_free().expect("free-list entries are vacant");
+            Some(at)
+        })
+    }
+
+    /// The number of slots on the free list.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn free_len(&self) -> usize {
+        let l = &self.ledger;
+        (l.high_water - l.len - l.retired) as usize
+    }
+
+    /// The used slots (`0..high_water`) as `(generation, payload if occupied)`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn used_slots(&self) -> impl Iterator<Item = (u32, Option<&P>)> + '_ {
+        (0..self.ledger.high_water).map(|index| {
+            let slot = self.chunks.get(index).expect("index below high water");
+            (slot.generation(), slot.occupied().map(|(_, p)| p))
+        })
+    }
+
+    /// The generation scheme's raw parts `(tag_bits, first)`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn scheme(&self) -> (u32, u32) {
+        self.ledger.generations.to_raw()
+    }
+
+    /// `(peak_live, inserts)`.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn counters(&self) -> (u32, u64) {
+        (self.ledger.peak_live, self.ledger.inserts)
+    }
+
+    /// Rebuilds a map from serialized parts that [`validate`](super::serde) accepted: `slots` are
+    /// the used slots' `(generation, payload)`, `free_list` head first. Payloads are placed as they
+    /// come; `None` if out of memory or the layout is impossible (nothing placed then).
+    #[cfg(feature = "serde")]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn restore(
+        chunk: Option<u32>,
+        capacity: u32,
+        generations: Generations,
+        slots: impl IntoIterator<Item = (u32, Option<P>)>,
+        free_list: &[u32],
+        peak_live: u32,
+        inserts: u64,
+        unit: usize,
+        kind: &'static str,
+    ) -> Option<Self> {
+        let chunks = Chunks::with_layout(chunk, capacity, generations.first())?;
+        let mut map = Self::from_chunks(chunks, generations, unit, kind);
+        let mut used = 0;
+        for (index, (generation, payload)) in (0..).zip(slots) {
+            let slot = map
+                .chunks
+                .get_mut(index)
+                .expect("validated: below capacity");
+            used = index + 1;
+            match payload {
+                Some(payload) => {
+                    slot.occupy(payload, generation);
+                    map.ledger.len += 1;
+                    map.ledger.high_water = index + 1;
+                }
+                None => *slot = Slot::vacant(generation),
+            }
+        }
+        let mut next = NO_SLOT;
+        for &index in free_list.iter().rev() {
+            let slot = map.chunks.get_mut(index).expect("validated: a listed slot");
+            slot.set_next_free(next);
+            next = index;
+        }
+        let l = &mut map.ledger;
+        l.free_head = next;
+        l.high_water = used;
+        l.retired = used - l.len - free_list.len() as u32;
+        l.peak_live = peak_live.max(l.len);
+        l.inserts = inserts;
+        Some(map)
+    }
+}
+
+impl<'a, P> Claim<'a, P> {
+    /// The index of the claimed slot.
+    #[inline(always)]
+    pub(crate) fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The handle the payload will have.
+    #[inline(always)]
+    pub(crate) fn handle<X>(&self) -> Handle<X> {
+        // SAFETY: `slot` points to slot `index` of the map this claim borrows mutably; nothing
+        // references it.
+        let vacant = unsafe { Slot::generation_raw(self.slot) };
+        Handle::new(self.index, Generations::occupy(vacant))
+    }
+
+    /// Fills the claimed slot with `payload` and returns its handle.
+    ///
+    /// # Panics
+    /// If the slot is not vacant: the bookkeeping is broken.
+    #[inline(always)]
+    pub(crate) fn commit<X>(self, payload: P) -> Handle<X> {
+        // SAFETY: `slot` points to an initialized slot of the map (blocks never move), which
+        // this claim borrows mutably, so this is the only reference to it.
+        let slot = unsafe { &mut *self.slot };
+        let generation = self.map.ledger.occupy(slot, payload, self.from_free);
+        Handle::new(self.index, generation)
+    }
+}
+
+/// Drops the live payloads; if one's drop panics, the ones after it are still dropped (as `Vec`
+/// does; a second panic aborts, as there). The slot memory is freed by [`Chunks`].
+impl<P> Drop for SlotMap<P> {
+    fn drop(&mut self) {
+        if core::mem::needs_drop::<P>() {
+            /// Goes on clearing while unwinding from a payload's panicking drop.
+            struct ClearRest<'m, P>(&'m mut SlotMap<P>);
+            impl<P> Drop for ClearRest<'_, P> {
+                fn drop(&mut self) {
+                    self.0.clear();
+                }
+            }
+            let rest = ClearRest(self);
+            rest.0.clear();
+            core::mem::forget(rest);
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! Budgets enforced inside `Pool` and `SoaPool` themselves: one Fail-policy test per allocating
+//! method (typed error carrying the `BudgetExceeded`, the value handed back, usage unchanged, the
+//! panicking form panics with the budget text), plus the Warn and Panic policies and a budget set
+//! below the current usage.
+#![allow(missing_docs)] // test-only row types
+
+#[macro_use]
+mod soa_macro;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use arena_core::pool::Pool;
+use arena_core::soa::SoaPool;
+use arena_core::tags::{Budget, BudgetGate, Budgeted, MemoryUsage, Owner};
+use soa_macro::Enemy;
+
+/// The panic message of `f`, which must panic.
+fn panic_text(f: impl FnOnce()) -> String {
+    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
+    match payload.downcast::<String>() {
+        Ok(s) => *s,
+        Err(p) => p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .unwrap_or_default(),
+    }
+}
+
+fn enemy(id: i32) -> Enemy {
+    Enemy {
+        x: id as f32,
+        y: 0.0,
+        health: 10.0,
+        id,
+    }
+}
+
+/// The allocating methods of a pool, each refused by a Fail budget that holds `FIT` values:
+/// `try_insert`, `insert`, `insert_with`, `try_insert_with` (on a fixed pool), and `try_insert`,
+/// `insert` on a pool that must first take a free slot or grow a chunk (the growable
+/// constructor, and reuse of a freed slot). `$make` builds a pool under a budget; `$value`
+/// makes the n-th value.
+macro_rules! pool_fail_policy_tests {
+    ($make:expr, $value:expr, $size:expr) => {
+        const FIT: usize = 3;
+
+        fn budget() -> Budget {
+            Budget::fail(FIT * $size)
+        }
+
+        fn full_budget() -> _Pool {
+            let mut pool = ($make)(budget());
+            for i in 0..FIT {
+                pool.insert(($value)(i));
+            }
+            pool
+        }
+
+        #[test]
+        fn try_insert() {
+            let mut pool = full_budget();
+            let before = pool.usage();
+            let refused = pool.try_insert(($value)(99)).unwrap_err();
+            let e = *refused.over_budget().expect("refused by the budget");
+            assert_eq!(
+                (e.budget, e.current, e.requested),
+                (FIT * $size, FIT * $size, $size)
+            );
+            assert!(
+                refused.to_string().contains("memory budget exceeded"),
+                "{refused}"
+            );
+            let _value_back = refused.into_inner();
+            assert_eq!(pool.usage(), before);
+        }
+
+        #[test]
+        fn insert() {
+            let mut pool = full_budget();
+            let before = pool.usage();
+            let text = panic_text(|| {
+                pool.insert(($value)(99));
+            });
+            assert!(text.contains("memory budget exceeded"), "{text}");
+            assert_eq!(pool.usage(), before);
+        }
+
+        #[test]
+        fn insert_with() {
+            let mut pool = full_budget();
+            let before = pool.usage();
+            let text = panic_text(|| {
+                pool.insert_with(|_| ($value)(99));
+            });
+            assert!(text.contains("memory budget exceeded"), "{text}");
+            assert_eq!(pool.usage(), before);
+        }
+
+        #[test]
+        fn try_insert_with() {
+            let mut pool = full_budget();
+            let before = pool.usage();
+            let mut called = false;
+            assert!(
+                pool.try_insert_with(|_| {
+                    called = true;
+                    ($value)(99)
+                })
+                .is_none()
+            );
+            assert!(!called, "the value is not made when the budget refuses it");
+            assert_eq!(pool.usage(), before);
+        }
+
+        #[test]
+        fn insert_into_a_freed_slot_under_a_lowered_budget() {
+            let mut pool = ($make)(Budget::fail(usize::MAX));
+            let hs: Vec<_> = (0..FIT + 1).map(|i| pool.insert(($value)(i))).collect();
+            pool.remove(hs[0]);
+            // FIT values live, a free slot ready on the inlined path; the budget now allows FIT.
+            pool.set_budget(Some(budget().into()));
+            let before = pool.usage();
+            assert!(
+                pool.try_insert(($value)(99))
+                    .unwrap_err()
+                    .over_budget()
+                    .is_some()
+            );
+            let text = panic_text(|| {
+                pool.insert(($value)(99));
+            });
+            assert!(text.contains("memory budget exceeded"), "{text}");
+            assert_eq!(pool.usage(), before);
+            pool.remove(hs[1]);
+            pool.insert(($value)(7)); // back within the budget: reuse works
+            assert_eq!(pool.len(), FIT);
+        }
+
+        #[test]
+        fn warn_lifts_and_rearms_after_removes() {
+            let mut pool = ($make)(Budget::warn(FIT * $size));
+            let hs: Vec<_> = (0..FIT + 1).map(|i| pool.insert(($value)(i))).collect();
+            assert_eq!(pool.len(), FIT + 1, "Warn lets the value in");
+            assert_eq!(
+                pool.budget().unwrap().limit(),
+                usize::MAX,
+                "and lifts the clamp"
+            );
+            pool.remove(hs[0]);
+            pool.remove(hs[1]);
+            assert_eq!(pool.budget().unwrap().limit(), FIT * $size, "armed again");
+            pool.insert(($value)(8));
+            assert_eq!(pool.budget().unwrap().limit(), FIT * $size, "still under");
+            pool.insert(($value)(9));
+            assert_eq!(pool.budget().unwrap().limit(), usize::MAX, "crossed again");
+        }
+
+        #[test]
+        fn panic_policy_panics_in_the_try_form_too() {
+            let mut pool = ($make)(Budget::panic(FIT * $size));
+            for i in 0..FIT {
+                pool.insert(($value)(i));
+            }
+            let before = pool.usage();
+            let text = panic_text(|| {
+                let _ = pool.try_insert(($value)(99));
+            });
+            assert!(text.contains("memory budget exceeded"), "{text}");
+            assert_eq!(pool.usage(), before);
+        }
+
+        #[test]
+        fn the_error_names_the_owner() {
+            let mut pool = ($make)(Budget::fail(usize::MAX));
+            let gate = BudgetGate::new(budget(), Owner::new("bullets", "Gameplay"));
+            pool.set_budget(Some(gate));
+            for i in 0..FIT {
+                pool.insert(($value)(i));
+            }
+            let text = pool.try_insert(($value)(9)).unwrap_err().to_string();
+            assert!(text.contains("`bullets` (tag Gameplay)"), "{text}");
+        }
+    };
+}
+
+mod pool_fixed {
+    use super::*;
+    type _Pool = Pool<[u64; 4]>;
+    pool_fail_policy_tests!(
+        |b: Budget| {
+            let mut p = Pool::with_capacity(16);
+            p.set_budget(Some(b.into()));
+            p
+        },
+        |i: usize| [i as u64; 4],
+        32
+    );
+}
+
+mod pool_growable {
+    use super::*;
+    type _Pool = Pool<[u64; 4]>;
+    // One-slot chunks: every insert past the first grows the pool, so the budget is checked on
+    // the growth path.
+    pool_fail_policy_tests!(
+        |b: Budget| {
+            let mut p = Pool::growable(1);
+            p.set_budget(Some(b.into()));
+            p
+        },
+        |i: usize| [i as u64; 4],
+        32
+    );
+
+    #[test]
+    fn a_refused_insert_grows_nothing() {
+        let mut p: Pool<u64> = Pool::growable(1);
+        p.set_budget(Some(Budget::fail(8).into()));
+        p.insert(1);
+        assert!(p.try_insert(2).is_err());
+        assert_eq!(p.stats().blocks, 1);
+    }
+}
+
+mod soa_pool_fixed {
+    use super::*;
+    type _Pool = SoaPool<Enemy>;
+    pool_fail_policy_tests!(
+        |b: Budget| {
+            let mut p = SoaPool::with_capacity(16);
+            p.set_budget(Some(b.into()));
+            p
+        },
+        |i: usize| enemy(i as i32),
+        size_of::<Enemy>()
+    );
+}
+
+mod soa_pool_growable {
+    use super::*;
+    type _Pool = SoaPool<Enemy>;
+    pool_fail_policy_tests!(
+        |b: Budget| {
+            let mut p = SoaPool::growable(1);
+            p.set_budget(Some(b.into()));
+            p
+        },
+        |i: usize| enemy(i as i32),
+        size_of::<Enemy>()
+    );
+}
+
+#[test]
+fn without_a_budget_nothing_changes() {
+    let mut p: Pool<u64> = Pool::with_capacity(2);
+    assert!(p.budget().is_none());
+    p.insert(1);
+    p.insert(2);
+    let full = p.try_insert(3).unwrap_err();
+    assert!(full.over_budget().is_none());
+    assert!(full.to_string().contains("pool is full"), "{full}");
+}
