@@ -13,7 +13,7 @@ pub mod prelude {
     pub use arena_core::pool::{Handle, Pool, PoolFull};
     pub use arena_core::soa::{Soa, SoaPool, SoaSlice, SoaSliceMut, SoaVec};
     pub use arena_core::tags::{
-        Budget, BudgetExceeded, MemoryUsage, Policy, Refused, Registry, Report, Tag, TagPath,
+        Budget, BudgetExceeded, Budgeted, MemoryUsage, Policy, Registry, Report, Tag, TagPath,
         Tracked, Usage,
     };
     pub use arena_core::{HasLayout, StructLayout, assert_layout};

@@ -12,7 +12,7 @@ use crate::tags::BudgetExceeded;
 ///
 /// Either every slot was in use (or retired) and the pool could not grow, or a
 /// [`Budget`](crate::tags::Budget) with [`Policy::Fail`](crate::tags::Policy::Fail) refused
-/// one more value: then [`over_budget`](Self::over_budget) says by how much.
+/// one more value: then [`budget_exceeded`](Self::budget_exceeded) says by how much.
 ///
 /// ```
 /// use arena_core::pool::Pool;
@@ -20,7 +20,7 @@ use crate::tags::BudgetExceeded;
 /// pool.insert("first");
 /// let full = pool.try_insert("second").unwrap_err();
 /// assert_eq!(full.capacity(), 1);
-/// assert!(full.over_budget().is_none());
+/// assert!(full.budget_exceeded().is_none());
 /// assert_eq!(full.into_inner(), "second");
 /// ```
 ///
@@ -58,7 +58,7 @@ impl<T> PoolFull<T> {
     }
 
     /// The budget that refused the value, or `None` if the pool was full.
-    pub fn over_budget(&self) -> Option<&BudgetExceeded> {
+    pub fn budget_exceeded(&self) -> Option<&BudgetExceeded> {
         self.over_budget.as_ref()
     }
 }

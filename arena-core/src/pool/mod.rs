@@ -255,7 +255,7 @@ impl<T> Pool<T> {
     /// Inserts `value` and returns its handle, or gives it back inside [`PoolFull`] if every slot
     /// is in use (and the pool cannot grow) or a [`Budget`](crate::tags::Budget) with
     /// [`Policy::Fail`](crate::tags::Policy::Fail) refuses it
-    /// ([`PoolFull::over_budget`]). O(1); nothing changes on failure.
+    /// ([`PoolFull::budget_exceeded`]). O(1); nothing changes on failure.
     ///
     /// # Panics
     /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
@@ -431,7 +431,7 @@ impl<T> Pool<T> {
 /// The budget is checked where the pool looks for a slot outside its inlined insert path (see
 /// [`try_insert`](Pool::try_insert)); it counts live values × `size_of::<T>()`. Under
 /// [`Policy::Fail`](crate::tags::Policy::Fail) `try_insert` returns a [`PoolFull`] whose
-/// [`over_budget`](PoolFull::over_budget) is the [`BudgetExceeded`](crate::tags::BudgetExceeded),
+/// [`budget_exceeded`](PoolFull::budget_exceeded) is the [`BudgetExceeded`](crate::tags::BudgetExceeded),
 /// handing the value back; `insert`, `insert_with` panic with its text; `try_insert_with` returns
 /// `None`. A lifted `Warn` budget re-arms once removes bring usage back under.
 impl<T> crate::tags::Budgeted for Pool<T> {

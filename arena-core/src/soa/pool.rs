@@ -186,7 +186,7 @@ impl<T: Soa> SoaPool<T> {
 
     /// Inserts `value` and returns its handle, or gives it back inside [`PoolFull`] if the pool
     /// is full (and cannot grow) or a [`Budget`](crate::tags::Budget) with
-    /// [`Policy::Fail`](crate::tags::Policy::Fail) refuses it ([`PoolFull::over_budget`]). O(1);
+    /// [`Policy::Fail`](crate::tags::Policy::Fail) refuses it ([`PoolFull::budget_exceeded`]). O(1);
     /// nothing changes on failure.
     ///
     /// # Panics
@@ -539,7 +539,7 @@ fn stale<T>(handle: Handle<T>) -> ! {
 /// As for [`Pool`](crate::pool::Pool): the budget counts live values × `size_of::<T>()` and is
 /// checked where the handle map looks for a slot outside its inlined path. Under
 /// [`Policy::Fail`](crate::tags::Policy::Fail) `try_insert` returns a [`PoolFull`] whose
-/// [`over_budget`](PoolFull::over_budget) is set, handing the value back; `insert` and
+/// [`budget_exceeded`](PoolFull::budget_exceeded) is set, handing the value back; `insert` and
 /// `insert_with` panic with its text; `try_insert_with` returns `None`.
 impl<T: Soa> Budgeted for SoaPool<T> {
     fn budget(&self) -> Option<BudgetGate> {

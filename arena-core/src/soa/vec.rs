@@ -201,7 +201,7 @@ impl<T: Soa> SoaVec<T> {
     /// v.set_budget(Some(Budget::fail(4).into())); // one f32
     /// v.push(P { x: 1.0 });
     /// let refused = v.try_push(P { x: 2.0 }).unwrap_err();
-    /// assert!(refused.over_budget().is_some());
+    /// assert!(refused.budget_exceeded().is_some());
     /// assert_eq!(refused.into_inner(), P { x: 2.0 });
     /// assert_eq!(v.len(), 1);
     /// ```
@@ -556,7 +556,7 @@ impl PushRefusal {
 ///
 /// Either the block could not grow ([`alloc_error`](Self::alloc_error)) or a
 /// [`Budget`](crate::tags::Budget) with [`Policy::Fail`](crate::tags::Policy::Fail) refused
-/// one more row ([`over_budget`](Self::over_budget)).
+/// one more row ([`budget_exceeded`](Self::budget_exceeded)).
 #[derive(Clone, PartialEq, Eq)]
 pub struct TryPushError<T> {
     value: T,
@@ -570,7 +570,7 @@ impl<T> TryPushError<T> {
     }
 
     /// The budget that refused the row, if that was the reason.
-    pub fn over_budget(&self) -> Option<&BudgetExceeded> {
+    pub fn budget_exceeded(&self) -> Option<&BudgetExceeded> {
         match &self.refusal {
             PushRefusal::OverBudget(e) => Some(e),
             PushRefusal::Alloc(_) => None,

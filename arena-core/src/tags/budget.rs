@@ -82,50 +82,6 @@ impl fmt::Display for BudgetExceeded {
 
 impl core::error::Error for BudgetExceeded {}
 
-/// Checks `current + requested` against `budget` (`usize::MAX` = none). The fast path is one
-/// add and one compare; the policy runs out of line.
-#[inline(always)]
-pub(crate) fn check(
-    budget: usize,
-    policy: Policy,
-    who: (&'static str, &'static str),
-    current: usize,
-    requested: usize,
-) -> Result<(), BudgetExceeded> {
-    // Both are at most `isize::MAX` (a live size and a request size), so the sum cannot wrap.
-    if current + requested <= budget {
-        return Ok(());
-    }
-    over(
-        BudgetExceeded {
-            allocator: who.0,
-            tag: who.1,
-            budget,
-            current,
-            requested,
-        },
-        policy,
-    )
-}
-
-/// Applies `policy` to an exceeded budget.
-#[cold]
-#[inline(never)]
-#[track_caller]
-pub(crate) fn over(e: BudgetExceeded, policy: Policy) -> Result<(), BudgetExceeded> {
-    match policy {
-        Policy::Warn => {
-            // Warn only on the crossing, not on every allocation while over.
-            if e.current <= e.budget {
-                warn(&e);
-            }
-            Ok(())
-        }
-        Policy::Fail => Err(e),
-        Policy::Panic => panic!("{e}"),
-    }
-}
-
 /// Who a budget error names: the allocator and its tag. [`Tracked`](super::Tracked) fills it in
 /// from its name and tag; an allocator given a budget directly is `unnamed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

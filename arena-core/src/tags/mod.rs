@@ -91,15 +91,11 @@ mod heap;
 #[cfg(feature = "alloc")]
 mod history;
 #[cfg(feature = "alloc")]
-mod pool;
-#[cfg(feature = "alloc")]
 mod registry;
 #[cfg(feature = "alloc")]
 mod report;
 #[cfg(feature = "serde")]
 mod serde;
-#[cfg(feature = "alloc")]
-mod soa;
 #[cfg(feature = "alloc")]
 mod svg;
 mod tag;
@@ -119,5 +115,5 @@ pub use registry::{DEFAULT_HISTORY, OverBudget, Registry};
 #[cfg(feature = "alloc")]
 pub use report::{AllocatorRow, Report, TagRow, Totals};
 pub use tag::{MAX_DEPTH, Tag, TagPath};
-pub use tracked::{Leak, Refused, Source, Tracked};
+pub use tracked::{Leak, Source, Tracked};
 pub use usage::{MemoryUsage, Usage};

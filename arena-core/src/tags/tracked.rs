@@ -4,7 +4,7 @@
 use core::fmt;
 use core::ops::{Deref, DerefMut};
 
-use super::budget::{self, Budget, BudgetExceeded, BudgetGate, Budgeted, Owner};
+use super::budget::{Budget, BudgetGate, Budgeted, Owner};
 use super::tag::{Tag, TagPath};
 use super::usage::{MemoryUsage, Usage};
 
@@ -173,29 +173,6 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
             bytes: usage.current,
         })
     }
-
-    /// Whether a budget is set. For the per-family methods that still check the budget here
-    /// rather than in the allocator.
-    #[inline(always)]
-    pub(super) fn has_budget(&self) -> bool {
-        self.labels.budget.is_some()
-    }
-
-    /// Checks `requested` more bytes against the budget, given `current` bytes in use. For the
-    /// per-family methods that still check the budget here rather than in the allocator.
-    #[inline(always)]
-    pub(super) fn check(&self, current: usize, requested: usize) -> Result<(), BudgetExceeded> {
-        match self.labels.budget {
-            Some(gate) => budget::check(
-                gate.budget().bytes,
-                gate.budget().policy,
-                (gate.owner().allocator, gate.owner().tag),
-                current,
-                requested,
-            ),
-            None => Ok(()),
-        }
-    }
 }
 
 impl<A: Budgeted, G: Tag> Tracked<A, G> {
@@ -362,50 +339,6 @@ impl fmt::Display for Leak {
         )
     }
 }
-
-/// An allocation refused by a budget checked in the [`Tracked`] wrapper rather than in the
-/// allocator, or by the allocator itself. `V` is what is handed back (the value a pool could not
-/// take, or `()`).
-///
-/// # Variance
-///
-/// Covariant in `E` and `V`: it owns the error and the value handed back.
-// Only the per-family wrapper methods (tags/arena.rs, pool.rs, soa.rs, heap.rs) return it. Once
-// every allocator enforces its own budget, its own error carries the `BudgetExceeded` and this
-// type has no purpose left: it goes with those files.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refused<E, V = ()> {
-    /// The budget's [`Policy::Fail`](super::Policy::Fail) refused it; nothing was allocated.
-    OverBudget {
-        /// Which budget and by how much.
-        exceeded: BudgetExceeded,
-        /// The value given back.
-        value: V,
-    },
-    /// The allocator refused it (full, out of memory, ...).
-    Allocator(E),
-}
-
-impl<E, V> Refused<E, V> {
-    /// The budget error, if that was the reason.
-    pub fn budget_exceeded(&self) -> Option<&BudgetExceeded> {
-        match self {
-            Refused::OverBudget { exceeded, .. } => Some(exceeded),
-            Refused::Allocator(_) => None,
-        }
-    }
-}
-
-impl<E: fmt::Display, V> fmt::Display for Refused<E, V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Refused::OverBudget { exceeded, .. } => exceeded.fmt(f),
-            Refused::Allocator(e) => e.fmt(f),
-        }
-    }
-}
-
-impl<E: fmt::Debug + fmt::Display, V: fmt::Debug> core::error::Error for Refused<E, V> {}
 
 /// An allocator a report can read: a [`Tracked`] allocator, or a `(name, tag, &allocator)` tuple
 /// for one that is not wrapped.

@@ -17,8 +17,7 @@ use arena_core::layout::FieldOrder;
 use arena_core::pool::{self, Handle, Pool, PoolFull};
 use arena_core::soa::{self, SoaSlice, SoaSliceMut};
 use arena_core::tags::{
-    AllocatorRow, FrameSample, GuardedHeap, History, OverBudget, Refused, Report, TagRow, Totals,
-    Tracked,
+    AllocatorRow, FrameSample, GuardedHeap, History, OverBudget, Report, TagRow, Totals, Tracked,
 };
 use soa_rows::Particle;
 
@@ -121,9 +120,6 @@ fn tracked_buffer_arena<'a: 'b, 'b>(
     x
 }
 fn guarded_heap<'a: 'b, 'b>(x: GuardedHeap<'a>) -> GuardedHeap<'b> {
-    x
-}
-fn refused<'a: 'b, 'b>(x: Refused<&'a str, &'a str>) -> Refused<&'b str, &'b str> {
     x
 }
 fn totals<'a: 'b, 'b>(x: Totals<'a, Tag>) -> Totals<'b, Tag> {

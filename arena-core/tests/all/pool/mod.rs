@@ -1,7 +1,9 @@
 //! Pools and generational handles: behaviour, a model, foreign and stale handles, panics, serde.
 mod behaviour;
+mod budget;
 mod foreign_and_stale_handles;
 mod model;
 mod panic_safety;
 mod serde;
 mod serde_validation;
+mod slot_core;

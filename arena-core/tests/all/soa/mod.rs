@@ -1,5 +1,9 @@
 //! SoA containers: `SoaVec`, `SoaPool`, SoA slices from an arena, panics in user conversions.
 mod arena;
+mod budget;
 mod panic_safety;
 mod pool;
+mod pool_model;
+mod pool_parity;
+mod pool_serde;
 mod vec;

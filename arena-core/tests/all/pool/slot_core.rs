@@ -3,13 +3,12 @@
 //! slots, stale handles rejected after reuse, the next handle after a clone the same).
 #![allow(missing_docs)] // test-only row types
 
-#[macro_use]
-mod soa_macro;
+use crate::soa_rows;
 
 use arena_core::pool::{Handle, Pool};
 use arena_core::soa::SoaPool;
 use arena_core::tags::MemoryUsage;
-use soa_macro::Enemy;
+use soa_rows::Enemy;
 
 #[test]
 fn a_64_byte_value_takes_a_72_byte_slot() {

@@ -3,15 +3,14 @@
 //! growable mode and retirement of exhausted slots.
 #![allow(missing_docs)] // test-only row types
 
-#[macro_use]
-mod soa_macro;
+use crate::soa_rows;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_core::poison::ENABLED as TAGGED;
 use arena_core::pool::Pool;
 use arena_core::soa::SoaPool;
-use soa_macro::Enemy;
+use soa_rows::Enemy;
 
 fn enemy(id: i32) -> Enemy {
     Enemy {
@@ -146,7 +145,7 @@ fn growable_pools_grow_by_chunks_and_keep_handles() {
     let mut fixed = SoaPool::with_capacity(1);
     fixed.insert(enemy(0));
     let full = fixed.try_insert(enemy(1)).unwrap_err();
-    assert!(full.over_budget().is_none());
+    assert!(full.budget_exceeded().is_none());
     assert_eq!(full.into_inner().id, 1);
 }
 

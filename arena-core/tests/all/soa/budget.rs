@@ -4,14 +4,13 @@
 //! (rows already reserved are not a way around it).
 #![allow(missing_docs)] // test-only row types
 
-#[macro_use]
-mod soa_macro;
+use crate::soa_rows;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_core::soa::SoaVec;
 use arena_core::tags::{Budget, Budgeted, MemoryUsage};
-use soa_macro::Enemy;
+use soa_rows::Enemy;
 
 fn panic_text(f: impl FnOnce()) -> String {
     let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
@@ -54,7 +53,7 @@ macro_rules! soa_vec_fail_policy_tests {
             let mut v = full_budget();
             let before = v.usage();
             let refused = v.try_push(enemy(99)).unwrap_err();
-            let e = *refused.over_budget().expect("refused by the budget");
+            let e = *refused.budget_exceeded().expect("refused by the budget");
             assert_eq!(
                 (e.budget, e.current, e.requested),
                 (FIT * ROW, FIT * ROW, ROW)
@@ -82,7 +81,7 @@ macro_rules! soa_vec_fail_policy_tests {
             let mut v = full_budget();
             let before = v.usage();
             let refused = v.try_insert(0, enemy(99)).unwrap_err();
-            assert!(refused.over_budget().is_some());
+            assert!(refused.budget_exceeded().is_some());
             assert_eq!(refused.into_inner().id, 99);
             assert_eq!(v.usage(), before);
             assert_eq!(*v.get(0).unwrap().id, 0, "no row moved");

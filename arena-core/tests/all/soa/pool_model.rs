@@ -3,16 +3,15 @@
 //! `get_disjoint_mut`. After each step the pool holds exactly the model's values, densely.
 #![allow(missing_docs)] // test-only row types
 
-#[macro_use]
-mod soa_macro;
-mod support;
+use crate::soa_rows;
+use crate::support;
 
 use std::collections::HashMap;
 
 use arena_core::pool::Handle;
 use arena_core::soa::SoaPool;
 use proptest::prelude::*;
-use soa_macro::Enemy;
+use soa_rows::Enemy;
 use support::{miri_or, proptest_config};
 
 #[derive(Debug, Clone)]

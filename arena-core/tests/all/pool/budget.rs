@@ -4,15 +4,14 @@
 //! below the current usage.
 #![allow(missing_docs)] // test-only row types
 
-#[macro_use]
-mod soa_macro;
+use crate::soa_rows;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_core::pool::Pool;
 use arena_core::soa::SoaPool;
 use arena_core::tags::{Budget, BudgetGate, Budgeted, MemoryUsage, Owner};
-use soa_macro::Enemy;
+use soa_rows::Enemy;
 
 /// The panic message of `f`, which must panic.
 fn panic_text(f: impl FnOnce()) -> String {
@@ -61,7 +60,7 @@ macro_rules! pool_fail_policy_tests {
             let mut pool = full_budget();
             let before = pool.usage();
             let refused = pool.try_insert(($value)(99)).unwrap_err();
-            let e = *refused.over_budget().expect("refused by the budget");
+            let e = *refused.budget_exceeded().expect("refused by the budget");
             assert_eq!(
                 (e.budget, e.current, e.requested),
                 (FIT * $size, FIT * $size, $size)
@@ -123,7 +122,7 @@ macro_rules! pool_fail_policy_tests {
             assert!(
                 pool.try_insert(($value)(99))
                     .unwrap_err()
-                    .over_budget()
+                    .budget_exceeded()
                     .is_some()
             );
             let text = panic_text(|| {
@@ -257,6 +256,6 @@ fn without_a_budget_nothing_changes() {
     p.insert(1);
     p.insert(2);
     let full = p.try_insert(3).unwrap_err();
-    assert!(full.over_budget().is_none());
+    assert!(full.budget_exceeded().is_none());
     assert!(full.to_string().contains("pool is full"), "{full}");
 }
