@@ -224,6 +224,33 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     }
 }
 
+/// A tracked allocator is an allocator: it reports the wrapped allocator's counters, so generic
+/// code (and another wrapper) can take it where it takes the allocator.
+impl<A: Budgeted, G: Tag> MemoryUsage for Tracked<A, G> {
+    fn usage(&self) -> Usage {
+        self.inner.usage()
+    }
+    fn reports_leaks(&self) -> bool {
+        self.inner.reports_leaks()
+    }
+}
+
+/// Through the trait, a tracked allocator's budget is the allocator's ([`Budgeted::budget`] reads
+/// the gate in force, warned state included), and a gate set through it is named after the
+/// wrapper, as [`Tracked::set_budget`] names it.
+impl<A: Budgeted, G: Tag> Budgeted for Tracked<A, G> {
+    fn budget(&self) -> Option<BudgetGate> {
+        self.allocator().budget()
+    }
+
+    fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        Tracked::set_budget(self, gate.map(|g| g.budget()));
+    }
+
+    // `restore_budget` keeps its default: every access through the wrapper restores the
+    // wrapper's own gate already.
+}
+
 /// Whether `inner` has the budget `want` ([`BudgetGate::same_budget`]: four compares, and a
 /// lifted `Warn` state counts as the same budget, so a warning is not re-armed by every access).
 /// Inlined into every `deref_mut`.

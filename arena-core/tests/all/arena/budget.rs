@@ -478,3 +478,31 @@ fn a_fixed_arena_over_its_capacity_and_under_its_budget_is_still_full() {
         Err(ArenaError::Full { .. })
     ));
 }
+
+/// The same list through `Tracked`: every method is the arena's own, reached through `Deref`, and
+/// the budget set on the wrapper is the arena's.
+mod tracked_arena {
+    use arena_core::tags::Tracked;
+    arena_fail_policy_tests!(|budget: Budget| {
+        Tracked::new(Arena::chained(4096), "level scratch", "Gameplay").with_budget(budget)
+    });
+}
+
+/// A tracked frame arena's budget holds in each frame it begins (the frame keeps the labels).
+mod tracked_frame {
+    use arena_core::arena::Frame;
+    use arena_core::tags::Tracked;
+
+    fn frame_with<'f>(
+        frames: &'f mut Tracked<FrameArena<2>, &'static str>,
+        budget: Budget,
+    ) -> Tracked<Frame<'f>, &'static str> {
+        frames.set_budget(Some(budget));
+        frames.begin_frame()
+    }
+
+    arena_fail_policy_tests!(
+        @owner Tracked::new(FrameArena::<2>::chained(4096), "draw lists", "Rendering"),
+        frame_with
+    );
+}

@@ -115,7 +115,7 @@ macro_rules! guarded_fail_policy_tests {
         #[test]
         fn try_alloc() {
             let make = $make;
-            let mut heap: GuardedHeap<'static> = make(Budget::fail(BUDGET));
+            let mut heap: G = make(Budget::fail(BUDGET));
             let p = heap.try_alloc(layout(64)).unwrap();
             let before = heap.usage();
             let e = heap.try_alloc(layout(200)).unwrap_err();
@@ -128,7 +128,7 @@ macro_rules! guarded_fail_policy_tests {
         #[should_panic(expected = "memory budget exceeded")]
         fn alloc() {
             let make = $make;
-            let mut heap: GuardedHeap<'static> = make(Budget::fail(BUDGET));
+            let mut heap: G = make(Budget::fail(BUDGET));
             let _p = heap.alloc(layout(64));
             heap.alloc(layout(200));
         }
@@ -210,6 +210,7 @@ mod direct {
 
 mod guarded {
     use super::*;
+    type G = GuardedHeap<'static>;
     guarded_fail_policy_tests!(|budget: Budget| {
         let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
         heap.set_budget(Some(budget.into()));
@@ -315,4 +316,30 @@ fn a_block_that_keeps_a_tail_too_small_to_split_counts_it_against_the_budget() {
     heap.set_budget(Some(Budget::fail(80).into()));
     heap.alloc(layout(16));
     assert_eq!(heap.usage().current, 80);
+}
+
+/// The same lists through `Tracked`: the heap's own methods, reached through `Deref`, with the
+/// budget set on the wrapper.
+mod tracked {
+    use super::*;
+    use arena_core::tags::Tracked;
+    type H = Tracked<FreeListHeap<'static>, &'static str>;
+    heap_fail_policy_tests!(|budget: Budget| {
+        Tracked::new(FreeListHeap::with_capacity(4096), "level assets", "Assets")
+            .with_budget(budget)
+    });
+}
+
+mod tracked_guarded {
+    use super::*;
+    use arena_core::tags::Tracked;
+    type G = Tracked<GuardedHeap<'static>, &'static str>;
+    guarded_fail_policy_tests!(|budget: Budget| {
+        Tracked::new(
+            GuardedHeap::new(FreeListHeap::with_capacity(4096)),
+            "debug assets",
+            "Assets",
+        )
+        .with_budget(budget)
+    });
 }

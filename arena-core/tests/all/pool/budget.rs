@@ -141,17 +141,29 @@ macro_rules! pool_fail_policy_tests {
             let hs: Vec<_> = (0..FIT + 1).map(|i| pool.insert(($value)(i))).collect();
             assert_eq!(pool.len(), FIT + 1, "Warn lets the value in");
             assert_eq!(
-                pool.budget().unwrap().limit(),
+                Budgeted::budget(&pool).unwrap().limit(),
                 usize::MAX,
                 "and lifts the clamp"
             );
             pool.remove(hs[0]);
             pool.remove(hs[1]);
-            assert_eq!(pool.budget().unwrap().limit(), FIT * $size, "armed again");
+            assert_eq!(
+                Budgeted::budget(&pool).unwrap().limit(),
+                FIT * $size,
+                "armed again"
+            );
             pool.insert(($value)(8));
-            assert_eq!(pool.budget().unwrap().limit(), FIT * $size, "still under");
+            assert_eq!(
+                Budgeted::budget(&pool).unwrap().limit(),
+                FIT * $size,
+                "still under"
+            );
             pool.insert(($value)(9));
-            assert_eq!(pool.budget().unwrap().limit(), usize::MAX, "crossed again");
+            assert_eq!(
+                Budgeted::budget(&pool).unwrap().limit(),
+                usize::MAX,
+                "crossed again"
+            );
         }
 
         #[test]
@@ -172,7 +184,7 @@ macro_rules! pool_fail_policy_tests {
         fn the_error_names_the_owner() {
             let mut pool = ($make)(Budget::fail(usize::MAX));
             let gate = BudgetGate::new(budget(), Owner::new("bullets", "Gameplay"));
-            pool.set_budget(Some(gate));
+            Budgeted::set_budget(&mut pool, Some(gate));
             for i in 0..FIT {
                 pool.insert(($value)(i));
             }
@@ -258,4 +270,28 @@ fn without_a_budget_nothing_changes() {
     let full = p.try_insert(3).unwrap_err();
     assert!(full.budget_exceeded().is_none());
     assert!(full.to_string().contains("pool is full"), "{full}");
+}
+
+/// The same list through `Tracked`: the pools' own methods, reached through `Deref`, with the
+/// budget set on the wrapper.
+mod tracked_pool {
+    use super::*;
+    use arena_core::tags::Tracked;
+    type _Pool = Tracked<Pool<[u64; 4]>, &'static str>;
+    pool_fail_policy_tests!(
+        |b: Budget| Tracked::new(Pool::growable(1), "bullets", "Gameplay").with_budget(b),
+        |i: usize| [i as u64; 4],
+        32
+    );
+}
+
+mod tracked_soa_pool {
+    use super::*;
+    use arena_core::tags::Tracked;
+    type _Pool = Tracked<SoaPool<Enemy>, &'static str>;
+    pool_fail_policy_tests!(
+        |b: Budget| Tracked::new(SoaPool::with_capacity(16), "bullets", "Gameplay").with_budget(b),
+        |i: usize| enemy(i as i32),
+        size_of::<Enemy>()
+    );
 }

@@ -40,7 +40,7 @@ const FIT: usize = 3;
 /// under a budget.
 macro_rules! soa_vec_fail_policy_tests {
     ($make:expr) => {
-        fn full_budget() -> SoaVec<Enemy> {
+        fn full_budget() -> V {
             let mut v = ($make)(Budget::fail(FIT * ROW));
             for i in 0..FIT {
                 v.push(enemy(i as i32));
@@ -114,13 +114,21 @@ macro_rules! soa_vec_fail_policy_tests {
                 v.push(enemy(i as i32));
             }
             assert_eq!(v.len(), FIT + 1);
-            assert_eq!(v.budget().unwrap().limit(), usize::MAX);
+            assert_eq!(Budgeted::budget(&v).unwrap().limit(), usize::MAX);
             v.pop();
             v.pop();
-            assert_eq!(v.budget().unwrap().limit(), FIT * ROW, "armed again");
+            assert_eq!(
+                Budgeted::budget(&v).unwrap().limit(),
+                FIT * ROW,
+                "armed again"
+            );
             v.push(enemy(8));
             v.push(enemy(9));
-            assert_eq!(v.budget().unwrap().limit(), usize::MAX, "crossed again");
+            assert_eq!(
+                Budgeted::budget(&v).unwrap().limit(),
+                usize::MAX,
+                "crossed again"
+            );
         }
 
         #[test]
@@ -153,6 +161,7 @@ macro_rules! soa_vec_fail_policy_tests {
 
 mod unreserved {
     use super::*;
+    type V = SoaVec<Enemy>;
     soa_vec_fail_policy_tests!(|b: Budget| {
         let mut v = SoaVec::new();
         v.set_budget(Some(b.into()));
@@ -162,6 +171,7 @@ mod unreserved {
 
 mod reserved {
     use super::*;
+    type V = SoaVec<Enemy>;
     // Room for far more rows than the budget allows: the check must not depend on growth.
     soa_vec_fail_policy_tests!(|b: Budget| {
         let mut v = SoaVec::with_capacity(64);
@@ -178,4 +188,15 @@ mod reserved {
         v.push(enemy(1));
         assert!(v.try_push(enemy(2)).is_err());
     }
+}
+
+/// The same list through `Tracked`: the vector's own methods, reached through `Deref`, with the
+/// budget set on the wrapper.
+mod tracked {
+    use super::*;
+    use arena_core::tags::Tracked;
+    type V = Tracked<SoaVec<Enemy>, &'static str>;
+    soa_vec_fail_policy_tests!(|b: Budget| {
+        Tracked::new(SoaVec::new(), "enemies", "Gameplay").with_budget(b)
+    });
 }

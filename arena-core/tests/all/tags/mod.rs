@@ -3,3 +3,4 @@
 mod reports_and_budgets;
 mod serde;
 mod tracked_deref;
+mod tracked_forms;
