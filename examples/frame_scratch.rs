@@ -1,6 +1,6 @@
 //! A game loop with the arena family: triple-buffered frame arenas whose render commands a render
 //! thread consumes a frame later, per-call `scratch` arenas for pathfinding, and a level arena
-//! with a scope per frame (the seeds' stack allocator: level data below the marker, frame data
+//! with a scope per frame (a stack allocator: level data below the marker, frame data
 //! above it).
 //!
 //! Run: `cargo run --release --example frame_scratch` (`ARENA_KIT_SMOKE=1` for a quick run).

@@ -1,5 +1,5 @@
-//! What the seeds' structs cost: `#[derive(Layout)]` reports for `Bad`, `Good`, the exercise's
-//! `Enemy` and the 28-byte `Particle`, with the assertions that keep them that way.
+//! What structs cost: `#[derive(Layout)]` reports for `Bad`, `Good`, an `Enemy` with its fields
+//! in a poor order and the 28-byte `Particle`, with the assertions that keep them that way.
 //!
 //! Run with `cargo run --example layout_report`; the tour runs it first.
 
@@ -25,7 +25,7 @@ pub struct Good {
     c: u8,
 }
 
-/// The exercise: 24 bytes as written, 16 in the order the report suggests.
+/// 24 bytes as written, 16 in the order the report suggests.
 #[derive(Layout)]
 #[layout(max_size = 24)]
 #[repr(C)]
@@ -52,7 +52,7 @@ pub struct Particle {
 
 /// Prints the four reports.
 pub fn run() {
-    println!("== Layout: what the seeds' structs cost ==\n");
+    println!("== Layout: what these structs cost ==\n");
     for layout in [Bad::LAYOUT, Good::LAYOUT, Enemy::LAYOUT, Particle::LAYOUT] {
         println!("{layout}\n");
     }

@@ -1,4 +1,4 @@
-//! Level load and unload in a `FreeListHeap`: the fragmentation scenario from the seeds.
+//! Level load and unload in a `FreeListHeap`: load, unload, fragment, reload.
 //!
 //! Level 1 loads its assets; while it plays, a few long-lived objects (a save-game buffer, UI
 //! atlases, an audio bank) are allocated between them. Unloading level 1 frees its assets but the

@@ -1,5 +1,5 @@
 //! Who owns every byte: a small game loop whose allocators carry names, tags and budgets, ending
-//! with the memory report (the seeds' `Physics: 4096 bytes`, with peaks, counts and budgets) and
+//! with the memory report (`Physics: 4096 bytes` per tag, with peaks, counts and budgets) and
 //! an SVG chart of each tag over the frames in `target/memory-report.svg`.
 //!
 //! Run: `cargo run --example memory_report` (`ARENA_KIT_SMOKE=1` for a short run).
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use arena_kit::prelude::*;
 
-/// The seeds' subsystems, with particles under rendering.
+/// The game's subsystems, with particles under rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MemoryTag {
     Physics,
@@ -163,7 +163,7 @@ pub fn run() {
     }
 
     let report = last.expect("at least one frame ran");
-    println!("The seeds' report, from the allocators themselves:");
+    println!("Bytes per tag, from the allocators themselves:");
     print!("{}", report.totals());
     println!();
     print!("{report}");

@@ -1,4 +1,4 @@
-//! The seeds' particle system, both ways: 1,000,000 particles updated as an array of structs
+//! A particle system, both ways: 1,000,000 particles updated as an array of structs
 //! (`Vec<Particle>`) and as struct-of-arrays columns (`SoaVec<Particle>`), with the time of each
 //! pass and the memory layout of both.
 //!
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use arena_kit::prelude::*;
 
-/// The seeds' particle: seven `f32`, 28 bytes, no padding.
+/// A particle: seven `f32`, 28 bytes, no padding.
 #[derive(Layout, Soa, Clone, Copy, Debug, PartialEq)]
 #[layout(size = 28, max_padding = 0)]
 #[repr(C)]
@@ -77,7 +77,7 @@ fn update_soa(ps: &mut SoaVec<Particle>, dt: f32) {
     }
 }
 
-/// The one-field pass of the seeds' cache-line count: `x += vx * dt`.
+/// The one-field pass whose cache lines are counted below: `x += vx * dt`.
 #[inline(never)]
 fn x_only_aos(ps: &mut [Particle], dt: f32) {
     for p in ps {
@@ -206,7 +206,7 @@ pub fn run() {
     let soa_lines = (n * std::mem::size_of::<f32>()).div_ceil(CACHE_LINE);
     println!(
         "cache lines a pass over `x` touches: AoS {aos_lines}, SoA {soa_lines} per column read \
-         ({:.1}x fewer; the seeds count 438 vs 63 for 1,000 particles)",
+         ({:.1}x fewer; for 1,000 particles it is 438 vs 63)",
         aos_lines as f64 / soa_lines as f64
     );
 }

@@ -14,7 +14,7 @@ use std::time::Instant;
 use allocator_api2::vec::Vec as ArenaVec;
 use arena_kit::arena::{ArenaStats, FrameArena, FrameReader};
 
-/// One profiler event, as the seed's data capture records it.
+/// One profiler event, as a data capture records it.
 #[derive(Debug, Clone, Copy)]
 struct Event {
     name: &'static str,

@@ -1,4 +1,4 @@
-//! The tour of arena-kit: every part, on the seeds' own examples, in one run.
+//! The tour of arena-kit: every part, on small game examples, in one run.
 //!
 //! `cargo run --release --example tour` (set `ARENA_KIT_SMOKE=1` for a quick, small run).
 //! Each stop is also an example of its own (`cargo run --release --example bullets`, ...).

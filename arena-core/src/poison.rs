@@ -1,4 +1,4 @@
-//! The debug fill patterns shared by every allocator, as the seeds describe them.
+//! The debug fill patterns shared by every allocator.
 //!
 //! Memory handed out fresh is filled with [`FRESH`], memory given back with [`FREED`], and guard
 //! bytes around allocations hold [`GUARD`]. A value that reads as `0xDDDD_DDDD` in a debugger was

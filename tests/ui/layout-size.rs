@@ -1,6 +1,6 @@
 use arena_kit::Layout;
 
-// The seed's `Bad`: 1 + 8 + 1 bytes of fields padded to 24.
+// `Bad`: 1 + 8 + 1 bytes of fields padded to 24.
 #[derive(Layout)]
 #[layout(size = 16)]
 #[repr(C)]

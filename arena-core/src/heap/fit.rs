@@ -22,7 +22,7 @@ pub(crate) const FL_COUNT: usize = (usize::BITS - LINEAR_BITS + 1) as usize;
 /// All three share the same free lists, splitting and coalescing; only the search differs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Fit {
-    /// The lowest-addressed free block that fits, as the seeds' first fit finds it by walking
+    /// The lowest-addressed free block that fits, as a textbook first fit finds it by walking
     /// memory. Searches every free block that is large enough: O(free blocks).
     First,
     /// The smallest free block that fits. Searches the lists of the smallest size class that has

@@ -1,4 +1,4 @@
-//! Seeing the heap: the seeds' layout line (`Display` on [`FreeListHeap`]) and an SVG memory map.
+//! Seeing the heap: a layout line (`Display` on [`FreeListHeap`]) and an SVG memory map.
 
 use core::fmt;
 
@@ -6,7 +6,7 @@ use super::FreeListHeap;
 use super::block::GRANULE;
 use super::stats::BlockState;
 
-/// The seeds' memory-layout line, one `[Size: N, Allocated]` or `[Size: N, Free]` per block in
+/// The heap's memory-layout line, one `[Size: N, Allocated]` or `[Size: N, Free]` per block in
 /// address order, separated by spaces. Live blocks show the bytes asked for; free blocks the
 /// payload they could hand out.
 impl fmt::Display for FreeListHeap<'_> {

@@ -477,8 +477,8 @@ impl<'buf> FreeListHeap<'buf> {
         }
     }
 
-    /// Walks every block in address order. `Display` on the heap prints the same walk as the
-    /// seeds' layout line.
+    /// Walks every block in address order. `Display` on the heap prints the same walk as a
+    /// layout line.
     pub fn blocks(&self) -> Blocks<'_> {
         Blocks {
             region: &self.region,

@@ -99,7 +99,7 @@ impl BlockInfo {
     }
 }
 
-/// Prints the seed's layout entry: `[Size: 100, Allocated]` with the size the caller asked for,
+/// Prints the block's layout entry: `[Size: 100, Allocated]` with the size the caller asked for,
 /// or `[Size: 656, Free]` with the payload a free block could hold.
 impl fmt::Display for BlockInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

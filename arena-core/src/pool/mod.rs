@@ -1,9 +1,9 @@
 //! Typed pools: [`Pool<T>`] with generational [`Handle<T>`]s.
 //!
-//! The seeds' pool allocator, done with handles instead of pointers: fixed-size slots, a free list
+//! A pool allocator, done with handles instead of pointers: fixed-size slots, a free list
 //! threaded through the free slots themselves, O(1) insert, remove and lookup, no fragmentation.
 //! A [`Handle<T>`] is an index plus the slot's generation, so a handle to a value that was removed
-//! (its slot freed, or freed and reused) is simply rejected: the seeds' double-free cycle and every
+//! (its slot freed, or freed and reused) is simply rejected: a double-free cycle and every
 //! stale-pointer bug become a `None`.
 //!
 //! **Pick it** for many objects of one type with independent lifetimes (bullets, particles,
@@ -58,7 +58,7 @@
 //!   The generations of different pools never match, and on a miss the pool compares tags and
 //!   panics, naming both, instead of returning `None` (slotmap, thunderdome and generational-arena
 //!   return the other container's value). Release builds use the whole counter and skip the check.
-//! - **Free list**: LIFO through the free slots, as in the seeds. Slots that were never used are
+//! - **Free list**: LIFO through the free slots, as in a classic pool allocator. Slots that were never used are
 //!   handed out in index order after the free list is empty; iteration stops at the highest slot
 //!   ever used (and, in a growable pool, opens no further chunk once every live value was seen).
 //! - **Serialization** (feature `serde`) keeps generations, the free-list order and the

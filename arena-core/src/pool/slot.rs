@@ -1,6 +1,6 @@
 //! [`Slot<T>`]: one cell of a pool, holding either a value or the link to the next free slot.
 //!
-//! The value and the free-list link share the same bytes (a `union`, as in the seeds' pool where a
+//! The value and the free-list link share the same bytes (a `union`, as in a classic pool where a
 //! free block's first bytes store the next pointer, and as in slotmap). Which one is there is told
 //! by the generation beside it: odd = value, even = link. All the `unsafe` of reading the union is
 //! here, behind accessors that check the generation first; the pool is written against them.

@@ -1,6 +1,6 @@
 //! Memory tags, budgets and reports: who owns every byte, across every allocator.
 //!
-//! The seeds' per-subsystem tracking ("when total memory creeps up over a two-hour session, who
+//! Per-subsystem tracking ("when total memory creeps up over a two-hour session, who
 //! is using it?") without a global tracker: each allocator keeps its own counters, as it already
 //! does, and a [`Tracked`] wrapper gives it a name, a [`Tag`] (your own `enum MemoryTag`, with
 //! parents for hierarchies like `Rendering/Particles`) and optionally a [`Budget`]. Once a frame,
@@ -17,7 +17,7 @@
 //! region), so its fast path is unchanged. No lock, no shared atomic, no global state. Reading
 //! counters happens only when a report is taken.
 //! **Not for** per-allocation call stacks or per-allocation tags inside one allocator: the tag
-//! belongs to the allocator (as in the seeds, Unreal's LLM scopes aside), so give each subsystem
+//! belongs to the allocator (as in most engine trackers, Unreal's LLM scopes aside), so give each subsystem
 //! its own allocators.
 //!
 //! | policy | what happens when an allocation would go over budget |

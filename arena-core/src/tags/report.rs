@@ -46,7 +46,7 @@ pub struct TagRow<G> {
 
 /// A snapshot of every allocator handed to it: per allocator and per tag, current bytes, peak,
 /// live allocations, reserved bytes and budget. `Display` prints the table; [`totals`] prints the
-/// seeds' one-line-per-tag form; [`to_csv`](Report::to_csv) and [`to_json`](Report::to_json)
+/// one-line-per-tag form; [`to_csv`](Report::to_csv) and [`to_json`](Report::to_json)
 /// export it.
 ///
 /// [`totals`]: Report::totals
@@ -179,14 +179,14 @@ impl<G: Tag> Report<G> {
         })
     }
 
-    /// The seeds' report: `Physics: 4096 bytes`, one line per tag (a parent's line includes its
+    /// The short report: `Physics: 4096 bytes`, one line per tag (a parent's line includes its
     /// children).
     pub fn totals(&self) -> Totals<'_, G> {
         Totals(self)
     }
 }
 
-/// The seeds' form of a [`Report`], from [`Report::totals`].
+/// The one-line-per-tag form of a [`Report`], from [`Report::totals`].
 ///
 /// # Variance
 ///

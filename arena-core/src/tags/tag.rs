@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-/// A memory tag: the subsystem that owns an allocator's bytes (the seeds' `MemoryTag`).
+/// A memory tag: the subsystem that owns an allocator's bytes (your `MemoryTag` enum).
 ///
 /// Implement it for your own `enum`; [`parent`](Tag::parent) builds hierarchies such as
 /// `Rendering/Particles`, whose bytes also count towards `Rendering` in a
