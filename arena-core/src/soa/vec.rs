@@ -48,6 +48,7 @@ impl<T: Soa> SoaVec<T> {
     ///
     /// # Panics
     /// If the columns do not fit in memory; see [`try_with_capacity`](Self::try_with_capacity).
+    #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
         unwrap_alloc(Self::try_with_capacity(capacity))
     }
@@ -85,6 +86,7 @@ impl<T: Soa> SoaVec<T> {
     ///
     /// # Panics
     /// If the allocation fails; see [`try_reserve`](Self::try_reserve).
+    #[track_caller]
     pub fn reserve(&mut self, additional: usize) {
         unwrap_alloc(self.try_reserve(additional));
     }
@@ -289,6 +291,7 @@ impl<T: Soa> SoaVec<T> {
     ///
     /// # Panics
     /// If `index >= len`.
+    #[track_caller]
     pub fn remove(&mut self, index: usize) -> T {
         assert!(
             index < self.len,
@@ -311,6 +314,7 @@ impl<T: Soa> SoaVec<T> {
     ///
     /// # Panics
     /// If `index >= len`.
+    #[track_caller]
     pub fn swap_remove(&mut self, index: usize) -> T {
         assert!(
             index < self.len,
@@ -396,6 +400,7 @@ impl<T: Soa> SoaVec<T> {
     ///
     /// # Panics
     /// If either is out of bounds.
+    #[track_caller]
     pub fn swap(&mut self, a: usize, b: usize) {
         self.as_soa_slice_mut().swap(a, b);
     }
