@@ -125,8 +125,8 @@ pub struct Pool<T> {
 // A 64-byte value takes a 72-byte slot: the value (or free-list link) and a `u32` generation.
 const _: () = assert!(size_of::<Slot<[u64; 8]>>() == 72);
 
-/// The bytes of one slot holding a `T` (the value or free-list link, and the generation).
-#[cfg_attr(not(feature = "serde"), allow(dead_code))]
+/// The bytes of one slot holding a `T` (the value or free-list link, and the generation): what a
+/// pool's usage reports as reserved per slot, and what the serde reader bounds allocation by.
 pub(crate) const fn slot_bytes<T>() -> usize {
     size_of::<Slot<T>>()
 }

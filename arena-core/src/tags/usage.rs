@@ -109,29 +109,13 @@ impl<T> MemoryUsage for Pool<T> {
             current: stats.len.saturating_mul(size_of::<T>()),
             peak: stats.peak_live.saturating_mul(size_of::<T>()),
             allocations: stats.len,
-            reserved: stats.capacity.saturating_mul(pool_slot_bytes::<T>()),
+            reserved: stats.capacity.saturating_mul(crate::pool::slot_bytes::<T>()),
         }
     }
 
     fn reports_leaks(&self) -> bool {
         true
     }
-}
-
-/// The bytes of one pool slot: the value (or the free-list link) and a `u32` generation.
-#[cfg(feature = "alloc")]
-pub(crate) fn pool_slot_bytes<T>() -> usize {
-    #[allow(dead_code)]
-    union Cell<T> {
-        value: core::mem::ManuallyDrop<T>,
-        next_free: u32,
-    }
-    #[allow(dead_code)]
-    struct Slot<T> {
-        cell: Cell<T>,
-        generation: u32,
-    }
-    size_of::<Slot<T>>()
 }
 
 /// `len` rows of `T` out of `capacity`, with no high-water mark kept: the peak is the current.
