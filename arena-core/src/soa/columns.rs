@@ -789,6 +789,7 @@ where
 }
 
 /// A non-null, suitably aligned address for a block of zero bytes with alignment `align`.
+#[cfg(feature = "alloc")]
 pub(crate) fn dangling(align: usize) -> *mut u8 {
     ptr::without_provenance_mut(align)
 }

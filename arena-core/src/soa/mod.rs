@@ -186,6 +186,7 @@ pub fn block_layout<T: Soa>(rows: usize) -> Result<core::alloc::Layout, SoaAlloc
 
 /// The columns of `rows` rows of `T` placed in the block at `base`, which has
 /// [`block_layout::<T>(rows)`](block_layout) (or is `columns::dangling(align)` when that is empty).
+#[cfg(feature = "alloc")]
 pub(crate) fn place<T: Soa>(base: *mut u8, rows: usize) -> T::Columns {
     let mut cursor = Cursor::new(base, rows);
     cursor.with_align(T::ALIGN, T::Columns::place)
@@ -193,6 +194,7 @@ pub(crate) fn place<T: Soa>(base: *mut u8, rows: usize) -> T::Columns {
 
 /// Splits a row into the values its columns store (runs the row's and its nested fields'
 /// `into_columns`: call it before touching the columns).
+#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn row_to_raw<T: Soa>(row: T) -> <T::Columns as Columns>::Raw {
     T::Columns::into_raw(row.into_columns())
@@ -200,14 +202,17 @@ pub(crate) fn row_to_raw<T: Soa>(row: T) -> <T::Columns as Columns>::Raw {
 
 /// Rebuilds a row from the values its columns store (runs the nested fields' and the row's
 /// `from_columns`: call it only once the container no longer counts the row).
+#[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn row_from_raw<T: Soa>(raw: <T::Columns as Columns>::Raw) -> T {
     T::from_columns(T::Columns::from_raw(raw))
 }
 
 /// Whether a row of `T` occupies no memory (every column is zero-sized).
+#[cfg(feature = "alloc")]
 pub(crate) fn row_is_zst<T: Soa>() -> bool {
     matches!(block_layout::<T>(1), Ok(l) if l.size() == 0)
 }
 
+#[cfg(feature = "alloc")]
 pub(crate) use columns::dangling;
