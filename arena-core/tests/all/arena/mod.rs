@@ -7,6 +7,7 @@ mod frames;
 mod hostile_inputs;
 mod model;
 mod pages;
+mod review_findings;
 mod panic_safety;
 mod reentrancy;
 mod rewind_accounting;

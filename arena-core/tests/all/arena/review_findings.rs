@@ -1,0 +1,140 @@
+//! Review findings for the arena family: refused allocations that still changed the arena's
+//! usage, a lifted `Warn` budget that a give-back did not re-arm, a frame arena whose tracked
+//! budget was checked on one buffer only, and the scratch usage read under a reset.
+
+use core::alloc::Layout;
+
+use arena_core::arena::{Arena, ArenaError, FrameArena, ThreadScratch, scratch};
+use arena_core::tags::{Budget, Budgeted, MemoryUsage, Tag, Tracked};
+
+/// A value with drop glue, so the arena places a drop record before it.
+struct Dropped(#[allow(dead_code)] [u8; 256]);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {}
+}
+
+/// A guarded arena puts a drop record in its own block before the guarded value: when the
+/// value is refused, the record's bytes must not stay in the high-water mark.
+#[test]
+fn a_refused_guarded_value_with_a_drop_record_leaves_the_peak_unchanged() {
+    let arena = Arena::with_capacity(4096).with_guards();
+    let mut arena = arena;
+    arena.set_budget(Some(Budget::fail(128).into()));
+    let before = arena.usage();
+    let refused = arena.try_alloc(Dropped([0; 256]));
+    assert!(matches!(refused, Err(ArenaError::OverBudget(_))));
+    assert_eq!(arena.usage(), before, "a refused allocation changes nothing");
+}
+
+/// The same for a fixed arena that is full (no budget involved).
+#[test]
+fn a_guarded_value_that_does_not_fit_leaves_the_peak_unchanged() {
+    let arena = Arena::with_capacity(160).with_guards();
+    let before = arena.usage();
+    assert!(matches!(
+        arena.try_alloc(Dropped([0; 256])),
+        Err(ArenaError::Full { .. })
+    ));
+    assert_eq!(arena.usage(), before);
+    assert_eq!(arena.high_water(), 0);
+}
+
+/// A request with a large alignment on a chained arena: the budget admits its size, takes a
+/// page, and only then sees the padding the page needs. The refusal must not keep the page.
+#[test]
+fn a_refused_aligned_request_takes_no_page() {
+    for align in [64usize, 256, 4096] {
+        let mut arena = Arena::chained(16 * 1024);
+        arena.set_budget(Some(Budget::fail(1024).into()));
+        let before = (arena.usage(), arena.stats());
+        let layout = Layout::from_size_align(1024, align).unwrap();
+        match arena.try_alloc_layout(layout) {
+            // The page happened to need no padding: the request fits the budget exactly.
+            Ok(_) => continue,
+            Err(e) => {
+                assert!(matches!(e, ArenaError::OverBudget(_)), "{e:?}");
+                assert_eq!((arena.usage(), arena.stats()), before, "align {align}");
+            }
+        }
+    }
+}
+
+/// Giving the newest block back through the `Allocator` impl is a free: usage falls back under
+/// a lifted `Warn` budget, which must be armed again (as a reset or rewind does).
+#[test]
+fn an_allocator_free_rearms_a_lifted_warn_budget() {
+    let mut arena = Arena::chained(4096);
+    arena.set_budget(Some(Budget::warn(64).into()));
+    {
+        let mut v: allocator_api2::vec::Vec<u8, &Arena> = allocator_api2::vec::Vec::new_in(&arena);
+        v.reserve_exact(100); // crosses the budget: warns and lifts the clamp
+        assert_eq!(arena.budget().unwrap().limit(), usize::MAX);
+    } // the vector's block is given back: usage is 0 again
+    assert_eq!(arena.used(), 0);
+    assert_eq!(
+        arena.budget().unwrap().limit(),
+        64,
+        "usage fell back under the budget: the next crossing must warn again"
+    );
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Frames;
+
+impl Tag for Frames {
+    fn name(&self) -> &'static str {
+        "Frames"
+    }
+}
+
+/// `Tracked` puts its budget back when the allocator's budget was changed directly, on every
+/// `DerefMut`: for a frame arena, on every buffer, not only buffer 0.
+#[test]
+fn a_tracked_frame_arena_restores_the_budget_of_every_buffer_through_deref_mut() {
+    let mut t = Tracked::new(FrameArena::<2>::chained(4096), "frames", Frames)
+        .with_budget(Budget::fail(64));
+    drop(t.try_begin_frame().unwrap()); // buffer 0
+    {
+        let mut f = t.try_begin_frame().unwrap(); // buffer 1
+        f.set_budget(None); // changed directly, on this buffer only
+    }
+    drop(t.try_begin_frame().unwrap()); // buffer 0
+    let f = t.try_begin_frame().unwrap(); // buffer 1, reached through `DerefMut`
+    assert_eq!(f.buffer_index(), 1);
+    assert!(
+        matches!(f.try_alloc([0u8; 100]), Err(ArenaError::OverBudget(_))),
+        "the wrapper's budget holds on buffer 1 again"
+    );
+}
+
+/// A value in a depth-1 scratch arena whose destructor reads this thread's scratch usage.
+struct ReadsScratchUsage;
+
+impl Drop for ReadsScratchUsage {
+    fn drop(&mut self) {
+        let _ = ThreadScratch.usage();
+    }
+}
+
+/// A value in the depth-0 scratch arena whose destructor uses a nested scratch arena.
+struct NestedScratch;
+
+impl Drop for NestedScratch {
+    fn drop(&mut self) {
+        scratch(|inner| {
+            inner.alloc(ReadsScratchUsage);
+        });
+    }
+}
+
+/// While depth 0 is being reset (holding its arena mutably), depth 1's reset runs a destructor
+/// that reads the scratch usage: depth 0 must be skipped then too, not only depth 1. Run it
+/// under Miri to see the aliasing.
+#[test]
+fn scratch_usage_from_a_nested_reset_skips_every_arena_being_reset() {
+    scratch(|outer| {
+        outer.alloc(NestedScratch);
+    });
+    assert_eq!(ThreadScratch.usage().current, 0);
+}
