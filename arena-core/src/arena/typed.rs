@@ -154,12 +154,16 @@ impl Arena {
         &self,
         layout: Layout,
     ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
-        let before = self.mark();
+        let before = self.checkpoint();
         let record = self.bump(Layout::new::<DropRecord>())?;
         match self.raw_alloc(layout) {
             Ok(value) => Ok((record.cast(), value)),
             Err(e) => {
-                self.rewind_to(before); // leave the arena unchanged
+                // Leave the arena unchanged, its peak included (a plain rewind would keep the
+                // record's bytes in the high-water mark).
+                // SAFETY: `before` was taken from this arena just above, and the record bumped
+                // since was never written or handed out.
+                unsafe { self.undo_to(before) };
                 Err(e)
             }
         }
