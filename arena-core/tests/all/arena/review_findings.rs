@@ -138,3 +138,79 @@ fn scratch_usage_from_a_nested_reset_skips_every_arena_being_reset() {
     });
     assert_eq!(ThreadScratch.usage().current, 0);
 }
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
+    }
+}
+
+/// Random requests of every allocating method against chained, fixed and guarded arenas with
+/// random budgets (each policy but `Panic`) and limits: every refusal leaves the usage and the
+/// statistics exactly as they were.
+#[test]
+fn every_refused_arena_allocation_changes_nothing() {
+    use allocator_api2::alloc::Allocator;
+    for seed in 1..crate::support::miri_or(60, 3) as u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut arena = match rng.below(4) {
+            0 => Arena::with_capacity(2048),
+            1 => Arena::chained(1024).with_limit(8192).with_guards(),
+            2 => Arena::chained(512).with_guards(),
+            _ => Arena::chained(1024).with_limit(6000),
+        };
+        for step in 0..crate::support::miri_or(300, 40) {
+            if rng.below(25) == 0 {
+                let bytes = rng.below(6000);
+                let b = [Budget::fail(bytes), Budget::warn(bytes)][rng.below(2)];
+                arena.set_budget((rng.below(4) > 0).then(|| b.into()));
+            }
+            if rng.below(40) == 0 {
+                arena.reset();
+            }
+            let before = (arena.usage(), arena.stats());
+            let size = [0, 1, 8, 24, 100, 700, 3000, isize::MAX as usize / 2][rng.below(8)];
+            let align = 1usize << rng.below(13);
+            let op = rng.below(8);
+            let refused = match op {
+                0 => Layout::from_size_align(size, align)
+                    .map_or(false, |l| arena.try_alloc_layout(l).is_err()),
+                1 => arena.try_alloc(Dropped([0; 256])).is_err(),
+                2 => arena.try_alloc_with(|| [7u64; 20]).is_err(),
+                3 => arena.try_alloc_slice_copy(&[1u32; 300][..size.min(300)]).is_err(),
+                4 => arena
+                    .try_alloc_slice_fill_with(size.min(1 << 20), |i| vec![i as u8])
+                    .is_err(),
+                5 => arena.try_alloc_str(&"x".repeat(size.min(4000))).is_err(),
+                6 => Layout::from_size_align(size, align)
+                    .map_or(false, |l| (&arena).allocate(l).is_err()),
+                _ => {
+                    // Grow the newest block (in place when it can) past what is left.
+                    let small = Layout::from_size_align(16, 16).unwrap();
+                    match (&arena).allocate(small) {
+                        Err(_) => true,
+                        Ok(p) => {
+                            let before = (arena.usage(), arena.stats());
+                            let big = Layout::from_size_align(16 + size.min(1 << 20), 16).unwrap();
+                            // SAFETY: `p` is a live block of `small` from this allocator.
+                            let grown = unsafe { (&arena).grow(p.cast(), small, big) };
+                            if grown.is_err() {
+                                assert_eq!((arena.usage(), arena.stats()), before, "{seed}/{step} grow");
+                            }
+                            false
+                        }
+                    }
+                }
+            };
+            if refused {
+                assert_eq!((arena.usage(), arena.stats()), before, "{seed}/{step} op {op} size {size} align {align}");
+            }
+        }
+    }
+}
