@@ -245,6 +245,7 @@ impl Cursor {
 
     /// Puts the peak back to `peak` after undoing a failed multi-part allocation (which folded
     /// its partial usage in when it rewound).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(super) fn restore_peak(&self, peak: usize) {
         self.high.set(peak);
     }

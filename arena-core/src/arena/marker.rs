@@ -203,6 +203,7 @@ impl Arena {
     }
 
     /// The current position and peak, for [`undo_to`](Arena::undo_to).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             marker: self.mark(),
@@ -218,6 +219,7 @@ impl Arena {
     ///
     /// - `checkpoint` was taken from this arena by the caller, and nothing allocated since is
     ///   borrowed or reachable any more (it was never handed out).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) unsafe fn undo_to(&self, checkpoint: Checkpoint) {
         self.rewind_to(checkpoint.marker);
         self.cursor.restore_peak(checkpoint.peak);

@@ -147,26 +147,16 @@ impl Arena {
         Ok((base.cast(), unsafe { base.add(off) }))
     }
 
-    /// Guarded arenas put the record in its own block before the guarded value, so the guards
-    /// sit right around the value.
+    /// Guarded arenas put the record at the start of the guarded value's block, before its
+    /// front guard, so the guards sit right around the value and one bump takes both (a
+    /// refused value leaves no record, or page taken for it, behind).
     #[cold]
     fn alloc_guarded_with_record(
         &self,
         layout: Layout,
     ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
-        let before = self.checkpoint();
-        let record = self.bump(Layout::new::<DropRecord>())?;
-        match self.raw_alloc(layout) {
-            Ok(value) => Ok((record.cast(), value)),
-            Err(e) => {
-                // Leave the arena unchanged, its peak included (a plain rewind would keep the
-                // record's bytes in the high-water mark).
-                // SAFETY: `before` was taken from this arena just above, and the record bumped
-                // since was never written or handed out.
-                unsafe { self.undo_to(before) };
-                Err(e)
-            }
-        }
+        let (base, value) = self.alloc_guarded_after(Layout::new::<DropRecord>(), layout)?;
+        Ok((base.cast(), value))
     }
 
     /// [`try_alloc_with`](Arena::try_alloc_with), panicking on failure.
