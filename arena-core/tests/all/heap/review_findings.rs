@@ -150,3 +150,17 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
         }
     }
 }
+
+/// The guarded heap answers as the heap it wraps: a zero-size request is refused in every build
+/// (guards on or off), not handed a block only while guards are on.
+#[test]
+fn a_guarded_heap_refuses_zero_size_like_the_heap() {
+    use arena_core::heap::RequestError;
+    let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(1024));
+    let before = (heap.stats(), heap.to_string());
+    assert_eq!(
+        heap.try_alloc(Layout::new::<()>()),
+        Err(RequestError::ZeroSize)
+    );
+    unchanged(&heap, &before, "zero size");
+}
