@@ -167,8 +167,10 @@ impl ScratchStack {
                 // The outermost reset in progress keeps its mark: a reset nested in one of its
                 // destructors is deeper, and must not unmark the arena held below it.
                 let outer = self.stack.resetting.get();
-                let _resetting =
-                    Resetting(self.stack, self.stack.resetting.replace(outer.min(self.depth)));
+                let _resetting = Resetting(
+                    self.stack,
+                    self.stack.resetting.replace(outer.min(self.depth)),
+                );
                 // SAFETY: the arena is boxed and owned by the stack, which outlives this call;
                 // only depth `self.depth` uses it and its closure has returned, so no borrow of
                 // it remains. The depth still counts this call while the reset runs, so a

@@ -24,7 +24,11 @@ fn a_refused_guarded_value_with_a_drop_record_leaves_the_peak_unchanged() {
     let before = arena.usage();
     let refused = arena.try_alloc(Dropped([0; 256]));
     assert!(matches!(refused, Err(ArenaError::OverBudget(_))));
-    assert_eq!(arena.usage(), before, "a refused allocation changes nothing");
+    assert_eq!(
+        arena.usage(),
+        before,
+        "a refused allocation changes nothing"
+    );
 }
 
 /// The same for a fixed arena that is full (no budget involved).
@@ -94,12 +98,12 @@ impl Tag for Frames {
 fn a_tracked_frame_arena_restores_the_budget_of_every_buffer_through_deref_mut() {
     let mut t = Tracked::new(FrameArena::<2>::chained(4096), "frames", Frames)
         .with_budget(Budget::fail(64));
-    drop(t.try_begin_frame().unwrap()); // buffer 0
+    let _ = t.try_begin_frame().unwrap(); // buffer 0
     {
         let mut f = t.try_begin_frame().unwrap(); // buffer 1
         f.set_budget(None); // changed directly, on this buffer only
     }
-    drop(t.try_begin_frame().unwrap()); // buffer 0
+    let _ = t.try_begin_frame().unwrap(); // buffer 0
     let f = t.try_begin_frame().unwrap(); // buffer 1, reached through `DerefMut`
     assert_eq!(f.buffer_index(), 1);
     assert!(
@@ -182,16 +186,18 @@ fn every_refused_arena_allocation_changes_nothing() {
             let op = rng.below(8);
             let refused = match op {
                 0 => Layout::from_size_align(size, align)
-                    .map_or(false, |l| arena.try_alloc_layout(l).is_err()),
+                    .is_ok_and(|l| arena.try_alloc_layout(l).is_err()),
                 1 => arena.try_alloc(Dropped([0; 256])).is_err(),
                 2 => arena.try_alloc_with(|| [7u64; 20]).is_err(),
-                3 => arena.try_alloc_slice_copy(&[1u32; 300][..size.min(300)]).is_err(),
+                3 => arena
+                    .try_alloc_slice_copy(&[1u32; 300][..size.min(300)])
+                    .is_err(),
                 4 => arena
                     .try_alloc_slice_fill_with(size.min(1 << 20), |i| vec![i as u8])
                     .is_err(),
                 5 => arena.try_alloc_str(&"x".repeat(size.min(4000))).is_err(),
                 6 => Layout::from_size_align(size, align)
-                    .map_or(false, |l| (&arena).allocate(l).is_err()),
+                    .is_ok_and(|l| (&arena).allocate(l).is_err()),
                 _ => {
                     // Grow the newest block (in place when it can) past what is left.
                     let small = Layout::from_size_align(16, 16).unwrap();
@@ -203,7 +209,11 @@ fn every_refused_arena_allocation_changes_nothing() {
                             // SAFETY: `p` is a live block of `small` from this allocator.
                             let grown = unsafe { (&arena).grow(p.cast(), small, big) };
                             if grown.is_err() {
-                                assert_eq!((arena.usage(), arena.stats()), before, "{seed}/{step} grow");
+                                assert_eq!(
+                                    (arena.usage(), arena.stats()),
+                                    before,
+                                    "{seed}/{step} grow"
+                                );
                             }
                             false
                         }
@@ -211,7 +221,11 @@ fn every_refused_arena_allocation_changes_nothing() {
                 }
             };
             if refused {
-                assert_eq!((arena.usage(), arena.stats()), before, "{seed}/{step} op {op} size {size} align {align}");
+                assert_eq!(
+                    (arena.usage(), arena.stats()),
+                    before,
+                    "{seed}/{step} op {op} size {size} align {align}"
+                );
             }
         }
     }
@@ -233,12 +247,18 @@ pub struct Labelled {
             giving it back needs the checkpoint to tell pages taken since from kept ones"]
 fn a_soa_refused_at_its_drop_record_takes_no_page() {
     let probe = Arena::chained(4096);
-    probe.alloc_soa(8, |i| Labelled { id: i as u32, label: String::new() });
+    probe.alloc_soa(8, |i| Labelled {
+        id: i as u32,
+        label: String::new(),
+    });
     let mut arena = Arena::chained(4096);
     // One byte short of both parts: the columns (the first part) fit, the record does not.
     arena.set_budget(Some(Budget::fail(probe.used() - 1).into()));
     let before = (arena.usage(), arena.stats());
-    let refused = arena.try_alloc_soa(8, |i| Labelled { id: i as u32, label: String::new() });
+    let refused = arena.try_alloc_soa(8, |i| Labelled {
+        id: i as u32,
+        label: String::new(),
+    });
     assert!(matches!(refused.err(), Some(ArenaError::OverBudget(_))));
     assert_eq!((arena.usage(), arena.stats()), before);
 }

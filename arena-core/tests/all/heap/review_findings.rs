@@ -51,7 +51,11 @@ impl Rng {
 #[track_caller]
 fn unchanged(heap: &FreeListHeap<'_>, before: &(arena_core::heap::HeapStats, String), what: &str) {
     assert_eq!(heap.stats(), before.0, "{what}: stats changed on error");
-    assert_eq!(heap.to_string(), before.1, "{what}: block layout changed on error");
+    assert_eq!(
+        heap.to_string(),
+        before.1,
+        "{what}: block layout changed on error"
+    );
     heap.check().unwrap_or_else(|e| panic!("{what}: {e}"));
 }
 
@@ -70,7 +74,9 @@ fn every_refused_heap_operation_changes_nothing() {
                     let l = rng.layout();
                     match heap.try_alloc(l) {
                         Ok(p) => live.push((p, l)),
-                        Err(e) => unchanged(&heap, &before, &format!("{seed}/{step} alloc {l:?}: {e}")),
+                        Err(e) => {
+                            unchanged(&heap, &before, &format!("{seed}/{step} alloc {l:?}: {e}"))
+                        }
                     }
                 }
                 3 if !live.is_empty() => {
@@ -78,7 +84,9 @@ fn every_refused_heap_operation_changes_nothing() {
                     let l = rng.layout();
                     match heap.try_realloc(live[i].0, l) {
                         Ok(p) => live[i] = (p, l),
-                        Err(e) => unchanged(&heap, &before, &format!("{seed}/{step} realloc {l:?}: {e}")),
+                        Err(e) => {
+                            unchanged(&heap, &before, &format!("{seed}/{step} realloc {l:?}: {e}"))
+                        }
                     }
                 }
                 4 if !live.is_empty() => {
@@ -90,6 +98,7 @@ fn every_refused_heap_operation_changes_nothing() {
                     // A pointer that is not a live block's start: freed, interior, or foreign.
                     let bad = match (rng.below(3), freed.last(), live.first()) {
                         (0, Some(&p), _) if !live.iter().any(|&(q, _)| q == p) => p,
+                        // SAFETY: 8 bytes into a live block of at least 16 payload bytes.
                         (1, _, Some(&(p, _))) => unsafe { p.add(8) },
                         _ => NonNull::from(&before).cast(),
                     };
@@ -99,7 +108,8 @@ fn every_refused_heap_operation_changes_nothing() {
                     unchanged(&heap, &before, &format!("{seed}/{step} free"));
                 }
             }
-            heap.check().unwrap_or_else(|e| panic!("{seed}/{step}: {e}"));
+            heap.check()
+                .unwrap_or_else(|e| panic!("{seed}/{step}: {e}"));
             let usage = heap.usage();
             assert_eq!(usage.allocations, live.len());
         }
@@ -123,7 +133,9 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
                             assert!((p.as_ptr() as usize).is_multiple_of(l.align()));
                             live.push(p)
                         }
-                        Err(e) => unchanged(&heap, &before, &format!("{seed}/{step} alloc {l:?}: {e}")),
+                        Err(e) => {
+                            unchanged(&heap, &before, &format!("{seed}/{step} alloc {l:?}: {e}"))
+                        }
                     }
                 }
                 3 if !live.is_empty() => {
@@ -138,6 +150,8 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
                     if let Some(&p) = live.first() {
                         // A block's own start lies before the value: never an allocation.
                         for off in [1usize, 8, 16] {
+                            // SAFETY: the guarded value sits at least 16 bytes into its
+                            // block (tags and front guard), so these stay inside the heap.
                             let bad = unsafe { p.sub(off) };
                             assert!(heap.free(bad).is_err(), "{seed}/{step}: interior free");
                             unchanged(&heap, &before, "interior free");
@@ -145,7 +159,8 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
                     }
                 }
             }
-            heap.check().unwrap_or_else(|e| panic!("{seed}/{step}: {e}"));
+            heap.check()
+                .unwrap_or_else(|e| panic!("{seed}/{step}: {e}"));
             heap.check_guards().unwrap();
         }
     }
