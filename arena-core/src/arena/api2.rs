@@ -64,6 +64,8 @@ unsafe impl Allocator for &Arena {
             // block (a box narrows it), and the cursor must keep the page's. It folds the peak
             // in and stops counting the block.
             self.cursor.move_to(ptr.as_ptr() as usize, true);
+            // Usage fell: a lifted `Warn` budget re-arms once it is back under, as on a rewind.
+            self.settle_budget();
         }
     }
 
@@ -116,6 +118,7 @@ unsafe impl Allocator for &Arena {
             // (the cursor folds the peak in before giving the tail back, as for `deallocate`)
             self.cursor
                 .move_to(ptr.as_ptr() as usize + new.size(), false);
+            self.settle_budget();
         }
         Ok(NonNull::slice_from_raw_parts(ptr, new.size()))
     }

@@ -7,8 +7,8 @@
 //! bump fast path costs nothing extra; an allocation that would cross it takes the slow path,
 //! which calls [`BudgetGate::exceeded`]: under `Warn` it warns once and lifts the clamp, under
 //! `Fail` the `try_` form returns [`ArenaError::OverBudget`] with nothing allocated, under
-//! `Panic` it panics. A reset or rewind that brings usage back under re-arms a lifted `Warn`
-//! budget.
+//! `Panic` it panics. A reset, a rewind, or a give-back of the newest block through the
+//! `Allocator` impl that brings usage back under re-arms a lifted `Warn` budget.
 
 use super::{Arena, ArenaError, BufferArena};
 #[cfg(feature = "alloc")]
@@ -32,7 +32,8 @@ impl Arena {
         verdict.map_err(ArenaError::OverBudget)
     }
 
-    /// Usage fell (a reset or rewind): re-arms a lifted `Warn` budget once usage is back under.
+    /// Usage fell (a reset, a rewind, or the `Allocator` impl giving the newest block back):
+    /// re-arms a lifted `Warn` budget once usage is back under.
     pub(super) fn settle_budget(&self) {
         if let Some(mut gate) = self.budget.get() {
             gate.settle(self.used());

@@ -161,7 +161,7 @@ impl Arena {
             // they sit in is only reused after they were unlinked.
             let rec = unsafe { rec_ptr.as_ref() };
             // A run is freed (and dropped whole) as soon as any of its values reaches `pos`.
-            // (`page` is the values' page; in guarded arenas the record may sit on the page before.)
+            // (`page` is the page of the values, which their record shares.)
             if Pos::new(rec.page, rec.end) <= pos {
                 break;
             }

@@ -77,19 +77,32 @@ impl Arena {
     #[cold]
     #[inline(never)]
     pub(super) fn alloc_guarded(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        self.alloc_guarded_after(Layout::new::<()>(), layout)
+            .map(|(_, value)| value)
+    }
+
+    /// [`alloc_guarded`](Arena::alloc_guarded) with `prefix` bytes (a drop record) at the start
+    /// of the same block, before the front guard: one bump, so a refusal leaves nothing behind.
+    /// Returns the block's start and the value.
+    pub(super) fn alloc_guarded_after(
+        &self,
+        prefix: Layout,
+        layout: Layout,
+    ) -> Result<(NonNull<u8>, NonNull<u8>), ArenaError> {
         let guard = Layout::new::<[u8; GUARD_BYTES]>();
         let overflow = ArenaError::SizeOverflow {
             elem_size: layout.size(),
             count: 1,
         };
-        let (block, value_off) = guard.extend(layout).map_err(|_| overflow)?;
+        let (front, _) = prefix.extend(guard).map_err(|_| overflow)?;
+        let (block, value_off) = front.extend(layout).map_err(|_| overflow)?;
         let (block, _) = block.extend(guard).map_err(|_| overflow)?;
         let (block, rec_off) = block
             .extend(Layout::new::<GuardRecord>())
             .map_err(|_| overflow)?;
         let base = self.bump(block)?;
-        // SAFETY: `block` covers the front guard, the value, the back guard and the record, at
-        // the offsets `Layout::extend` computed.
+        // SAFETY: `block` covers the prefix, the front guard, the value, the back guard and the
+        // record, at the offsets `Layout::extend` computed (the front guard ends at the value).
         unsafe {
             let value = base.add(value_off);
             value
@@ -107,7 +120,7 @@ impl Arena {
             });
             self.guards.set(Some(record));
             self.cursor.count_alloc();
-            Ok(value)
+            Ok((base, value))
         }
     }
 

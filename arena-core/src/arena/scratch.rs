@@ -22,8 +22,10 @@ struct ScratchStack {
     )]
     arenas: RefCell<Vec<Box<Arena>>>,
     depth: Cell<usize>,
-    /// The depth whose arena a `Pop` is resetting right now (`usize::MAX`: none), which
-    /// [`ThreadScratch`] must not read while the reset holds it mutably.
+    /// The lowest depth whose arena a `Pop` is resetting right now (`usize::MAX`: none). A
+    /// destructor run by that reset may open deeper scratch calls, whose own resets then run
+    /// while it still holds its arena mutably, so [`ThreadScratch`] reads no arena at or above
+    /// this depth.
     resetting: Cell<usize>,
 }
 
@@ -111,7 +113,8 @@ impl MemoryUsage for ThreadScratch {
 }
 
 impl ScratchStack {
-    /// The sum over this thread's scratch arenas, skipping one that is being reset.
+    /// The sum over this thread's scratch arenas, skipping those a reset in progress may hold
+    /// mutably (the one being reset and any deeper one).
     fn usage(&self) -> Usage {
         let Ok(arenas) = self.arenas.try_borrow() else {
             return Usage::default();
@@ -120,7 +123,7 @@ impl ScratchStack {
         arenas
             .iter()
             .enumerate()
-            .filter(|&(i, _)| i != resetting)
+            .filter(|&(i, _)| i < resetting)
             .map(|(_, arena)| arena.usage())
             .fold(Usage::default(), |a, b| a + b)
     }
@@ -161,12 +164,18 @@ impl ScratchStack {
                     }
                 }
                 let _depth = Depth(self.stack, self.depth);
-                let _resetting = Resetting(self.stack, self.stack.resetting.replace(self.depth));
+                // The outermost reset in progress keeps its mark: a reset nested in one of its
+                // destructors is deeper, and must not unmark the arena held below it.
+                let outer = self.stack.resetting.get();
+                let _resetting = Resetting(
+                    self.stack,
+                    self.stack.resetting.replace(outer.min(self.depth)),
+                );
                 // SAFETY: the arena is boxed and owned by the stack, which outlives this call;
                 // only depth `self.depth` uses it and its closure has returned, so no borrow of
                 // it remains. The depth still counts this call while the reset runs, so a
                 // `scratch` call from a destructor gets a deeper arena, never this one, and
-                // `ThreadScratch` skips this depth while `resetting` names it.
+                // `ThreadScratch` skips this depth while `resetting` is at or below it.
                 unsafe { (*self.arena).reset() };
             }
         }

@@ -147,22 +147,16 @@ impl Arena {
         Ok((base.cast(), unsafe { base.add(off) }))
     }
 
-    /// Guarded arenas put the record in its own block before the guarded value, so the guards
-    /// sit right around the value.
+    /// Guarded arenas put the record at the start of the guarded value's block, before its
+    /// front guard, so the guards sit right around the value and one bump takes both (a
+    /// refused value leaves no record, or page taken for it, behind).
     #[cold]
     fn alloc_guarded_with_record(
         &self,
         layout: Layout,
     ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
-        let before = self.mark();
-        let record = self.bump(Layout::new::<DropRecord>())?;
-        match self.raw_alloc(layout) {
-            Ok(value) => Ok((record.cast(), value)),
-            Err(e) => {
-                self.rewind_to(before); // leave the arena unchanged
-                Err(e)
-            }
-        }
+        let (base, value) = self.alloc_guarded_after(Layout::new::<DropRecord>(), layout)?;
+        Ok((base.cast(), value))
     }
 
     /// [`try_alloc_with`](Arena::try_alloc_with), panicking on failure.

@@ -286,13 +286,17 @@ impl<A: Budgeted, G: Tag> Deref for Tracked<A, G> {
 }
 
 /// The allocator, mutably, with the wrapper's budget put back on it first if it is not there
-/// (a replaced allocator, or a budget changed on it directly).
+/// (a replaced allocator, or a budget changed on it directly, on any of its buffers).
 impl<A: Budgeted, G: Tag> DerefMut for Tracked<A, G> {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut A {
         let inner = self.inner.get_mut();
         if self.labels.manages_budget && !holds(inner, &self.labels.budget) {
             reapply(inner, self.labels.budget);
+        } else if let Some(gate) = &self.labels.budget {
+            // `budget()` reads one part of an allocator whose budget is held in several (a
+            // frame arena's buffers, each of which a `Frame` can change): put it back on all.
+            inner.restore_budget(gate);
         }
         inner
     }

@@ -9,6 +9,7 @@ mod model;
 mod pages;
 mod panic_safety;
 mod reentrancy;
+mod review_findings;
 mod rewind_accounting;
 mod safe_code_attacks;
 mod steady_growth;

@@ -9,3 +9,4 @@ mod huge_requests;
 mod locked_reentry;
 mod memory_map_limits;
 mod model;
+mod review_findings;

@@ -1,0 +1,181 @@
+//! Review checks for the heap family: every refused operation leaves the heap exactly as it
+//! was (stats equal, `check` passes), under budgets of each policy, with huge sizes and
+//! alignments, through the plain heap, the guarded heap and the allocator interface.
+#![cfg(all(feature = "std", feature = "allocator-api2"))]
+
+use core::alloc::Layout;
+use core::ptr::NonNull;
+
+use arena_core::heap::{FreeListHeap, GuardedHeap};
+use arena_core::tags::{Budget, Budgeted, MemoryUsage};
+
+use crate::support::miri_or;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// A layout: mostly small, sometimes huge, with alignments up to past the heap's maximum.
+    fn layout(&mut self) -> Layout {
+        let align = 1usize << self.below(15);
+        let size = match self.below(10) {
+            0 => 0,
+            1 => isize::MAX as usize - (align - 1),
+            2 => isize::MAX as usize / 2 + self.below(1000),
+            _ => 1 + self.below(700),
+        };
+        Layout::from_size_align(size, align).unwrap()
+    }
+
+    fn budget(&mut self) -> Option<Budget> {
+        let bytes = self.below(3000);
+        match self.below(4) {
+            0 => None,
+            1 => Some(Budget::warn(bytes)),
+            _ => Some(Budget::fail(bytes)),
+        }
+    }
+}
+
+#[track_caller]
+fn unchanged(heap: &FreeListHeap<'_>, before: &(arena_core::heap::HeapStats, String), what: &str) {
+    assert_eq!(heap.stats(), before.0, "{what}: stats changed on error");
+    assert_eq!(
+        heap.to_string(),
+        before.1,
+        "{what}: block layout changed on error"
+    );
+    heap.check().unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
+#[test]
+fn every_refused_heap_operation_changes_nothing() {
+    for seed in 1..miri_or(40, 2) as u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut heap = FreeListHeap::with_capacity(4096);
+        let mut live: Vec<(NonNull<u8>, Layout)> = Vec::new();
+        let mut freed: Vec<NonNull<u8>> = Vec::new();
+        for step in 0..miri_or(400, 60) {
+            let before = (heap.stats(), heap.to_string());
+            match rng.below(6) {
+                0 => heap.set_budget(rng.budget().map(Into::into)),
+                1 | 2 => {
+                    let l = rng.layout();
+                    match heap.try_alloc(l) {
+                        Ok(p) => live.push((p, l)),
+                        Err(e) => {
+                            unchanged(&heap, &before, &format!("{seed}/{step} alloc {l:?}: {e}"))
+                        }
+                    }
+                }
+                3 if !live.is_empty() => {
+                    let i = rng.below(live.len());
+                    let l = rng.layout();
+                    match heap.try_realloc(live[i].0, l) {
+                        Ok(p) => live[i] = (p, l),
+                        Err(e) => {
+                            unchanged(&heap, &before, &format!("{seed}/{step} realloc {l:?}: {e}"))
+                        }
+                    }
+                }
+                4 if !live.is_empty() => {
+                    let (p, _) = live.swap_remove(rng.below(live.len()));
+                    heap.free(p).unwrap();
+                    freed.push(p);
+                }
+                _ => {
+                    // A pointer that is not a live block's start: freed, interior, or foreign.
+                    let bad = match (rng.below(3), freed.last(), live.first()) {
+                        (0, Some(&p), _) if !live.iter().any(|&(q, _)| q == p) => p,
+                        // SAFETY: 8 bytes into a live block of at least 16 payload bytes.
+                        (1, _, Some(&(p, _))) => unsafe { p.add(8) },
+                        _ => NonNull::from(&before).cast(),
+                    };
+                    if heap.free(bad).is_ok() {
+                        panic!("{seed}/{step}: freeing {bad:?} succeeded");
+                    }
+                    unchanged(&heap, &before, &format!("{seed}/{step} free"));
+                }
+            }
+            heap.check()
+                .unwrap_or_else(|e| panic!("{seed}/{step}: {e}"));
+            let usage = heap.usage();
+            assert_eq!(usage.allocations, live.len());
+        }
+    }
+}
+
+#[test]
+fn every_refused_guarded_heap_operation_changes_nothing() {
+    for seed in 1..miri_or(40, 2) as u64 {
+        let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
+        let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
+        let mut live: Vec<NonNull<u8>> = Vec::new();
+        for step in 0..miri_or(400, 60) {
+            let before = (heap.stats(), heap.to_string());
+            match rng.below(5) {
+                0 => heap.set_budget(rng.budget().map(Into::into)),
+                1 | 2 => {
+                    let l = rng.layout();
+                    match heap.try_alloc(l) {
+                        Ok(p) => {
+                            assert!((p.as_ptr() as usize).is_multiple_of(l.align()));
+                            live.push(p)
+                        }
+                        Err(e) => {
+                            unchanged(&heap, &before, &format!("{seed}/{step} alloc {l:?}: {e}"))
+                        }
+                    }
+                }
+                3 if !live.is_empty() => {
+                    let p = live.swap_remove(rng.below(live.len()));
+                    heap.free(p).unwrap();
+                    // Freed again: an error, nothing changes.
+                    let before = (heap.stats(), heap.to_string());
+                    assert!(heap.free(p).is_err());
+                    unchanged(&heap, &before, "double free");
+                }
+                _ => {
+                    if let Some(&p) = live.first() {
+                        // A block's own start lies before the value: never an allocation.
+                        for off in [1usize, 8, 16] {
+                            // SAFETY: the guarded value sits at least 16 bytes into its
+                            // block (tags and front guard), so these stay inside the heap.
+                            let bad = unsafe { p.sub(off) };
+                            assert!(heap.free(bad).is_err(), "{seed}/{step}: interior free");
+                            unchanged(&heap, &before, "interior free");
+                        }
+                    }
+                }
+            }
+            heap.check()
+                .unwrap_or_else(|e| panic!("{seed}/{step}: {e}"));
+            heap.check_guards().unwrap();
+        }
+    }
+}
+
+/// The guarded heap answers as the heap it wraps: a zero-size request is refused in every build
+/// (guards on or off), not handed a block only while guards are on.
+#[test]
+fn a_guarded_heap_refuses_zero_size_like_the_heap() {
+    use arena_core::heap::RequestError;
+    let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(1024));
+    let before = (heap.stats(), heap.to_string());
+    assert_eq!(
+        heap.try_alloc(Layout::new::<()>()),
+        Err(RequestError::ZeroSize)
+    );
+    unchanged(&heap, &before, "zero size");
+}
