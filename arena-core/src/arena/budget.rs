@@ -45,6 +45,7 @@ impl Arena {
     /// Sets or removes the budget through `&self` (the gate lives in a `Cell`).
     fn apply_budget(&self, gate: Option<BudgetGate>) {
         self.budget.set(gate);
+        self.budget_stamp.set(gate.map_or(0, |g| g.stamp()));
         self.settle_budget();
         if gate.is_none() {
             self.cursor.set_budget_limit(usize::MAX);
@@ -69,16 +70,41 @@ impl Arena {
 /// arena.alloc([0u8; 64]); // back under: the whole budget is available again
 /// ```
 impl Budgeted for Arena {
+    #[inline]
     fn budget(&self) -> Option<BudgetGate> {
         self.budget.get()
     }
 
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
-        self.apply_budget(gate);
+        self.apply_budget(gate.map(BudgetGate::ensure_stamped));
     }
 
+    /// Inlined: a wrapper calls it before every allocation, and with a stamped gate the check is
+    /// one compare; putting the gate back is out of line.
+    #[inline(always)]
     fn restore_budget(&self, gate: &BudgetGate) {
-        if !self.budget.get().is_some_and(|g| g.same_budget(gate)) {
+        let stamp = gate.stamp();
+        if stamp == 0 || self.budget_stamp.get() != stamp {
+            self.restore_budget_cold(gate);
+        }
+    }
+
+    #[inline(always)]
+    fn budget_stamp(&self) -> usize {
+        self.budget_stamp.get()
+    }
+}
+
+impl Arena {
+    /// [`Budgeted::restore_budget`] found another budget (or none): puts `gate` on.
+    #[cold]
+    #[inline(never)]
+    fn restore_budget_cold(&self, gate: &BudgetGate) {
+        if self.budget.get().is_some_and(|g| g.same_budget(gate)) {
+            // The same budget under another stamp (a copy of the gate): take the stamp, keep
+            // the warned state, so the next check is one compare again.
+            self.budget_stamp.set(gate.stamp());
+        } else {
             self.apply_budget(Some(*gate));
         }
     }
@@ -86,6 +112,7 @@ impl Budgeted for Arena {
 
 /// As for [`Arena`].
 impl Budgeted for BufferArena<'_> {
+    #[inline]
     fn budget(&self) -> Option<BudgetGate> {
         self.arena.budget()
     }
@@ -94,8 +121,14 @@ impl Budgeted for BufferArena<'_> {
         self.arena.set_budget(gate);
     }
 
+    #[inline(always)]
     fn restore_budget(&self, gate: &BudgetGate) {
         self.arena.restore_budget(gate);
+    }
+
+    #[inline(always)]
+    fn budget_stamp(&self) -> usize {
+        self.arena.budget_stamp()
     }
 }
 
@@ -103,16 +136,24 @@ impl Budgeted for BufferArena<'_> {
 /// later frames that reuse it), as [`FrameArena`]'s budget does for every buffer.
 #[cfg(feature = "alloc")]
 impl Budgeted for Frame<'_> {
+    #[inline]
     fn budget(&self) -> Option<BudgetGate> {
         self.arena().budget()
     }
 
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
-        self.arena().apply_budget(gate);
+        self.arena()
+            .apply_budget(gate.map(BudgetGate::ensure_stamped));
     }
 
+    #[inline(always)]
     fn restore_budget(&self, gate: &BudgetGate) {
         self.arena().restore_budget(gate);
+    }
+
+    #[inline(always)]
+    fn budget_stamp(&self) -> usize {
+        self.arena().budget_stamp()
     }
 }
 
@@ -126,6 +167,7 @@ impl<const N: usize> Budgeted for FrameArena<N> {
     }
 
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
+        let gate = gate.map(BudgetGate::ensure_stamped);
         for i in 0..N {
             self.buffer(i).apply_budget(gate);
         }
@@ -134,6 +176,18 @@ impl<const N: usize> Budgeted for FrameArena<N> {
     fn restore_budget(&self, gate: &BudgetGate) {
         for i in 0..N {
             self.buffer(i).restore_budget(gate);
+        }
+    }
+
+    /// Buffer 0's stamp when every buffer holds the same budget; `usize::MAX` (no gate's stamp)
+    /// when a frame changed its buffer's, so a wrapper puts its budget back on all of them.
+    #[inline]
+    fn budget_stamp(&self) -> usize {
+        let first = self.buffer(0).budget_stamp();
+        if (1..N).all(|i| self.buffer(i).budget_stamp() == first) {
+            first
+        } else {
+            usize::MAX
         }
     }
 }

@@ -123,6 +123,9 @@ pub struct Arena {
     /// The budget, if any, with its warned state (a `Cell`: arenas allocate through `&self`).
     /// Its limit is folded into the cursor's end; it is consulted only on the slow path.
     budget: Cell<Option<BudgetGate>>,
+    /// The stamp of `budget`'s gate (0: none, or unstamped): what a wrapper compares on every
+    /// allocation, one word instead of the gate.
+    budget_stamp: Cell<usize>,
     /// The root block: fixed capacity, user buffer, or empty for chained arenas.
     root_start: NonNull<u8>,
     root_end: NonNull<u8>,
@@ -198,6 +201,7 @@ impl Arena {
             run_open: Cell::new(false),
             guards: Cell::new(None),
             budget: Cell::new(None),
+            budget_stamp: Cell::new(0),
             root_start: start,
             root_end: end,
             root_used_end: Cell::new(start),

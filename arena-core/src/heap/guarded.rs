@@ -209,6 +209,11 @@ impl Budgeted for GuardedHeap<'_> {
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
         self.heap.set_budget(gate);
     }
+
+    #[inline(always)]
+    fn budget_stamp(&self) -> usize {
+        self.heap.budget_stamp()
+    }
 }
 
 /// Reading a guarded heap is reading the heap (stats, memory map, consistency check).

@@ -858,7 +858,12 @@ impl crate::tags::Budgeted for FreeListHeap<'_> {
     }
 
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
-        self.budget = gate;
+        self.budget = gate.map(BudgetGate::ensure_stamped);
         self.sync_limit();
+    }
+
+    #[inline(always)]
+    fn budget_stamp(&self) -> usize {
+        self.budget.as_ref().map_or(0, BudgetGate::stamp)
     }
 }

@@ -442,6 +442,11 @@ impl<T> crate::tags::Budgeted for Pool<T> {
     fn set_budget(&mut self, gate: Option<crate::tags::BudgetGate>) {
         self.slots.set_budget(gate);
     }
+
+    #[inline(always)]
+    fn budget_stamp(&self) -> usize {
+        self.slots.budget_stamp()
+    }
 }
 
 /// Panics for an insert that found no slot, saying why and what to do.

@@ -50,6 +50,11 @@ struct Ledger {
     /// Free-list heads below this are claimed by the inlined insert path (see the module docs):
     /// block 0's length, or 0 while a budget must be checked on every insert.
     fast_end: u32,
+    /// Slots in play (live or free, `high_water - retired`) below which a never-used slot can be
+    /// taken without consulting the budget: every slot in play fits an armed budget, so neither
+    /// the insert nor `fast_end` can go past it. `u32::MAX` without a budget, 0 while a `Warn`
+    /// budget is lifted.
+    fresh_in_play: u32,
     budget: Option<BudgetGate>,
     /// The bytes one value counts against the budget.
     unit: usize,
@@ -96,6 +101,7 @@ impl Ledger {
             inserts: 0,
             retired: 0,
             fast_end,
+            fresh_in_play: u32::MAX,
             budget: None,
             unit,
             kind,
@@ -185,15 +191,26 @@ impl Ledger {
     /// play (live or free) than now: reusing any free slot must keep usage within an armed
     /// budget.
     fn refresh_fast_end(&mut self, first_len: u32, extra: u32) {
-        let safe = match &self.budget {
-            None => true,
+        let (safe, fresh_in_play) = match &self.budget {
+            None => (true, u32::MAX),
             Some(gate) => {
                 let bytes = gate.budget().bytes;
+                let armed = gate.limit() == bytes;
                 let in_play = (self.high_water - self.retired + extra) as usize;
-                gate.limit() == bytes && in_play.saturating_mul(self.unit) <= bytes
+                // Slots whose values together fit the budget (a zero-sized value fits any).
+                let fit = bytes.checked_div(self.unit).unwrap_or(usize::MAX);
+                (
+                    armed && in_play.saturating_mul(self.unit) <= bytes,
+                    if armed {
+                        u32::try_from(fit).unwrap_or(u32::MAX)
+                    } else {
+                        0
+                    },
+                )
             }
         };
         self.fast_end = if safe { first_len } else { 0 };
+        self.fresh_in_play = fresh_in_play;
     }
 }
 
@@ -290,9 +307,16 @@ impl<P> SlotMap<P> {
         Some(gate)
     }
 
+    /// [`Budgeted::budget_stamp`](crate::tags::Budgeted::budget_stamp): the stored gate's stamp,
+    /// read without settling it.
+    #[inline(always)]
+    pub(crate) fn budget_stamp(&self) -> usize {
+        self.ledger.budget.as_ref().map_or(0, BudgetGate::stamp)
+    }
+
     /// Sets or removes the budget.
     pub(crate) fn set_budget(&mut self, gate: Option<BudgetGate>) {
-        self.ledger.budget = gate;
+        self.ledger.budget = gate.map(BudgetGate::ensure_stamped);
         self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
     }
 
@@ -479,7 +503,12 @@ impl<P> SlotMap<P> {
     #[inline(always)]
     #[track_caller]
     fn find_slot(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
-        if self.ledger.budget.is_some() {
+        let l = &self.ledger;
+        // A never-used slot that keeps every slot in play within an armed budget needs no
+        // policy and keeps `fast_end` safe: the common fill of a budgeted pool stays here.
+        if l.budget.is_some()
+            && (l.free_head != NO_SLOT || l.high_water - l.retired >= l.fresh_in_play)
+        {
             return self.find_slot_budgeted();
         }
         self.next_slot().ok_or(Refusal::Full)

@@ -549,6 +549,11 @@ impl<T: Soa> Budgeted for SoaPool<T> {
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
         self.slots.set_budget(gate);
     }
+
+    #[inline(always)]
+    fn budget_stamp(&self) -> usize {
+        self.slots.budget_stamp()
+    }
 }
 
 /// Reports (see [`set_drop_report`](SoaPool::set_drop_report)); the columns then drop the values.

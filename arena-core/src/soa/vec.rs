@@ -627,8 +627,13 @@ impl<T: Soa> crate::tags::Budgeted for SoaVec<T> {
     }
 
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
-        self.budget = gate;
+        self.budget = gate.map(BudgetGate::ensure_stamped);
         self.refresh_end();
+    }
+
+    #[inline(always)]
+    fn budget_stamp(&self) -> usize {
+        self.budget.as_ref().map_or(0, BudgetGate::stamp)
     }
 }
 

@@ -194,6 +194,23 @@ impl BudgetGate {
         self
     }
 
+    /// The stamp: 0, or the number [`stamped`](BudgetGate::stamped) gave this gate and its copies.
+    #[inline(always)]
+    pub const fn stamp(&self) -> usize {
+        self.stamp
+    }
+
+    /// This gate, [`stamped`](BudgetGate::stamped) if it is not yet: what an allocator stores, so
+    /// that its [`budget_stamp`](Budgeted::budget_stamp) is 0 only without a budget.
+    #[must_use]
+    pub fn ensure_stamped(self) -> BudgetGate {
+        if self.stamp == 0 {
+            self.stamped()
+        } else {
+            self
+        }
+    }
+
     /// Whether `other` is the same budget for the same owner (the warned state aside): what a
     /// wrapper compares before re-applying its budget.
     ///
@@ -343,5 +360,14 @@ pub trait Budgeted: super::MemoryUsage {
     /// line.
     fn restore_budget(&self, gate: &BudgetGate) {
         let _ = gate;
+    }
+
+    /// The [stamp](BudgetGate::stamped) of the budget in force: 0 for none (the allocators of
+    /// this crate stamp every gate they are given), a value no other budget has otherwise. What
+    /// [`Tracked`](super::Tracked) compares on every access, one word, before handing the
+    /// allocator out. The default reads [`budget`](Budgeted::budget).
+    #[inline]
+    fn budget_stamp(&self) -> usize {
+        self.budget().map_or(0, |g| g.stamp())
     }
 }

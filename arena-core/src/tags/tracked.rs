@@ -105,25 +105,14 @@ pub(super) struct Labels<G> {
     /// Whether [`Tracked::set_budget`] was called: only then does the wrapper put its budget on
     /// the allocator (a budget the allocator was given before it was wrapped is left alone).
     manages_budget: bool,
+    /// The stamp of the budget the allocator holds when it is as the wrapper wants it (the
+    /// wrapper's own gate's, or the allocator's own while the wrapper does not manage it): what
+    /// every access compares, one word.
+    stamp: usize,
     forgive: bool,
 }
 
 impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
-    /// Names and tags `inner`. Its budget, if it has one, is left as it is until
-    /// [`set_budget`](Tracked::set_budget) or [`with_budget`](Tracked::with_budget) is called.
-    pub fn new(inner: A, name: &'static str, tag: G) -> Self {
-        Tracked {
-            inner: Inner(Some(inner)),
-            labels: Labels {
-                name,
-                tag,
-                budget: None,
-                manages_budget: false,
-                forgive: false,
-            },
-        }
-    }
-
     /// The budget set through this wrapper, if any.
     pub fn budget(&self) -> Option<Budget> {
         self.labels.budget.map(|g| g.budget())
@@ -176,6 +165,23 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
 }
 
 impl<A: Budgeted, G: Tag> Tracked<A, G> {
+    /// Names and tags `inner`. Its budget, if it has one, is left as it is until
+    /// [`set_budget`](Tracked::set_budget) or [`with_budget`](Tracked::with_budget) is called.
+    pub fn new(inner: A, name: &'static str, tag: G) -> Self {
+        let stamp = inner.budget_stamp();
+        Tracked {
+            inner: Inner(Some(inner)),
+            labels: Labels {
+                name,
+                tag,
+                budget: None,
+                manages_budget: false,
+                stamp,
+                forgive: false,
+            },
+        }
+    }
+
     /// Sets `budget` on the allocator, naming this allocator and its tag in its errors.
     #[must_use]
     pub fn with_budget(mut self, budget: Budget) -> Self {
@@ -192,7 +198,9 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
         let owner = Owner::new(self.labels.name, self.labels.tag.name());
         self.labels.budget = budget.map(|b| BudgetGate::new(b, owner).stamped());
         self.labels.manages_budget = true;
-        self.inner.get_mut().set_budget(self.labels.budget);
+        let inner = self.inner.get_mut();
+        inner.set_budget(self.labels.budget);
+        self.labels.stamp = inner.budget_stamp();
     }
 
     /// The allocator, for reading, with this wrapper's budget on it: `&*tracked`, spelled out for
@@ -224,6 +232,68 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     }
 }
 
+/// The typed allocations of a tracked arena are also methods of the wrapper, so that the value
+/// is built before the wrapper's check runs (through `Deref`, the check comes first, and in a hot
+/// loop that can cost the compiler its best code for building the value in place). They are the
+/// arena's own methods otherwise: same budget, same errors, same panics.
+impl<G: Tag> Tracked<crate::arena::Arena, G> {
+    /// [`Arena::try_alloc`](crate::arena::Arena::try_alloc).
+    ///
+    /// # Errors
+    ///
+    /// As [`Arena::try_alloc`](crate::arena::Arena::try_alloc), a budget's refusal included.
+    #[inline(always)]
+    pub fn try_alloc<T: Send + 'static>(
+        &self,
+        value: T,
+    ) -> Result<&mut T, crate::arena::ArenaError> {
+        self.allocator().try_alloc(value)
+    }
+
+    /// [`Arena::alloc`](crate::arena::Arena::alloc).
+    ///
+    /// # Panics
+    ///
+    /// As [`Arena::alloc`](crate::arena::Arena::alloc): the arena is full, or over a `Fail` or
+    /// `Panic` budget.
+    #[inline(always)]
+    #[track_caller]
+    #[allow(clippy::mut_from_ref)] // handing out `&mut T` from `&self` is what an arena does
+    pub fn alloc<T: Send + 'static>(&self, value: T) -> &mut T {
+        self.allocator().alloc(value)
+    }
+}
+
+/// As for a tracked arena: inserting through the wrapper builds the value before the wrapper's
+/// check. The pool's own methods otherwise.
+impl<T, G: Tag> Tracked<crate::pool::Pool<T>, G> {
+    /// [`Pool::try_insert`](crate::pool::Pool::try_insert).
+    ///
+    /// # Errors
+    ///
+    /// As [`Pool::try_insert`](crate::pool::Pool::try_insert), a budget's refusal included; the
+    /// value is handed back.
+    #[inline(always)]
+    pub fn try_insert(
+        &mut self,
+        value: T,
+    ) -> Result<crate::pool::Handle<T>, crate::pool::PoolFull<T>> {
+        self.allocator_mut().try_insert(value)
+    }
+
+    /// [`Pool::insert`](crate::pool::Pool::insert).
+    ///
+    /// # Panics
+    ///
+    /// As [`Pool::insert`](crate::pool::Pool::insert): the pool is full, or over a `Fail` or
+    /// `Panic` budget.
+    #[inline(always)]
+    #[track_caller]
+    pub fn insert(&mut self, value: T) -> crate::pool::Handle<T> {
+        self.allocator_mut().insert(value)
+    }
+}
+
 /// A tracked allocator is an allocator: it reports the wrapped allocator's counters, so generic
 /// code (and another wrapper) can take it where it takes the allocator.
 impl<A: Budgeted, G: Tag> MemoryUsage for Tracked<A, G> {
@@ -251,52 +321,52 @@ impl<A: Budgeted, G: Tag> Budgeted for Tracked<A, G> {
     // wrapper's own gate already.
 }
 
-/// Whether `inner` has the budget `want` ([`BudgetGate::same_budget`]: four compares, and a
-/// lifted `Warn` state counts as the same budget, so a warning is not re-armed by every access).
-/// Inlined into every `deref_mut`.
-#[inline(always)]
-fn holds<A: Budgeted>(inner: &A, want: &Option<BudgetGate>) -> bool {
-    match want {
-        Some(want) => inner.budget().is_some_and(|have| have.same_budget(want)),
-        None => inner.budget().is_none(),
+/// The allocator's budget is not the wrapper's (another stamp): it was replaced, or its budget
+/// changed directly, or it holds a copy of the wrapper's gate. Through `&self`, the wrapper's
+/// budget is put back where the allocator can take it that way (arenas, see
+/// [`Budgeted::restore_budget`]); out of line, as it runs once per such change.
+#[cold]
+#[inline(never)]
+fn restore<A: Budgeted>(inner: &A, labels_budget: &Option<BudgetGate>, manages: bool) {
+    if let (true, Some(gate)) = (manages, labels_budget) {
+        inner.restore_budget(gate);
     }
 }
 
-/// Puts `want` on `inner`: out of line, as it runs only after the allocator was replaced or its
-/// budget changed directly.
+/// As [`restore`], through `&mut`: a managed budget (or its removal) is put on the allocator; an
+/// unmanaged wrapper takes note of the allocator's own budget, so the next check is one compare.
 #[cold]
 #[inline(never)]
-fn reapply<A: Budgeted>(inner: &mut A, want: Option<BudgetGate>) {
-    inner.set_budget(want);
+fn restore_mut<A: Budgeted, G>(inner: &mut A, labels: &mut Labels<G>) {
+    if labels.manages_budget {
+        inner.set_budget(labels.budget);
+    }
+    labels.stamp = inner.budget_stamp();
 }
 
-/// Reading through the wrapper reads the allocator, with the budget restored on it first (for
-/// allocators that allocate through `&self`, such as arenas; see [`Budgeted::restore_budget`]).
+/// Reading through the wrapper reads the allocator, with the wrapper's budget restored on it
+/// first if the allocator's is not the wrapper's: one compare of the gates' stamps.
 impl<A: Budgeted, G: Tag> Deref for Tracked<A, G> {
     type Target = A;
 
     #[inline(always)]
     fn deref(&self) -> &A {
         let inner = self.inner.get();
-        if let Some(gate) = &self.labels.budget {
-            inner.restore_budget(gate);
+        if inner.budget_stamp() != self.labels.stamp {
+            restore(inner, &self.labels.budget, self.labels.manages_budget);
         }
         inner
     }
 }
 
 /// The allocator, mutably, with the wrapper's budget put back on it first if it is not there
-/// (a replaced allocator, or a budget changed on it directly, on any of its buffers).
+/// (a replaced allocator, or a budget changed on it or on one of its buffers directly).
 impl<A: Budgeted, G: Tag> DerefMut for Tracked<A, G> {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut A {
         let inner = self.inner.get_mut();
-        if self.labels.manages_budget && !holds(inner, &self.labels.budget) {
-            reapply(inner, self.labels.budget);
-        } else if let Some(gate) = &self.labels.budget {
-            // `budget()` reads one part of an allocator whose budget is held in several (a
-            // frame arena's buffers, each of which a `Frame` can change): put it back on all.
-            inner.restore_budget(gate);
+        if inner.budget_stamp() != self.labels.stamp {
+            restore_mut(inner, &mut self.labels);
         }
         inner
     }

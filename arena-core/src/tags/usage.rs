@@ -109,7 +109,9 @@ impl<T> MemoryUsage for Pool<T> {
             current: stats.len.saturating_mul(size_of::<T>()),
             peak: stats.peak_live.saturating_mul(size_of::<T>()),
             allocations: stats.len,
-            reserved: stats.capacity.saturating_mul(crate::pool::slot_bytes::<T>()),
+            reserved: stats
+                .capacity
+                .saturating_mul(crate::pool::slot_bytes::<T>()),
         }
     }
 
