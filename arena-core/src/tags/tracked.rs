@@ -47,13 +47,32 @@ pub struct Tracked<A: MemoryUsage, G: Tag> {
     pub(super) labels: Labels<G>,
 }
 
-/// The wrapped allocator. Empty only inside [`Tracked::into_inner`], between taking the allocator
-/// out and dropping the emptied wrapper: safe code cannot move a field out of a type with `Drop`
-/// any other way. Every other access finds it full; the check is one predictable branch (on the
-/// allocator's own niche where it has one), cold on the empty side.
+/// The wrapped allocator. Where the leak check is compiled in (debug builds, `debug-checks`),
+/// [`Tracked`] has a `Drop`, and safe code cannot move a field out of a type with `Drop`: the
+/// allocator sits in an `Option`, empty only inside [`Tracked::into_inner`] between taking it out
+/// and dropping the emptied wrapper (every other access finds it full: one predictable branch).
+/// In other builds there is no leak check, no `Drop` and no `Option`: the allocator is stored as
+/// it is, `into_inner` is a plain move, and an access through the wrapper checks nothing but
+/// the budget's stamp.
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
 pub(super) struct Inner<A>(Option<A>);
 
+/// See the other build's definition: without the leak check, the allocator itself.
+#[cfg(not(any(debug_assertions, feature = "debug-checks")))]
+pub(super) struct Inner<A>(A);
+
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
 impl<A> Inner<A> {
+    #[inline(always)]
+    fn new(inner: A) -> Self {
+        Inner(Some(inner))
+    }
+
+    /// The allocator, or `None` inside `into_inner`.
+    fn present(&self) -> Option<&A> {
+        self.0.as_ref()
+    }
+
     #[inline(always)]
     fn get(&self) -> &A {
         match &self.0 {
@@ -71,7 +90,31 @@ impl<A> Inner<A> {
     }
 }
 
+#[cfg(not(any(debug_assertions, feature = "debug-checks")))]
+impl<A> Inner<A> {
+    #[inline(always)]
+    fn new(inner: A) -> Self {
+        Inner(inner)
+    }
+
+    /// The allocator (always there in this build).
+    fn present(&self) -> Option<&A> {
+        Some(&self.0)
+    }
+
+    #[inline(always)]
+    fn get(&self) -> &A {
+        &self.0
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self) -> &mut A {
+        &mut self.0
+    }
+}
+
 /// Only `into_inner` empties the wrapper, and it consumes it: nothing can reach it afterwards.
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
 #[cold]
 #[inline(never)]
 fn moved_out() -> ! {
@@ -150,7 +193,7 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
     /// (or without the `log` feature).
     pub fn leak(&self) -> Option<Leak> {
         // Empty only while `into_inner` hands the allocator on: no leak then.
-        let inner = self.inner.0.as_ref()?;
+        let inner = self.inner.present()?;
         if !inner.reports_leaks() {
             return None;
         }
@@ -170,7 +213,7 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     pub fn new(inner: A, name: &'static str, tag: G) -> Self {
         let stamp = inner.budget_stamp();
         Tracked {
-            inner: Inner(Some(inner)),
+            inner: Inner::new(inner),
             labels: Labels {
                 name,
                 tag,
@@ -220,15 +263,28 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     /// The allocator, without its name and tag, and without the budget set through this wrapper
     /// (a budget it had before it was wrapped, never replaced through the wrapper, stays). No
     /// leak report is made: the values live on in the allocator returned.
-    pub fn into_inner(mut self) -> A {
+    pub fn into_inner(self) -> A {
         let manages = self.labels.manages_budget;
-        let Some(mut inner) = self.inner.0.take() else {
-            moved_out()
-        };
+        let mut inner = self.take_inner();
         if manages {
             inner.set_budget(None);
         }
         inner
+    }
+
+    /// The allocator, out of the wrapper, which is dropped empty (so it reports no leak).
+    #[cfg(any(debug_assertions, feature = "debug-checks"))]
+    fn take_inner(mut self) -> A {
+        match self.inner.0.take() {
+            Some(inner) => inner,
+            None => moved_out(),
+        }
+    }
+
+    /// The allocator, out of the wrapper (which has no `Drop` in this build).
+    #[cfg(not(any(debug_assertions, feature = "debug-checks")))]
+    fn take_inner(self) -> A {
+        self.inner.0
     }
 }
 
@@ -389,16 +445,17 @@ impl<G: Tag> Labels<G> {
     /// These labels on another allocator.
     pub(super) fn wrap<B: MemoryUsage>(self, inner: B) -> Tracked<B, G> {
         Tracked {
-            inner: Inner(Some(inner)),
+            inner: Inner::new(inner),
             labels: self,
         }
     }
 }
 
+/// The leak check, compiled in where [`crate::poison::ENABLED`] is (debug builds, `debug-checks`).
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
 impl<A: MemoryUsage, G: Tag> Drop for Tracked<A, G> {
     fn drop(&mut self) {
-        if crate::poison::ENABLED
-            && !self.labels.forgive
+        if !self.labels.forgive
             && let Some(leak) = self.leak()
         {
             log_event!(error, "arena_kit::leak", "{leak}");

@@ -77,9 +77,9 @@ fn tracker_report_from_real_allocators() {
     let paths = Tracked::new(Arena::with_capacity(4096), "pathfinding", AI);
     paths.alloc([0u32; 512]);
 
-    let frame = frames.begin_frame();
-    frame.alloc_layout(std::alloc::Layout::from_size_align(1 << 20, 16).unwrap());
-    drop(frame);
+    frames
+        .begin_frame()
+        .alloc_layout(std::alloc::Layout::from_size_align(1 << 20, 16).unwrap());
 
     let mut registry = Registry::new();
     let report = registry
@@ -282,9 +282,7 @@ fn peaks_across_frames() {
     let mut registry = Registry::new();
     let sizes = [100usize, 1000, 300, 200];
     for &n in &sizes {
-        let frame = frames.begin_frame();
-        frame.alloc_slice_copy(&vec![0u8; n]);
-        drop(frame);
+        frames.begin_frame().alloc_slice_copy(&vec![0u8; n]);
         registry.end_frame(&[&frames]).unwrap();
     }
     // Two buffers: each frame's bytes plus the previous frame's, still held for readers.
