@@ -671,6 +671,7 @@ impl<P> SlotMap<P> {
     ///
     /// # Panics
     /// If the slot is vacant: the caller's bookkeeping is broken.
+    #[inline]
     pub(crate) fn remove_at(&mut self, index: u32) -> P {
         let slot = self
             .chunks
@@ -687,14 +688,17 @@ impl<P> SlotMap<P> {
         mut keep: impl FnMut(Handle<X>, &mut P) -> bool,
         mut removed: impl FnMut(P),
     ) {
-        let live = self.ledger.len;
+        // Removing changes neither: no slot past `high_water` is ever occupied.
+        let (live, end) = (self.ledger.len, self.ledger.high_water);
         let (mut seen, mut index) = (0, 0);
-        while seen < live && index < self.ledger.high_water {
+        while seen < live && index < end {
             let slot = self.chunks.get_mut(index).expect("index below high water");
             if let Some((generation, payload)) = slot.occupied_mut() {
                 seen += 1;
                 if !keep(Handle::new(index, generation), payload) {
-                    removed(self.remove_at(index));
+                    // The slot was just seen occupied: release it in place (the payload leaves
+                    // the map before `removed`, user code, runs).
+                    removed(self.ledger.release(slot, index));
                 }
             }
             index += 1;
