@@ -8,15 +8,19 @@ use super::budget::{Budget, BudgetGate, Budgeted, Owner};
 use super::tag::{Tag, TagPath};
 use super::usage::{MemoryUsage, Usage};
 
-/// An allocator with a name and a tag, and optionally a budget. It adds no allocation methods of
-/// its own: it dereferences to the allocator ([`Deref`] and [`DerefMut`]), so every method of the
-/// wrapped allocator is called on it directly, and the budget holds for every one of them because
-/// the allocator enforces it itself (see [`Budgeted`]), on its slow path. Its counters are the
+/// An allocator with a name and a tag, and optionally a budget. It dereferences to the allocator
+/// ([`Deref`] and [`DerefMut`]), so every method of the wrapped allocator is called on it
+/// directly, and the budget holds for every one of them because the allocator enforces it itself
+/// (see [`Budgeted`]), on its slow path. (A tracked arena's `alloc`/`try_alloc` and a tracked
+/// pool's `insert`/`try_insert` are also methods of the wrapper, which call the allocator's: so
+/// the value is built before the wrapper's check, which keeps a hot loop's code as good as
+/// without the wrapper.) Its counters are the
 /// allocator's own (nothing is counted twice and nothing on the allocation path is shared between
 /// threads); [`Registry`](super::Registry) reads them when a report is taken.
 ///
-/// The budget is kept here too, naming this allocator and its tag in every [`BudgetExceeded`], and
-/// is put back on the allocator whenever it is reached through this wrapper: replacing the
+/// The budget is kept here too, naming this allocator and its tag in every
+/// [`BudgetExceeded`](super::BudgetExceeded), and is put back on the allocator whenever it is
+/// reached through this wrapper (one compare of the budget's stamp per access): replacing the
 /// allocator through `DerefMut` (`*tracked = Arena::new()`) cannot drop the budget.
 ///
 /// In debug builds (or with the `debug-checks` feature), dropping a tracked pool or heap that
@@ -322,6 +326,7 @@ impl<G: Tag> Tracked<crate::arena::Arena, G> {
 
 /// As for a tracked arena: inserting through the wrapper builds the value before the wrapper's
 /// check. The pool's own methods otherwise.
+#[cfg(feature = "alloc")]
 impl<T, G: Tag> Tracked<crate::pool::Pool<T>, G> {
     /// [`Pool::try_insert`](crate::pool::Pool::try_insert).
     ///
