@@ -1,28 +1,28 @@
 #![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 
-pub use arena_core::*;
-pub use arena_derive::{Layout, Soa};
+pub use arena_kit_core::*;
+pub use arena_kit_derive::{Layout, Soa};
 
 /// The names most programs want in scope.
 pub mod prelude {
-    pub use arena_core::arena::{Arena, ArenaError, Marker, Scope};
+    pub use arena_kit_core::arena::{Arena, ArenaError, Marker, Scope};
     #[cfg(feature = "std")]
-    pub use arena_core::arena::{Frame, FrameArena, FrameReader, scratch};
-    pub use arena_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
-    pub use arena_core::pool::{Handle, Pool, PoolFull};
-    pub use arena_core::soa::{Soa, SoaPool, SoaSlice, SoaSliceMut, SoaVec};
-    pub use arena_core::tags::{
+    pub use arena_kit_core::arena::{Frame, FrameArena, FrameReader, scratch};
+    pub use arena_kit_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
+    pub use arena_kit_core::pool::{Handle, Pool, PoolFull};
+    pub use arena_kit_core::soa::{Soa, SoaPool, SoaSlice, SoaSliceMut, SoaVec};
+    pub use arena_kit_core::tags::{
         Budget, BudgetExceeded, Budgeted, MemoryUsage, Policy, Registry, Report, Tag, TagPath,
         Tracked, Usage,
     };
-    pub use arena_core::{HasLayout, StructLayout, assert_layout};
-    pub use arena_derive::{Layout, Soa};
+    pub use arena_kit_core::{HasLayout, StructLayout, assert_layout};
+    pub use arena_kit_derive::{Layout, Soa};
 }
 
 /// Items used by generated code. Not part of the public API; may change in any release (the
-/// derives and arena-core are pinned to this release with `=`, so they always agree on it).
+/// derives and arena-kit-core are pinned to this release with `=`, so they always agree on it).
 #[doc(hidden)]
 pub mod __private_v0_1 {
-    pub use arena_core::__private_v0_1::*;
+    pub use arena_kit_core::__private_v0_1::*;
 }

@@ -6,7 +6,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use arena_core::arena::{Arena, FrameArena};
+use arena_kit_core::arena::{Arena, FrameArena};
 
 struct Counting;
 

@@ -9,7 +9,7 @@
 //! ignored. Miri's aliasing models cover this path through the `LockedHeap` doctest, a
 //! single-threaded program with the heap as its global allocator.
 #![cfg(not(miri))]
-use arena_core::heap::LockedHeap;
+use arena_kit_core::heap::LockedHeap;
 use std::collections::{BTreeMap, HashMap};
 
 const BYTES: usize = 1 << 24;

@@ -4,7 +4,7 @@
 //! operations (bounded by a preemption budget) and fails on a deadlock, a leaked `Arc` or a
 //! failed assertion.
 //!
-//! Run with `RUSTFLAGS="--cfg loom" cargo test -p arena-core --test loom_frame --release`.
+//! Run with `RUSTFLAGS="--cfg loom" cargo test -p arena-kit-core --test loom_frame --release`.
 //!
 //! What the model leaves out:
 //! - Time: `begin_frame` parks with a 1 ms timeout in real builds; loom has no timeouts, so the
@@ -25,7 +25,7 @@
 //! [loom]: https://docs.rs/loom
 #![cfg(loom)]
 
-use arena_core::arena::{FrameArena, FrameReader};
+use arena_kit_core::arena::{FrameArena, FrameReader};
 use loom::cell::UnsafeCell;
 use loom::thread;
 

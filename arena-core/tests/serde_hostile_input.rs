@@ -11,8 +11,8 @@ mod hostile;
 
 use std::path::Path;
 
-use arena_core::pool::{DEFAULT_MAX_BYTES, Pool, PoolSeed};
-use arena_core::soa::SoaVec;
+use arena_kit_core::pool::{DEFAULT_MAX_BYTES, Pool, PoolSeed};
+use arena_kit_core::soa::SoaVec;
 use hostile::{Empty, measure};
 use serde::de::{
     self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
@@ -275,7 +275,7 @@ fn column_format_of_a_type_with_no_columns_terminates() {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let r = measure(|| {
-            arena_core::soa::serde::columns::deserialize::<Empty, _>(json!([]))
+            arena_kit_core::soa::serde::columns::deserialize::<Empty, _>(json!([]))
                 .map(|v: SoaVec<Empty>| v.len())
         });
         let _ = tx.send(r);

@@ -197,7 +197,7 @@ pub fn align(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<(LitIn
     Ok(Some((lit, n)))
 }
 
-/// Parses `crate = path` or `crate = "path"`: where arena-kit (or arena-core) is, for a renamed
+/// Parses `crate = path` or `crate = "path"`: where arena-kit (or arena-kit-core) is, for a renamed
 /// dependency. `Ok(None)` after a recorded mistake.
 pub fn krate(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Path>> {
     const HOW: &str = "`crate` takes the path of arena-kit as this crate names it, as in \

@@ -3,7 +3,7 @@
 //! Each derive is built in the same four steps: the input is modelled (`ast`) with its attributes
 //! parsed into it, struct and each field, with their spans (`soa::attr`, `layout::attr`, on the
 //! shared helpers of `attr`), checked against the derive's rules (`valid`), and expanded
-//! (`expand`). Generated code names arena-core only through `<crate>::__private_v0_1`. Errors are
+//! (`expand`). Generated code names arena-kit-core only through `<crate>::__private_v0_1`. Errors are
 //! collected in a `ctxt::Ctxt` and reported together, and the trait impl is still emitted after
 //! an attribute error so uses of it don't cascade.
 #![forbid(unsafe_code)]
@@ -23,8 +23,8 @@ mod soa;
 /// Struct-level `#[layout(...)]` keys fail the build when the layout is not what you expect:
 /// `size = N`, `max_size = N`, `align = N`, `max_padding = N`, `optimal` (no field order is
 /// smaller) and `report` (fails on purpose and prints the layout table). `crate = path` (or
-/// `crate = "path"`) names arena-kit when it is renamed in `Cargo.toml`, or `arena_core` in a
-/// crate that uses arena-core without the facade.
+/// `crate = "path"`) names arena-kit when it is renamed in `Cargo.toml`, or `arena_kit_core` in a
+/// crate that uses arena-kit-core without the facade.
 ///
 /// ```
 /// use arena_kit::{HasLayout, Layout};
@@ -50,12 +50,12 @@ pub fn derive_layout(input: TokenStream) -> TokenStream {
 /// `Particle`: `ParticleRef<'a>` and `ParticleMut<'a>` (one row's fields as references) and
 /// `ParticleSlices<'a>` and `ParticleSlicesMut<'a>` (every column as a slice), each with a field
 /// per struct field carrying that field's visibility. The containers (`SoaVec<T>`, arena SoA
-/// slices) are generic code in arena-core.
+/// slices) are generic code in arena-kit-core.
 ///
 /// Struct keys in `#[soa(...)]`: `align = N` (every column starts on an `N`-byte boundary),
 /// `derive(Debug, Clone, ...)` (derived on the views; `Clone`/`Copy` only on the shared ones),
-/// `crate = path` or `crate = "path"` (arena-kit renamed in `Cargo.toml`, or `arena_core` in a
-/// crate that uses arena-core without the facade). Field key: `#[soa(nested)]` on a field whose
+/// `crate = path` or `crate = "path"` (arena-kit renamed in `Cargo.toml`, or `arena_kit_core` in a
+/// crate that uses arena-kit-core without the facade). Field key: `#[soa(nested)]` on a field whose
 /// type is itself `Soa` stores its fields as columns of their own (`slices.pos.x`); the impl and
 /// the views then carry a `for<'__soa_nested> FieldType: Soa` bound, so a generic struct is `Soa`
 /// for the arguments that make its nested fields `Soa`.

@@ -2,7 +2,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use arena_core::heap::{Fit, FreeListHeap, RequestError};
+use arena_kit_core::heap::{Fit, FreeListHeap, RequestError};
 use core::alloc::Layout;
 use core::ptr::NonNull;
 use libfuzzer_sys::fuzz_target;

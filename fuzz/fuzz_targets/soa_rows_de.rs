@@ -1,4 +1,4 @@
-//! Hostile `Deserialize` input for arena-core: see `fuzz/hostile/mod.rs` and `fuzz/README.md`.
+//! Hostile `Deserialize` input for arena-kit-core: see `fuzz/hostile/mod.rs` and `fuzz/README.md`.
 #![no_main]
 
 #[path = "../hostile/mod.rs"]

@@ -1,4 +1,4 @@
-//! Hostile input for every `Deserialize` impl of arena-core, shared by the cargo-fuzz targets
+//! Hostile input for every `Deserialize` impl of arena-kit-core, shared by the cargo-fuzz targets
 //! (`fuzz/fuzz_targets/*_de.rs`) and the replay test `arena-core/tests/serde_hostile_input.rs`,
 //! which runs every corpus and crash file through the same [`run`].
 //!
@@ -16,8 +16,8 @@ use std::cell::Cell;
 use std::collections::HashSet;
 
 use arbitrary::{Result, Unstructured};
-use arena_core::pool::{Handle, Pool, PoolSeed};
-use arena_core::soa::{Col, Columns, Nested, Soa, SoaVec};
+use arena_kit_core::pool::{Handle, Pool, PoolSeed};
+use arena_kit_core::soa::{Col, Columns, Nested, Soa, SoaVec};
 use serde::Deserialize;
 use serde::de::DeserializeSeed;
 use serde_json::{Map, Value, json};
@@ -487,7 +487,7 @@ impl Soa for Unit {
     }
 }
 
-// Hand-written (arena-core's tests have no serde derive): rows read as tuples.
+// Hand-written (arena-kit-core's tests have no serde derive): rows read as tuples.
 impl<'de> Deserialize<'de> for Pos {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
         let (x, y) = <(f32, f32)>::deserialize(d)?;
@@ -718,9 +718,9 @@ pub fn check_rows(kind: u8, v: Value) {
 fn columns_of<T>(v: Value) -> core::result::Result<SoaVec<T>, serde_json::Error>
 where
     T: Soa,
-    T::Columns: for<'de> arena_core::soa::serde::columns::DeColumns<'de>,
+    T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>,
 {
-    arena_core::soa::serde::columns::deserialize(v)
+    arena_kit_core::soa::serde::columns::deserialize(v)
 }
 
 /// `SoaVec<T>` in the column format: accepted exactly when the columns read as the field types

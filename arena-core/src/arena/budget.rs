@@ -58,8 +58,8 @@ impl Arena {
 /// `Allocator` impl, growth in place included).
 ///
 /// ```
-/// use arena_core::arena::{Arena, ArenaError};
-/// use arena_core::tags::{Budget, Budgeted};
+/// use arena_kit_core::arena::{Arena, ArenaError};
+/// use arena_kit_core::tags::{Budget, Budgeted};
 ///
 /// let mut arena = Arena::chained(4096);
 /// arena.set_budget(Some(Budget::fail(64).into()));

@@ -91,7 +91,7 @@ impl Arena {
     /// marker stays. Pages are kept.
     ///
     /// ```
-    /// use arena_core::arena::{Arena, MarkerError};
+    /// use arena_kit_core::arena::{Arena, MarkerError};
     ///
     /// let mut arena = Arena::with_capacity(256);
     /// arena.alloc([0u8; 64]); // level data

@@ -39,7 +39,7 @@
 //! # Example
 //!
 //! ```
-//! use arena_core::arena::Arena;
+//! use arena_kit_core::arena::Arena;
 //!
 //! let mut arena = Arena::with_capacity(256);
 //! let a = arena.alloc_slice_copy(&[1u64; 5]); // 40 bytes at offset 0
@@ -289,7 +289,7 @@ impl Arena {
     ///
     /// ```
     /// use core::mem::MaybeUninit;
-    /// use arena_core::arena::Arena;
+    /// use arena_kit_core::arena::Arena;
     ///
     /// let mut buffer = [MaybeUninit::<u8>::uninit(); 128];
     /// let arena = Arena::from_buffer(&mut buffer);

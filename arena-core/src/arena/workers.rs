@@ -14,7 +14,7 @@ use super::{Arena, ArenaStats};
 /// them.
 ///
 /// ```
-/// use arena_core::arena::WorkerArenas;
+/// use arena_kit_core::arena::WorkerArenas;
 /// use rayon::prelude::*;
 ///
 /// let mut arenas = WorkerArenas::new(4096);

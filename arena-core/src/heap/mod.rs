@@ -24,7 +24,7 @@
 //! heap checks that a request can fit at all, so a heap without one pays nothing for it.
 //!
 //! ```
-//! use arena_core::heap::FreeListHeap;
+//! use arena_kit_core::heap::FreeListHeap;
 //! use core::alloc::Layout;
 //!
 //! let mut heap = FreeListHeap::with_capacity(1024);

@@ -12,7 +12,7 @@
 //! added later that grows the struct fails the build with the holes and the fix.
 //!
 //! ```
-//! use arena_core::layout::{FieldLayout, Repr, StructLayout};
+//! use arena_kit_core::layout::{FieldLayout, Repr, StructLayout};
 //!
 //! // What `#[derive(Layout)]` generates for `#[repr(C)] struct Bad { a: u8, b: f64, c: u8 }`.
 //! const BAD: StructLayout = StructLayout::new(
@@ -315,7 +315,7 @@ pub const fn round_up(n: usize, align: usize) -> usize {
 /// structs, where `#[layout(...)]` on the struct cannot know the type arguments.
 ///
 /// ```
-/// use arena_core::{assert_layout, layout::{FieldLayout, HasLayout, Repr, StructLayout}};
+/// use arena_kit_core::{assert_layout, layout::{FieldLayout, HasLayout, Repr, StructLayout}};
 ///
 /// struct Pair<T>(T, T);
 /// impl<T> HasLayout for Pair<T> {
@@ -334,7 +334,7 @@ pub const fn round_up(n: usize, align: usize) -> usize {
 /// and the fix:
 ///
 /// ```compile_fail
-/// # use arena_core::{assert_layout, layout::{HasLayout, Repr, StructLayout}};
+/// # use arena_kit_core::{assert_layout, layout::{HasLayout, Repr, StructLayout}};
 /// # struct Pair<T>(T, T);
 /// # impl<T> HasLayout for Pair<T> {
 /// #     const LAYOUT: StructLayout =

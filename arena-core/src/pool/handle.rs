@@ -23,7 +23,7 @@ use super::generation;
 /// is checked at compile time, and the handle is `Send + Sync` whatever `T` is.
 ///
 /// ```
-/// use arena_core::pool::{Handle, Pool};
+/// use arena_kit_core::pool::{Handle, Pool};
 /// let mut pool = Pool::with_capacity(2);
 /// let h: Handle<&str> = pool.insert("bullet");
 /// assert_eq!(pool.get(h), Some(&"bullet"));

@@ -16,7 +16,7 @@
 //! `Vec` iterates without skipping holes).
 //!
 //! ```
-//! use arena_core::pool::Pool;
+//! use arena_kit_core::pool::Pool;
 //!
 //! struct Bullet { x: f32, speed: f32 }
 //!
@@ -154,7 +154,7 @@ impl<T> Pool<T> {
     /// test what happens when generations run out without 2^30 reuses first.
     ///
     /// ```
-    /// use arena_core::pool::Pool;
+    /// use arena_kit_core::pool::Pool;
     /// let mut pool = Pool::with_capacity_and_generation_budget(1, 2);
     /// let a = pool.insert('a');
     /// pool.remove(a);
@@ -238,7 +238,7 @@ impl<T> Pool<T> {
     /// values were still live (a leak report in debug builds):
     ///
     /// ```
-    /// use arena_core::pool::{Pool, PoolStats};
+    /// use arena_kit_core::pool::{Pool, PoolStats};
     /// fn report(stats: &PoolStats) {
     ///     if cfg!(debug_assertions) && stats.len > 0 {
     ///         eprintln!("bullet pool dropped with {} bullets live", stats.len);
@@ -282,7 +282,7 @@ impl<T> Pool<T> {
     /// handle), and returns the handle. If `f` panics, the pool is unchanged.
     ///
     /// ```
-    /// use arena_core::pool::{Handle, Pool};
+    /// use arena_kit_core::pool::{Handle, Pool};
     /// struct Enemy { me: Handle<Enemy>, hp: u32 }
     /// let mut enemies = Pool::with_capacity(4);
     /// let h = enemies.insert_with(|me| Enemy { me, hp: 10 });
@@ -362,7 +362,7 @@ impl<T> Pool<T> {
     /// fails its generation compare.
     ///
     /// ```
-    /// use arena_core::pool::Pool;
+    /// use arena_kit_core::pool::Pool;
     /// let mut pool = Pool::with_capacity(4);
     /// let (a, b) = (pool.insert(1), pool.insert(2));
     /// let [x, y] = pool.get_disjoint_mut([a, b]).unwrap();

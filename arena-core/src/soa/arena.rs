@@ -34,8 +34,8 @@ impl Arena {
     /// [`Arena::alloc`]).
     ///
     /// ```
-    /// use arena_core::arena::Arena;
-    /// use arena_core::soa::{Col, Columns, Soa};
+    /// use arena_kit_core::arena::Arena;
+    /// use arena_kit_core::soa::{Col, Columns, Soa};
     /// # struct Spark { x: f32, life: f32 }
     /// # impl Soa for Spark {
     /// #     type Columns = (Col<f32>, (Col<f32>, ()));

@@ -18,7 +18,7 @@
 //! code can make them disagree.
 //!
 //! ```
-//! use arena_core::soa::{Col, Columns, Soa, SoaVec};
+//! use arena_kit_core::soa::{Col, Columns, Soa, SoaVec};
 //!
 //! // What `#[derive(Soa)]` writes for `struct Enemy { x: f32, health: f32 }` (without the
 //! // `EnemyRef`/`EnemyMut`/`EnemySlices`/`EnemySlicesMut` view structs, here plain tuples).

@@ -27,7 +27,7 @@ use crate::tags::{BudgetGate, Budgeted};
 /// panics, naming both, in every lookup.
 ///
 /// ```
-/// use arena_core::soa::{Col, Columns, Soa, SoaPool};
+/// use arena_kit_core::soa::{Col, Columns, Soa, SoaPool};
 /// # struct Enemy { x: f32, health: f32 }
 /// # impl Soa for Enemy {
 /// #     type Columns = (Col<f32>, (Col<f32>, ()));

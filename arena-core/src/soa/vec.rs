@@ -183,8 +183,8 @@ impl<T: Soa> SoaVec<T> {
     /// it. Nothing changes on failure.
     ///
     /// ```
-    /// use arena_core::tags::{Budget, Budgeted};
-    /// # use arena_core::soa::{Col, Soa, SoaVec};
+    /// use arena_kit_core::tags::{Budget, Budgeted};
+    /// # use arena_kit_core::soa::{Col, Soa, SoaVec};
     /// # #[derive(Debug, PartialEq)] struct P { x: f32 }
     /// # impl Soa for P {
     /// #     type Columns = (Col<f32>, ());

@@ -24,9 +24,9 @@ pub const DEFAULT_HISTORY: usize = 3600;
 /// [`Tracked::with_budget`]: super::Tracked::with_budget
 ///
 /// ```
-/// use arena_core::arena::Arena;
-/// use arena_core::pool::Pool;
-/// use arena_core::tags::{Budget, Registry, Tracked};
+/// use arena_kit_core::arena::Arena;
+/// use arena_kit_core::pool::Pool;
+/// use arena_kit_core::tags::{Budget, Registry, Tracked};
 ///
 /// let mut registry = Registry::new();
 /// registry.set_budget("Physics", Budget::fail(1024));

@@ -1,14 +1,14 @@
-//! Both derives used from arena-core itself, as a crate that depends on arena-core without the
-//! `arena-kit` facade would: `crate = arena_core` (or the string form `crate = "arena_core"`)
-//! points the generated code at `arena_core::__private_v0_1`.
+//! Both derives used from arena-kit-core itself, as a crate that depends on arena-kit-core without the
+//! `arena-kit` facade would: `crate = arena_kit_core` (or the string form `crate = "arena_kit_core"`)
+//! points the generated code at `arena_kit_core::__private_v0_1`.
 
-use arena_core::layout::HasLayout;
-use arena_core::soa::SoaVec;
-use arena_derive::{Layout, Soa};
+use arena_kit_core::layout::HasLayout;
+use arena_kit_core::soa::SoaVec;
+use arena_kit_derive::{Layout, Soa};
 
-/// Checked at compile time through arena-core's own path.
+/// Checked at compile time through arena-kit-core's own path.
 #[derive(Layout)]
-#[layout(crate = arena_core, size = 16, align = 8, max_padding = 6, optimal)]
+#[layout(crate = arena_kit_core, size = 16, align = 8, max_padding = 6, optimal)]
 #[repr(C)]
 struct Header {
     offset: u64,
@@ -18,7 +18,7 @@ struct Header {
 
 /// The string form, as serde's `#[serde(crate = "...")]` takes it.
 #[derive(Soa)]
-#[soa(crate = "arena_core")]
+#[soa(crate = "arena_kit_core")]
 struct Point {
     x: f32,
     y: f32,

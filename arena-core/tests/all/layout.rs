@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use arena_core::layout::{FieldLayout, Repr, StructLayout, round_up};
+use arena_kit_core::layout::{FieldLayout, Repr, StructLayout, round_up};
 use proptest::prelude::*;
 
 /// A field as (size, align), laid out by the `repr(C)` rule (with an optional `packed` cap).

@@ -1,5 +1,5 @@
-//! arena-core's integration tests, in one binary (one link; run one family with
-//! `cargo test -p arena-core --test all arena::`). Tests that need a process of their own (a
+//! arena-kit-core's integration tests, in one binary (one link; run one family with
+//! `cargo test -p arena-kit-core --test all arena::`). Tests that need a process of their own (a
 //! `#[global_allocator]`, the loom model) are separate files beside this folder.
 #![allow(missing_docs)] // test-only row types
 

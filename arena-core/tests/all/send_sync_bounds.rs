@@ -8,14 +8,16 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use arena_core::pool::{Handle, Pool};
-use arena_core::soa::{ChunksExact, ChunksExactMut, IntoIter, Iter, IterMut, SoaPool, SoaSlice};
-use arena_core::soa::{SoaSliceMut, SoaVec};
-use arena_derive::Soa;
+use arena_kit_core::pool::{Handle, Pool};
+use arena_kit_core::soa::{
+    ChunksExact, ChunksExactMut, IntoIter, Iter, IterMut, SoaPool, SoaSlice,
+};
+use arena_kit_core::soa::{SoaSliceMut, SoaVec};
+use arena_kit_derive::Soa;
 
 /// `Send` but not `Sync`, like `Cell`.
 #[derive(Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Counter {
     pub hits: Cell<u32>,
     pub id: u32,
@@ -23,14 +25,14 @@ pub struct Counter {
 
 /// Neither `Send` nor `Sync`.
 #[derive(Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Shared {
     pub rc: Rc<u32>,
 }
 
 /// Both.
 #[derive(Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Plain {
     pub x: f32,
 }

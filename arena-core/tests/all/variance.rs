@@ -1,4 +1,4 @@
-//! Every covariant parameter of arena-core's public types, checked at compile time: each
+//! Every covariant parameter of arena-kit-core's public types, checked at compile time: each
 //! function below only compiles if the type is covariant in that parameter (it turns a longer
 //! lifetime into a shorter one). The invariant parameters are checked the other way, by the
 //! facade's compile-fail cases `tests/ui/variance-*.rs`; each type's docs have a `# Variance`
@@ -11,12 +11,12 @@
 
 use crate::soa_rows;
 
-use arena_core::arena::{Arena, BufferArena, FrameArena, FrameReader, Scope};
-use arena_core::heap::{Blocks, FreeListHeap, MemoryMap};
-use arena_core::layout::FieldOrder;
-use arena_core::pool::{self, Handle, Pool, PoolFull};
-use arena_core::soa::{self, SoaSlice, SoaSliceMut};
-use arena_core::tags::{
+use arena_kit_core::arena::{Arena, BufferArena, FrameArena, FrameReader, Scope};
+use arena_kit_core::heap::{Blocks, FreeListHeap, MemoryMap};
+use arena_kit_core::layout::FieldOrder;
+use arena_kit_core::pool::{self, Handle, Pool, PoolFull};
+use arena_kit_core::soa::{self, SoaSlice, SoaSliceMut};
+use arena_kit_core::tags::{
     AllocatorRow, FrameSample, GuardedHeap, History, OverBudget, Report, TagRow, Totals, Tracked,
 };
 use soa_rows::Particle;

@@ -60,7 +60,7 @@ impl Kind {
         Kind::Optimal,
     ];
 
-    /// The key, which is also the name of the check in arena-core.
+    /// The key, which is also the name of the check in arena-kit-core.
     pub fn key(self) -> &'static str {
         match self {
             Kind::Size => "size",

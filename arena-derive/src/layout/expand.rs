@@ -40,7 +40,7 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     }
 }
 
-/// `private` is the versioned path generated code reaches arena-core through.
+/// `private` is the versioned path generated code reaches arena-kit-core through.
 fn impl_has_layout(input: &Input<'_>, private: &TokenStream) -> TokenStream {
     let InputData::Struct(_, fields) = &input.data else {
         return TokenStream::new();

@@ -1,6 +1,6 @@
 //! Code generation for `#[derive(Soa)]`: four view structs (`Ref`, `Mut`, `Slices`, `SlicesMut`)
-//! and a safe impl of arena-core's `Soa` trait that only converts between a row, a nested tuple of
-//! its column values, and the views. Every container is generic code in arena-core.
+//! and a safe impl of arena-kit-core's `Soa` trait that only converts between a row, a nested tuple of
+//! its column values, and the views. Every container is generic code in arena-kit-core.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};

@@ -6,7 +6,7 @@
 
 use allocator_api2::boxed::Box as ABox;
 use allocator_api2::vec::Vec as AVec;
-use arena_core::arena::Arena;
+use arena_kit_core::arena::Arena;
 
 #[test]
 fn allocating_after_freeing_the_newest_box_writes_past_the_freed_block() {

@@ -9,9 +9,9 @@ use crate::soa_rows;
 use core::alloc::Layout;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::arena::{Arena, ArenaError, FrameArena};
-use arena_core::tags::{Budget, BudgetGate, Budgeted, MemoryUsage, Owner, Usage};
-use arena_derive::Soa;
+use arena_kit_core::arena::{Arena, ArenaError, FrameArena};
+use arena_kit_core::tags::{Budget, BudgetGate, Budgeted, MemoryUsage, Owner, Usage};
+use arena_kit_derive::Soa;
 use soa_rows::Particle;
 
 /// The budget every fail-policy test sets.
@@ -21,7 +21,7 @@ const FILL: usize = 448;
 
 /// SoA rows that need dropping: the arena carves the columns and a drop record, two parts.
 #[derive(Debug, Default, Soa)]
-#[soa(crate = arena_core)]
+#[soa(crate = arena_kit_core)]
 pub struct Named {
     id: u32,
     name: String,
@@ -322,7 +322,7 @@ mod fixed_arena {
 }
 
 mod frame {
-    use arena_core::arena::Frame;
+    use arena_kit_core::arena::Frame;
 
     fn frame_with(frames: &mut FrameArena<2>, budget: Budget) -> Frame<'_> {
         let mut frame = frames.begin_frame();
@@ -482,7 +482,7 @@ fn a_fixed_arena_over_its_capacity_and_under_its_budget_is_still_full() {
 /// The same list through `Tracked`: every method is the arena's own, reached through `Deref`, and
 /// the budget set on the wrapper is the arena's.
 mod tracked_arena {
-    use arena_core::tags::Tracked;
+    use arena_kit_core::tags::Tracked;
     arena_fail_policy_tests!(|budget: Budget| {
         Tracked::new(Arena::chained(4096), "level scratch", "Gameplay").with_budget(budget)
     });
@@ -490,8 +490,8 @@ mod tracked_arena {
 
 /// A tracked frame arena's budget holds in each frame it begins (the frame keeps the labels).
 mod tracked_frame {
-    use arena_core::arena::Frame;
-    use arena_core::tags::Tracked;
+    use arena_kit_core::arena::Frame;
+    use arena_kit_core::tags::Tracked;
 
     fn frame_with<'f>(
         frames: &'f mut Tracked<FrameArena<2>, &'static str>,

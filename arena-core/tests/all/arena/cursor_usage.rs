@@ -6,8 +6,8 @@
 use core::alloc::Layout;
 
 use allocator_api2::alloc::Allocator;
-use arena_core::arena::{Arena, ThreadScratch, scratch};
-use arena_core::tags::{Budget, Budgeted, MemoryUsage, Registry, Tag};
+use arena_kit_core::arena::{Arena, ThreadScratch, scratch};
+use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage, Registry, Tag};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MemoryTag {

@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use arena_core::arena::Arena;
+use arena_kit_core::arena::Arena;
 
 /// Records its id in a shared log when dropped; `Send + 'static` as the arena requires.
 struct Logged {

@@ -5,7 +5,7 @@ use std::thread;
 use std::time::Duration;
 
 use allocator_api2::vec::Vec as AVec;
-use arena_core::arena::{Arena, FrameArena, FrameInUse, scratch, scratch_depth};
+use arena_kit_core::arena::{Arena, FrameArena, FrameInUse, scratch, scratch_depth};
 
 #[test]
 fn double_buffering_trace() {
@@ -78,7 +78,7 @@ fn a_render_thread_reads_frames_while_the_producer_waits_for_it() {
     let render = thread::spawn(move || {
         let mut sums = Vec::new();
         for reader in from_main {
-            let reader: arena_core::arena::FrameReader<[u64]> = reader;
+            let reader: arena_kit_core::arena::FrameReader<[u64]> = reader;
             thread::sleep(Duration::from_micros(200)); // a slow GPU upload
             sums.push((reader.frame(), reader.iter().sum::<u64>()));
         }

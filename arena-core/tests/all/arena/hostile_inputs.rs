@@ -5,7 +5,7 @@
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
 
-use arena_core::arena::{Arena, ArenaError, MarkerError};
+use arena_kit_core::arena::{Arena, ArenaError, MarkerError};
 
 fn layout(size: usize, align: usize) -> Layout {
     Layout::from_size_align(size, align).unwrap()

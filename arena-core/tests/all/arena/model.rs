@@ -7,7 +7,7 @@ use crate::support;
 use core::alloc::Layout;
 use std::sync::{Arc, Mutex};
 
-use arena_core::arena::Arena;
+use arena_kit_core::arena::Arena;
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -56,7 +56,7 @@ struct Live {
 struct Model {
     live: Vec<Live>,
     /// Model length (`live.len()`) and real marker for each open marker, oldest first.
-    marks: Vec<(usize, arena_core::arena::Marker)>,
+    marks: Vec<(usize, arena_kit_core::arena::Marker)>,
     next_id: u32,
     next_fill: u8,
     expected_drops: Vec<u32>,

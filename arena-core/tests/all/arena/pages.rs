@@ -3,8 +3,8 @@
 use core::alloc::Layout;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::arena::{Arena, ArenaError, GuardSide, MarkerError};
-use arena_core::poison;
+use arena_kit_core::arena::{Arena, ArenaError, GuardSide, MarkerError};
+use arena_kit_core::poison;
 
 #[test]
 fn chained_arena_takes_pages_and_keeps_them_across_resets() {

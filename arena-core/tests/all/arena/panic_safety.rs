@@ -6,7 +6,7 @@
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::arena::{Arena, scratch};
+use arena_kit_core::arena::{Arena, scratch};
 
 thread_local! {
     /// User calls so far in this run.

@@ -5,7 +5,7 @@
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use arena_core::arena::{Arena, scratch, scratch_depth};
+use arena_kit_core::arena::{Arena, scratch, scratch_depth};
 
 thread_local! {
     /// Addresses of the scratch arenas destructors were handed, innermost last.

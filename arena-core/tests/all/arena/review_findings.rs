@@ -4,8 +4,8 @@
 
 use core::alloc::Layout;
 
-use arena_core::arena::{Arena, ArenaError, FrameArena, ThreadScratch, scratch};
-use arena_core::tags::{Budget, Budgeted, MemoryUsage, Tag, Tracked};
+use arena_kit_core::arena::{Arena, ArenaError, FrameArena, ThreadScratch, scratch};
+use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage, Tag, Tracked};
 
 /// A value with drop glue, so the arena places a drop record before it.
 struct Dropped(#[allow(dead_code)] [u8; 256]);
@@ -232,8 +232,8 @@ fn every_refused_arena_allocation_changes_nothing() {
 }
 
 /// SoA rows that need dropping: the columns and a drop record are two allocations.
-#[derive(Debug, Default, arena_derive::Soa)]
-#[soa(crate = arena_core)]
+#[derive(Debug, Default, arena_kit_derive::Soa)]
+#[soa(crate = arena_kit_core)]
 pub struct Labelled {
     id: u32,
     label: String,

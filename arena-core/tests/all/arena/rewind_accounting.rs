@@ -5,7 +5,7 @@ use crate::support;
 
 use core::alloc::Layout;
 
-use arena_core::arena::{Arena, Marker};
+use arena_kit_core::arena::{Arena, Marker};
 use proptest::prelude::*;
 
 fn bytes(arena: &Arena, n: usize) {

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 
 use allocator_api2::boxed::Box as ABox;
 use allocator_api2::vec::Vec as AVec;
-use arena_core::arena::{Arena, Marker};
+use arena_kit_core::arena::{Arena, Marker};
 use core::alloc::Layout;
 use proptest::prelude::*;
 
@@ -421,7 +421,7 @@ fn a_destructor_panicking_in_a_reset_that_would_coalesce_leaves_a_usable_arena()
 
 #[test]
 fn a_destructor_panicking_in_the_scratch_reset_pops_the_depth_and_drops_the_rest() {
-    use arena_core::arena::{scratch, scratch_depth};
+    use arena_kit_core::arena::{scratch, scratch_depth};
     DROPPED.with(|d| d.borrow_mut().clear());
     let r = std::panic::catch_unwind(|| {
         scratch(|a| {
@@ -447,7 +447,7 @@ fn a_destructor_panicking_in_the_scratch_reset_pops_the_depth_and_drops_the_rest
 
 #[test]
 fn a_destructor_run_by_the_scratch_reset_may_panic_inside_a_nested_scratch() {
-    use arena_core::arena::{scratch, scratch_depth};
+    use arena_kit_core::arena::{scratch, scratch_depth};
     struct NestsAndPanics;
     impl Drop for NestsAndPanics {
         fn drop(&mut self) {
@@ -483,7 +483,7 @@ fn a_destructor_run_by_the_scratch_reset_may_panic_inside_a_nested_scratch() {
 
 #[test]
 fn a_limited_frame_arena_giving_back_pages_leaves_published_data_intact() {
-    use arena_core::arena::FrameArena;
+    use arena_kit_core::arena::FrameArena;
     let mut frames = FrameArena::<2>::chained(128).with_limit(1024);
     {
         let f = frames.begin_frame();
@@ -577,7 +577,7 @@ fn a_buffer_arena_serves_allocator_blocks_scopes_and_rewinds() {
     arena.reset();
     assert_eq!(
         arena.rewind(start),
-        Err(arena_core::arena::MarkerError::Stale)
+        Err(arena_kit_core::arena::MarkerError::Stale)
     );
 }
 

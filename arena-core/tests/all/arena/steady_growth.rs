@@ -4,7 +4,7 @@
 
 use core::alloc::Layout;
 
-use arena_core::arena::{Arena, ArenaError, FrameArena};
+use arena_kit_core::arena::{Arena, ArenaError, FrameArena};
 
 /// SplitMix64: small, seedable, good enough to vary frames.
 struct Rng(u64);

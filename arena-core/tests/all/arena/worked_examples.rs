@@ -4,7 +4,7 @@
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
 
-use arena_core::arena::{Arena, ArenaError};
+use arena_kit_core::arena::{Arena, ArenaError};
 
 fn layout(size: usize) -> Layout {
     Layout::from_size_align(size, 8).unwrap()

@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use arena_core::arena::{NotAWorker, WorkerArenas};
+use arena_kit_core::arena::{NotAWorker, WorkerArenas};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()

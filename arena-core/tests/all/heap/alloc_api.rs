@@ -4,7 +4,7 @@ use crate::support;
 
 use allocator_api2::alloc::{Allocator, Layout};
 use allocator_api2::vec::Vec as HeapVec;
-use arena_core::heap::{FreeListHeap, HeapCell, LockedHeap, MIN_LOCKED_HEAP};
+use arena_kit_core::heap::{FreeListHeap, HeapCell, LockedHeap, MIN_LOCKED_HEAP};
 use core::alloc::GlobalAlloc;
 use support::miri_or;
 

@@ -12,7 +12,7 @@
 //! empty heap is one free block of 1024 - 16 = 1008. Blocks are multiples of 16 bytes with tags
 //! included: 100 -> 128, 200 -> 224, leaving 1024 - 128 - 224 = 672, printed as 656. A freed
 //! 100-byte block shows its 112-byte payload.
-use arena_core::heap::{BlockState, FreeListHeap};
+use arena_kit_core::heap::{BlockState, FreeListHeap};
 use core::alloc::Layout;
 
 fn bytes(n: usize) -> Layout {
@@ -69,7 +69,7 @@ fn block_walk_matches_the_layout_line() {
 
 #[test]
 fn first_and_best_fit_pick_different_blocks() {
-    use arena_core::heap::Fit;
+    use arena_kit_core::heap::Fit;
     // Free blocks of 300 (low address) and 120 (high address), separated by live blocks.
     for (fit, expect_low) in [
         (Fit::First, true),

@@ -7,8 +7,8 @@
 
 use core::alloc::Layout;
 
-use arena_core::heap::{FreeListHeap, GuardedHeap, HeapError, RequestError};
-use arena_core::tags::{Budget, Budgeted, MemoryUsage, Registry, Source};
+use arena_kit_core::heap::{FreeListHeap, GuardedHeap, HeapError, RequestError};
+use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage, Registry, Source};
 
 fn layout(size: usize) -> Layout {
     Layout::from_size_align(size, 8).unwrap()
@@ -141,7 +141,7 @@ macro_rules! guarded_fail_policy_tests {
 macro_rules! heap_cell_fail_policy_tests {
     ($make:expr) => {
         use allocator_api2::alloc::Allocator;
-        use arena_core::heap::HeapCell;
+        use arena_kit_core::heap::HeapCell;
 
         fn filled() -> (HeapCell<'static>, core::ptr::NonNull<u8>) {
             let make = $make;
@@ -277,7 +277,7 @@ fn current(source: impl MemoryUsage) -> usize {
 
 #[test]
 fn shared_heaps_go_into_a_registry_report() {
-    use arena_core::heap::{HeapCell, LockedHeap};
+    use arena_kit_core::heap::{HeapCell, LockedHeap};
     use core::alloc::GlobalAlloc;
 
     let cell = HeapCell::new(FreeListHeap::with_capacity(4096));
@@ -301,7 +301,7 @@ fn shared_heaps_go_into_a_registry_report() {
 
 #[test]
 fn a_block_that_keeps_a_tail_too_small_to_split_counts_it_against_the_budget() {
-    use arena_core::heap::Fit;
+    use arena_kit_core::heap::Fit;
     let mut heap = FreeListHeap::with_capacity(4096).with_fit(Fit::First);
     let a = heap.alloc(layout(32)); // a 48-byte block
     let _wall = heap.alloc(layout(16)); // 32 bytes, keeps `a`'s hole from merging
@@ -322,7 +322,7 @@ fn a_block_that_keeps_a_tail_too_small_to_split_counts_it_against_the_budget() {
 /// budget set on the wrapper.
 mod tracked {
     use super::*;
-    use arena_core::tags::Tracked;
+    use arena_kit_core::tags::Tracked;
     type H = Tracked<FreeListHeap<'static>, &'static str>;
     heap_fail_policy_tests!(|budget: Budget| {
         Tracked::new(FreeListHeap::with_capacity(4096), "level assets", "Assets")
@@ -332,7 +332,7 @@ mod tracked {
 
 mod tracked_guarded {
     use super::*;
-    use arena_core::tags::Tracked;
+    use arena_kit_core::tags::Tracked;
     type G = Tracked<GuardedHeap<'static>, &'static str>;
     guarded_fail_policy_tests!(|budget: Budget| {
         Tracked::new(

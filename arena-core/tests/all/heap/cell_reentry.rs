@@ -5,7 +5,7 @@
 use allocator_api2::alloc::{AllocError, Allocator};
 use allocator_api2::boxed::Box as HeapBox;
 use allocator_api2::vec::Vec as HeapVec;
-use arena_core::heap::{FreeListHeap, HeapCell};
+use arena_kit_core::heap::{FreeListHeap, HeapCell};
 use core::alloc::Layout;
 use core::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,7 +1,9 @@
 //! Bad input to `FreeListHeap`: each is a typed error (`RequestError`, `FreeError`, `BuildError`,
 //! `Corruption`, or a `HeapError` holding one) whose text says what to do, and none
 //! changes the heap.
-use arena_core::heap::{BuildError, FreeError, FreeListHeap, HeapError, MAX_ALIGN, RequestError};
+use arena_kit_core::heap::{
+    BuildError, FreeError, FreeListHeap, HeapError, MAX_ALIGN, RequestError,
+};
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
 use core::ptr::NonNull;

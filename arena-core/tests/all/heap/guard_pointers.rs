@@ -1,8 +1,8 @@
 //! Freeing (or reallocating) anything that is not exactly the start of a live allocation is a
 //! `FreeError` and changes nothing: pointers into guards, one byte off, a neighbour's guard, a
 //! block's real start under a guarded value, another heap's pointers.
-use arena_core::heap::{FreeError, FreeListHeap};
-use arena_core::tags::{GuardedHeap, Tracked};
+use arena_kit_core::heap::{FreeError, FreeListHeap};
+use arena_kit_core::tags::{GuardedHeap, Tracked};
 use core::alloc::Layout;
 use core::ptr::NonNull;
 
@@ -27,7 +27,7 @@ fn near_misses(p: NonNull<u8>, size: usize, align: usize) -> Vec<NonNull<u8>> {
     v
 }
 
-fn snapshot(heap: &GuardedHeap<'_>) -> (String, arena_core::heap::HeapStats) {
+fn snapshot(heap: &GuardedHeap<'_>) -> (String, arena_kit_core::heap::HeapStats) {
     (heap.to_string(), heap.stats())
 }
 

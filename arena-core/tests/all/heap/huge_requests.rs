@@ -2,8 +2,8 @@
 //! one (plain, guarded, tracked, with and without a budget) and on the constructors: a typed
 //! error, no overflow, nothing changed. (A non-power-of-two alignment cannot be expressed as a
 //! `Layout`; `GlobalAlloc::realloc`'s raw `new_size` is covered by the `LockedHeap` tests.)
-use arena_core::heap::{BuildError, FreeListHeap, HeapError, MAX_ALIGN, RequestError};
-use arena_core::tags::{Budget, GuardedHeap, Tracked};
+use arena_kit_core::heap::{BuildError, FreeListHeap, HeapError, MAX_ALIGN, RequestError};
+use arena_kit_core::tags::{Budget, GuardedHeap, Tracked};
 use core::alloc::Layout;
 use core::mem::MaybeUninit;
 

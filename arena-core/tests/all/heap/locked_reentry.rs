@@ -4,7 +4,7 @@
 //! formatting. Bad sizes and pointers are null, not overflow.
 use crate::support;
 
-use arena_core::heap::{HeapError, LockedHeap};
+use arena_kit_core::heap::{HeapError, LockedHeap};
 use core::alloc::{GlobalAlloc, Layout};
 use core::fmt::Write;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,7 +1,7 @@
 //! `memory_map()`'s `rows` and `width` at their extremes (zero, `usize::MAX`, more rows than
 //! the heap has granules): clamped to the documented range, never an overflow, and the SVG stays
 //! small.
-use arena_core::heap::FreeListHeap;
+use arena_kit_core::heap::FreeListHeap;
 use core::alloc::Layout;
 
 /// Bytes of block space: small under Miri, where drawing every row is slow.

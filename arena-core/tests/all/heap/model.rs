@@ -4,7 +4,7 @@
 //! and the counters agree with the model.
 use crate::support;
 
-use arena_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
+use arena_kit_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
 use core::alloc::Layout;
 use core::ptr::NonNull;
 use proptest::prelude::*;

@@ -6,8 +6,8 @@
 use core::alloc::Layout;
 use core::ptr::NonNull;
 
-use arena_core::heap::{FreeListHeap, GuardedHeap};
-use arena_core::tags::{Budget, Budgeted, MemoryUsage};
+use arena_kit_core::heap::{FreeListHeap, GuardedHeap};
+use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage};
 
 use crate::support::miri_or;
 
@@ -49,7 +49,11 @@ impl Rng {
 }
 
 #[track_caller]
-fn unchanged(heap: &FreeListHeap<'_>, before: &(arena_core::heap::HeapStats, String), what: &str) {
+fn unchanged(
+    heap: &FreeListHeap<'_>,
+    before: &(arena_kit_core::heap::HeapStats, String),
+    what: &str,
+) {
     assert_eq!(heap.stats(), before.0, "{what}: stats changed on error");
     assert_eq!(
         heap.to_string(),
@@ -170,7 +174,7 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
 /// (guards on or off), not handed a block only while guards are on.
 #[test]
 fn a_guarded_heap_refuses_zero_size_like_the_heap() {
-    use arena_core::heap::RequestError;
+    use arena_kit_core::heap::RequestError;
     let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(1024));
     let before = (heap.stats(), heap.to_string());
     assert_eq!(

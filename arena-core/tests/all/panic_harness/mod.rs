@@ -7,7 +7,7 @@
 use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::soa::{Col, Columns, Nested, Soa};
+use arena_kit_core::soa::{Col, Columns, Nested, Soa};
 
 thread_local! {
     static CALLS: Cell<usize> = const { Cell::new(0) };

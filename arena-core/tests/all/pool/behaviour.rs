@@ -7,7 +7,7 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use arena_core::pool::{Handle, Pool, PoolStats};
+use arena_kit_core::pool::{Handle, Pool, PoolStats};
 use support::DropCounter;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -457,7 +457,7 @@ fn fixed_pool_never_reallocates() {
 
 #[test]
 fn capacity_errors_are_typed() {
-    use arena_core::pool::{MAX_CAPACITY, PoolCapacityError};
+    use arena_kit_core::pool::{MAX_CAPACITY, PoolCapacityError};
     let err = Pool::<u8>::try_with_capacity(MAX_CAPACITY + 1).unwrap_err();
     assert_eq!(
         err,

@@ -8,9 +8,9 @@ use crate::soa_rows;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::pool::Pool;
-use arena_core::soa::SoaPool;
-use arena_core::tags::{Budget, BudgetGate, Budgeted, MemoryUsage, Owner};
+use arena_kit_core::pool::Pool;
+use arena_kit_core::soa::SoaPool;
+use arena_kit_core::tags::{Budget, BudgetGate, Budgeted, MemoryUsage, Owner};
 use soa_rows::Enemy;
 
 /// The panic message of `f`, which must panic.
@@ -276,7 +276,7 @@ fn without_a_budget_nothing_changes() {
 /// budget set on the wrapper.
 mod tracked_pool {
     use super::*;
-    use arena_core::tags::Tracked;
+    use arena_kit_core::tags::Tracked;
     type _Pool = Tracked<Pool<[u64; 4]>, &'static str>;
     pool_fail_policy_tests!(
         |b: Budget| Tracked::new(Pool::growable(1), "bullets", "Gameplay").with_budget(b),
@@ -287,7 +287,7 @@ mod tracked_pool {
 
 mod tracked_soa_pool {
     use super::*;
-    use arena_core::tags::Tracked;
+    use arena_kit_core::tags::Tracked;
     type _Pool = Tracked<SoaPool<Enemy>, &'static str>;
     pool_fail_policy_tests!(
         |b: Budget| Tracked::new(SoaPool::with_capacity(16), "bullets", "Gameplay").with_budget(b),

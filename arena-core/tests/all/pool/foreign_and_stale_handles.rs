@@ -8,11 +8,11 @@ use crate::soa_rows;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::poison::ENABLED as TAGGED;
+use arena_kit_core::poison::ENABLED as TAGGED;
 #[cfg(feature = "serde")]
-use arena_core::pool::Handle;
-use arena_core::pool::Pool;
-use arena_core::soa::SoaPool;
+use arena_kit_core::pool::Handle;
+use arena_kit_core::pool::Pool;
+use arena_kit_core::soa::SoaPool;
 use soa_rows::Enemy;
 
 fn enemy(id: i32) -> Enemy {

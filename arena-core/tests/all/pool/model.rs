@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use arena_core::pool::{Handle, Pool};
+use arena_kit_core::pool::{Handle, Pool};
 use proptest::prelude::*;
 use support::{DropCounter, proptest_config};
 

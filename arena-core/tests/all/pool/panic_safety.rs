@@ -6,7 +6,7 @@ use crate::panic_harness;
 
 use std::collections::HashSet;
 
-use arena_core::pool::{Handle, Pool};
+use arena_kit_core::pool::{Handle, Pool};
 use panic_harness::{Tracked, at_every_call, tick};
 
 const N: usize = if cfg!(miri) { 3 } else { 5 };

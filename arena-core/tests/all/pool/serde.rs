@@ -2,7 +2,7 @@
 //! order, so the same operations after a save and load give the same handles (slotmap#104).
 #![cfg(feature = "serde")]
 
-use arena_core::pool::{Handle, Pool};
+use arena_kit_core::pool::{Handle, Pool};
 
 /// A pool after some churn: slots freed in a scrambled order, one retired.
 fn churned() -> (Pool<String>, Vec<Handle<String>>) {

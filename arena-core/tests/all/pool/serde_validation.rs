@@ -2,7 +2,7 @@
 //! that could revive a stale handle or hand out one slot twice.
 #![cfg(feature = "serde")]
 
-use arena_core::pool::{Handle, Pool};
+use arena_kit_core::pool::{Handle, Pool};
 use serde_json::{Value, json};
 
 /// A pool's save data and a handle whose value was removed from it.

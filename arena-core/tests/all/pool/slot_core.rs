@@ -5,9 +5,9 @@
 
 use crate::soa_rows;
 
-use arena_core::pool::{Handle, Pool};
-use arena_core::soa::SoaPool;
-use arena_core::tags::MemoryUsage;
+use arena_kit_core::pool::{Handle, Pool};
+use arena_kit_core::soa::SoaPool;
+use arena_kit_core::tags::MemoryUsage;
 use soa_rows::Enemy;
 
 #[test]

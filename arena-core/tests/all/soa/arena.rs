@@ -4,8 +4,8 @@
 use crate::soa_rows;
 use crate::support;
 
-use arena_core::arena::{Arena, ArenaError};
-use arena_derive::Soa;
+use arena_kit_core::arena::{Arena, ArenaError};
+use arena_kit_derive::Soa;
 use soa_rows::{Aligned, Particle};
 use support::miri_or;
 
@@ -60,7 +60,7 @@ fn columns_keep_their_alignment_in_the_arena() {
 
 /// Counts drops.
 #[derive(Debug, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Tracked {
     pub id: u32,
     pub name: String,

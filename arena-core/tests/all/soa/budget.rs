@@ -8,8 +8,8 @@ use crate::soa_rows;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::soa::SoaVec;
-use arena_core::tags::{Budget, Budgeted, MemoryUsage};
+use arena_kit_core::soa::SoaVec;
+use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage};
 use soa_rows::Enemy;
 
 fn panic_text(f: impl FnOnce()) -> String {
@@ -194,7 +194,7 @@ mod reserved {
 /// budget set on the wrapper.
 mod tracked {
     use super::*;
-    use arena_core::tags::Tracked;
+    use arena_kit_core::tags::Tracked;
     type V = Tracked<SoaVec<Enemy>, &'static str>;
     soa_vec_fail_policy_tests!(|b: Budget| {
         Tracked::new(SoaVec::new(), "enemies", "Gameplay").with_budget(b)

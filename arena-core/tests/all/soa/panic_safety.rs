@@ -9,9 +9,9 @@ use crate::panic_harness;
 use std::cmp::Reverse;
 use std::collections::HashSet;
 
-use arena_core::arena::Arena;
-use arena_core::pool::Handle;
-use arena_core::soa::{SoaPool, SoaVec};
+use arena_kit_core::arena::Arena;
+use arena_kit_core::pool::Handle;
+use arena_kit_core::soa::{SoaPool, SoaVec};
 use panic_harness::{Row, at_every_call, check_row, tick};
 
 const ROWS: u32 = if cfg!(miri) { 3 } else { 5 };
@@ -296,7 +296,7 @@ impl Iterator for LyingExact {
 }
 impl ExactSizeIterator for LyingExact {}
 
-fn check_arena_rows(rows: &arena_core::soa::SoaSliceMut<'_, Row>) {
+fn check_arena_rows(rows: &arena_kit_core::soa::SoaSliceMut<'_, Row>) {
     let mut n = 0;
     for row in rows.as_soa_slice().iter() {
         check_row(row);

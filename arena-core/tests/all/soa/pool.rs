@@ -9,9 +9,9 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use arena_core::pool::Handle;
-use arena_core::soa::SoaPool;
-use arena_derive::Soa;
+use arena_kit_core::pool::Handle;
+use arena_kit_core::soa::SoaPool;
+use arena_kit_derive::Soa;
 use proptest::prelude::*;
 use soa_rows::{Enemy, Mixed};
 use support::{DropCounter, miri_or, proptest_config};
@@ -86,7 +86,7 @@ fn values_are_dropped_once() {
 
 /// A row with a drop counter.
 #[derive(Debug, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Counted {
     pub id: u64,
     pub c: DropCounter,

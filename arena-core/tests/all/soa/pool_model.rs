@@ -8,8 +8,8 @@ use crate::support;
 
 use std::collections::HashMap;
 
-use arena_core::pool::Handle;
-use arena_core::soa::SoaPool;
+use arena_kit_core::pool::Handle;
+use arena_kit_core::soa::SoaPool;
 use proptest::prelude::*;
 use soa_rows::Enemy;
 use support::{miri_or, proptest_config};

@@ -7,9 +7,9 @@ use crate::soa_rows;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::poison::ENABLED as TAGGED;
-use arena_core::pool::Pool;
-use arena_core::soa::SoaPool;
+use arena_kit_core::poison::ENABLED as TAGGED;
+use arena_kit_core::pool::Pool;
+use arena_kit_core::soa::SoaPool;
 use soa_rows::Enemy;
 
 fn enemy(id: i32) -> Enemy {
@@ -186,7 +186,7 @@ fn insert_with_sees_its_own_handle_and_a_panic_changes_nothing() {
 fn clone_iter_mut_and_drop_report() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static REPORTED_LIVE: AtomicUsize = AtomicUsize::new(usize::MAX);
-    fn report(stats: &arena_core::pool::PoolStats) {
+    fn report(stats: &arena_kit_core::pool::PoolStats) {
         REPORTED_LIVE.store(stats.len, Ordering::Relaxed);
     }
 

@@ -4,8 +4,8 @@
 //! nothing is allocated for a declared capacity over the limit.
 #![cfg(feature = "serde")]
 
-use arena_core::pool::Handle;
-use arena_core::soa::{Col, Soa, SoaPool};
+use arena_kit_core::pool::Handle;
+use arena_kit_core::soa::{Col, Soa, SoaPool};
 use serde::{Deserialize, Deserializer};
 
 /// A row type whose views serialize as tuples (what `#[soa(derive(Serialize))]` gives users).

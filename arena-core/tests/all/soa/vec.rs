@@ -11,8 +11,8 @@ use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
 
-use arena_core::soa::{Col, Soa, SoaVec};
-use arena_derive::Soa;
+use arena_kit_core::soa::{Col, Soa, SoaVec};
+use arena_kit_derive::Soa;
 use proptest::prelude::*;
 use soa_rows::{Aligned, Enemy, Mixed, Nothing, Particle};
 use support::{DropCounter, miri_or, proptest_config};
@@ -261,7 +261,7 @@ impl Drop for Flaky {
 
 /// A row with a fallible clone after an infallible one.
 #[derive(Debug, Clone, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Row {
     pub name: String,
     pub flaky: Flaky,
@@ -269,7 +269,7 @@ pub struct Row {
 
 /// A row with a drop counter.
 #[derive(Debug, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Counted {
     pub id: u64,
     pub c: DropCounter,
@@ -336,11 +336,11 @@ fn retain_survives_a_panicking_predicate() {
 /// A nested field: `Body { pos: Vec3, mass: f64 }` with `pos` split into columns.
 mod nested {
     use super::*;
-    use arena_core::soa::Nested;
+    use arena_kit_core::soa::Nested;
 
     /// A 3-vector.
     #[derive(Debug, Clone, Copy, PartialEq, Soa)]
-    #[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+    #[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
     pub struct Vec3 {
         pub x: f32,
         pub y: f32,
@@ -349,7 +349,7 @@ mod nested {
 
     /// `pos` stored as three columns of its own.
     #[derive(Soa)]
-    #[soa(crate = arena_core)]
+    #[soa(crate = arena_kit_core)]
     pub struct Body {
         #[soa(nested)]
         pub pos: Vec3,
@@ -397,7 +397,7 @@ mod nested {
 
     /// A generic 2-vector: `Soa` for every `T`.
     #[derive(Debug, Clone, Copy, PartialEq, Soa)]
-    #[soa(crate = arena_core)]
+    #[soa(crate = arena_kit_core)]
     pub struct Vec2<T> {
         pub x: T,
         pub y: T,
@@ -406,7 +406,7 @@ mod nested {
     /// Nests whatever position type it is given: the derive bounds the impl and the views by
     /// `P: Soa`, so `Sprite<P>` is `Soa` exactly when `P` is.
     #[derive(Soa)]
-    #[soa(crate = arena_core)]
+    #[soa(crate = arena_kit_core)]
     pub struct Sprite<P> {
         #[soa(nested)]
         pub at: P,
@@ -434,7 +434,7 @@ mod nested {
 
     /// A borrowed field named `'a`, so the views take another lifetime, beside a nested one.
     #[derive(Soa)]
-    #[soa(crate = arena_core)]
+    #[soa(crate = arena_kit_core)]
     pub struct Label<'a> {
         pub text: &'a str,
         #[soa(nested)]

@@ -1,13 +1,13 @@
 //! Row types shared by the SoA tests, stored with the real `#[derive(Soa)]` (a dev-dependency of
-//! arena-core; `crate = arena_core` points the generated code at this crate instead of the
+//! arena-kit-core; `crate = arena_kit_core` points the generated code at this crate instead of the
 //! `arena-kit` facade), so the tests and Miri exercise the code users get.
 #![allow(dead_code)]
 
-use arena_derive::Soa;
+use arena_kit_derive::Soa;
 
 /// A particle of seven `f32`.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Particle {
     pub x: f32,
     pub y: f32,
@@ -20,7 +20,7 @@ pub struct Particle {
 
 /// An enemy with a position, health and an id.
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Enemy {
     pub x: f32,
     pub y: f32,
@@ -30,7 +30,7 @@ pub struct Enemy {
 
 /// Mixed alignments, drop glue and a zero-sized field.
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Mixed {
     pub tag: u8,
     pub name: String,
@@ -41,7 +41,7 @@ pub struct Mixed {
 
 /// Every column on a 64-byte boundary.
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy), align = 64)]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy), align = 64)]
 pub struct Aligned {
     pub a: u8,
     pub b: u32,
@@ -50,7 +50,7 @@ pub struct Aligned {
 
 /// Only zero-sized fields.
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
 pub struct Nothing {
     pub a: (),
     pub b: core::marker::PhantomData<String>,

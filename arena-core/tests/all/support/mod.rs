@@ -1,4 +1,4 @@
-//! Helpers shared by arena-core's integration tests.
+//! Helpers shared by arena-kit-core's integration tests.
 #![allow(dead_code)]
 
 use core::cell::{Cell, RefCell};

@@ -8,11 +8,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use std::alloc::Layout;
 
-use arena_core::arena::{Arena, FrameArena, GuardSide};
-use arena_core::heap::{FreeError, FreeListHeap};
-use arena_core::pool::Pool;
-use arena_core::soa::{SoaPool, SoaVec};
-use arena_core::tags::{
+use arena_kit_core::arena::{Arena, FrameArena, GuardSide};
+use arena_kit_core::heap::{FreeError, FreeListHeap};
+use arena_kit_core::pool::Pool;
+use arena_kit_core::soa::{SoaPool, SoaVec};
+use arena_kit_core::tags::{
     Budget, GuardedHeap, MemoryUsage, Policy, Registry, Report, Source, Tag, TagPath, Tracked,
 };
 use proptest::prelude::*;
@@ -420,7 +420,7 @@ fn leak_reports_name_the_allocator_count_bytes_and_tag() {
         bodies.remove(h);
         assert_eq!(bodies.leak().unwrap().count, 2);
     });
-    if arena_core::poison::ENABLED {
+    if arena_kit_core::poison::ENABLED {
         assert_eq!(records.len(), 1, "{records:?}");
         let (level, target, text) = &records[0];
         assert_eq!(
@@ -482,7 +482,7 @@ fn heaps_are_tracked_budgeted_and_leak_checked() {
         assert_eq!(sounds.stats().live_blocks, 1); // reads go to the heap
         let _ = b; // dropped with one live block: a leak
     });
-    if arena_core::poison::ENABLED {
+    if arena_kit_core::poison::ENABLED {
         assert_eq!(records.len(), 1, "{records:?}");
         assert!(
             records[0].2.contains(
@@ -508,12 +508,12 @@ fn poison_is_visible_after_heap_free() {
     // SAFETY: `p` is a live 64-byte block.
     unsafe { p.write_bytes(7, 64) };
     heap.free(p).unwrap();
-    if arena_core::poison::ENABLED {
+    if arena_kit_core::poison::ENABLED {
         // SAFETY: the freed block's payload is still heap memory (now on a free list,
         // its first bytes hold list links); the bytes after the links read as FREED.
         let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr().add(32), 32) };
         assert!(
-            bytes.iter().all(|&b| b == arena_core::poison::FREED),
+            bytes.iter().all(|&b| b == arena_kit_core::poison::FREED),
             "{bytes:?}"
         );
     }
@@ -533,7 +533,7 @@ fn guard_corruption_names_the_allocator() {
     // The health array: three ints, then a write one past the end.
     let health = arena.alloc_layout(std::alloc::Layout::array::<i32>(3).unwrap());
     assert!(arena.check_guards().is_ok());
-    if arena_core::poison::ENABLED {
+    if arena_kit_core::poison::ENABLED {
         // SAFETY: the write lands in the back guard, inside the arena's own block (the
         // pointer came from the arena's bump pointer), so it simulates an overrun without
         // undefined behaviour.
@@ -575,7 +575,7 @@ fn heap_guard_corruption_names_the_allocator_and_size() {
     heap.free(b).unwrap();
     assert!(heap.free(b).is_err()); // double free: the heap's error, nothing changes
     assert!(heap.check_guards().is_ok());
-    if !arena_core::poison::ENABLED {
+    if !arena_kit_core::poison::ENABLED {
         heap.free(a).unwrap();
         return;
     }
@@ -618,22 +618,22 @@ fn heap_front_guard_and_poison_after_free() {
     let p = heap
         .try_alloc(Layout::from_size_align(24, 8).unwrap())
         .unwrap();
-    if arena_core::poison::ENABLED {
+    if arena_kit_core::poison::ENABLED {
         // SAFETY: the byte just before the allocation is its front guard, inside its block.
         unsafe { p.sub(1).write(0) };
         let v = heap.check_guards().unwrap_err();
         assert_eq!((v.side, v.byte, v.found), (GuardSide::Front, 0, 0));
         // SAFETY: as above; restores the guard.
-        unsafe { p.sub(1).write(arena_core::poison::GUARD) };
+        unsafe { p.sub(1).write(arena_kit_core::poison::GUARD) };
     }
     heap.free(p).unwrap();
     assert_eq!(heap.stats().live_blocks, 0);
-    if arena_core::poison::ENABLED {
+    if arena_kit_core::poison::ENABLED {
         // SAFETY: the freed block's payload is still heap memory; past its free-list links the
         // heap filled it with FREED.
         let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr().add(16), 8) };
         assert!(
-            bytes.iter().all(|&b| b == arena_core::poison::FREED),
+            bytes.iter().all(|&b| b == arena_kit_core::poison::FREED),
             "{bytes:?}"
         );
     }
@@ -648,8 +648,8 @@ fn poison_is_visible_after_reset() {
     assert_eq!(fresh.as_ptr(), p);
     // SAFETY: the 16 bytes were just allocated and filled by the arena in debug builds.
     let bytes = unsafe { std::slice::from_raw_parts(fresh.as_ptr(), 16) };
-    if arena_core::poison::ENABLED {
-        assert!(bytes.iter().all(|&b| b == arena_core::poison::FRESH));
+    if arena_kit_core::poison::ENABLED {
+        assert!(bytes.iter().all(|&b| b == arena_kit_core::poison::FRESH));
     }
 }
 
@@ -738,7 +738,7 @@ proptest! {
         let budget = budget_values * 4 + 2; // not a multiple of the value size
         let mut pool = Tracked::new(Pool::with_capacity(8), "p", AI)
             .with_budget(Budget::fail(budget));
-        let mut model: Vec<(arena_core::Handle<u32>, u32)> = Vec::new();
+        let mut model: Vec<(arena_kit_core::Handle<u32>, u32)> = Vec::new();
         let mut refused = 0usize;
         for (i, op) in ops.into_iter().enumerate() {
             match op {

@@ -2,9 +2,9 @@
 //! the built-in JSON, and every figure read back from it as it was.
 #![cfg(feature = "serde")]
 
-use arena_core::arena::Arena;
-use arena_core::pool::Pool;
-use arena_core::tags::{Budget, Registry, Report, Tag, Tracked, Usage};
+use arena_kit_core::arena::Arena;
+use arena_kit_core::pool::Pool;
+use arena_kit_core::tags::{Budget, Registry, Report, Tag, Tracked, Usage};
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,14 +87,14 @@ fn a_report_round_trips_its_figures_through_serde_json() {
     assert_eq!(allocators.len(), report.allocators().len());
     for (row, v) in report.allocators().iter().zip(allocators) {
         assert_eq!(v["name"], row.name);
-        assert_eq!(v["tag"], arena_core::tags::TagPath(row.tag).to_string());
+        assert_eq!(v["tag"], arena_kit_core::tags::TagPath(row.tag).to_string());
         assert_eq!(usage_of(v), row.usage, "{v}");
         assert_eq!(budget_of(v), row.budget, "{v}");
     }
     let tags = json["tags"].as_array().unwrap();
     assert_eq!(tags.len(), report.tags().len());
     for (row, v) in report.tags().iter().zip(tags) {
-        assert_eq!(v["tag"], arena_core::tags::TagPath(row.tag).to_string());
+        assert_eq!(v["tag"], arena_kit_core::tags::TagPath(row.tag).to_string());
         assert_eq!(usage_of(v), row.usage, "{v}");
         assert_eq!(usage_of(&v["own"]), row.own, "{v}");
         assert_eq!(v["allocators"], row.allocators);
@@ -127,7 +127,7 @@ fn a_history_round_trips_every_sample() {
         let tags = v["tags"].as_array().unwrap();
         assert_eq!(tags.len(), sample.tags.len());
         for ((tag, usage), t) in sample.tags.iter().zip(tags) {
-            assert_eq!(t["tag"], arena_core::tags::TagPath(*tag).to_string());
+            assert_eq!(t["tag"], arena_kit_core::tags::TagPath(*tag).to_string());
             assert_eq!(usage_of(t), *usage);
         }
     }

@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use arena_core::tags::{
+use arena_kit_core::tags::{
     Budget, BudgetExceeded, BudgetGate, Budgeted, MemoryUsage, Owner, Report, Tag, Tracked, Usage,
 };
 
@@ -328,7 +328,7 @@ fn leaks_are_reported_on_drop_unless_forgiven_or_unwrapped() {
         sounds.take(8);
         assert_eq!(sounds.leak().unwrap().count, 2);
     });
-    if arena_core::poison::ENABLED && LOGS {
+    if arena_kit_core::poison::ENABLED && LOGS {
         assert_eq!(records.len(), 1, "{records:?}");
         let (level, target, text) = &records[0];
         assert_eq!(

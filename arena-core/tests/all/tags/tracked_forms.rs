@@ -5,11 +5,11 @@
 
 use core::alloc::Layout;
 
-use arena_core::arena::{Arena, FrameArena};
-use arena_core::heap::FreeListHeap;
-use arena_core::pool::Pool;
-use arena_core::soa::{SoaPool, SoaVec};
-use arena_core::tags::{Budget, Tracked};
+use arena_kit_core::arena::{Arena, FrameArena};
+use arena_kit_core::heap::FreeListHeap;
+use arena_kit_core::pool::Pool;
+use arena_kit_core::soa::{SoaPool, SoaVec};
+use arena_kit_core::tags::{Budget, Tracked};
 
 use crate::soa_rows::Enemy;
 
