@@ -1,6 +1,6 @@
 //! Arena benchmarks, ours beside the peers in one run (see BENCHMARKS.md for the figures).
 //!
-//! Run: `cargo bench --bench arena -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p arena-kit-benches --bench arena -- --warm-up-time 1 --measurement-time 3`
 
 #[path = "support/interleaved.rs"]
 mod interleaved;

@@ -8,7 +8,7 @@
 //! operations (4,096 live blocks): `1 - largest allocatable block / free bytes`, the largest
 //! block found by probing with allocations.
 //!
-//! Run: `cargo bench --bench heap -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p arena-kit-benches --bench heap -- --warm-up-time 1 --measurement-time 3`
 
 use arena_kit::heap::{Fit, FreeListHeap};
 use core::alloc::Layout;

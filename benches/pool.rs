@@ -7,7 +7,7 @@
 //!
 //! Every container is first filled and then churned (so free lists are scrambled, as in a game
 //! that has been running), and every case uses the same precomputed random positions.
-//! Run: `cargo bench --bench pool -- --warm-up-time 1 --measurement-time 3`.
+//! Run: `cargo bench -p arena-kit-benches --bench pool -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 

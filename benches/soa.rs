@@ -2,7 +2,7 @@
 //! hand-written `Vec` per field, soa_derive 0.14's `ParticleVec`, soa-rs 1.0's `Soa<Particle>` and
 //! our `SoaVec<Particle>`, on the seeds' 7-`f32` particle.
 //!
-//! `cargo bench --bench soa -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p arena-kit-benches --bench soa -- --warm-up-time 1 --measurement-time 3`
 //! 1,000,000 particles by default; `ARENA_KIT_BENCH_16M=1` adds 16,000,000 (448 MB per layout).
 #![allow(missing_docs)]
 

@@ -1,7 +1,7 @@
 //! The cost of memory tags: a tracked arena (and pool) beside the untracked one, bumpalo as the
 //! peer, and the cost of taking a report. See BENCHMARKS.md for the figures.
 //!
-//! Run: `cargo bench --bench tags -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p arena-kit-benches --bench tags -- --warm-up-time 1 --measurement-time 3`
 
 #[path = "support/interleaved.rs"]
 mod interleaved;

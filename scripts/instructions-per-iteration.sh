@@ -4,7 +4,7 @@
 #
 #   scripts/instructions-per-iteration.sh BENCH_BINARY FILTER TOGGLE
 #
-# BENCH_BINARY: the bench executable (`cargo bench --bench pool --no-run` prints its path)
+# BENCH_BINARY: the bench executable (`cargo bench -p arena-kit-benches --bench pool --no-run` prints its path)
 # FILTER:       criterion's benchmark-name filter
 # TOGGLE:       the function callgrind counts inside, e.g. 'criterion::bencher::Bencher*::iter*'
 # The iteration count is the most frequent per-instruction execution count: every instruction of
