@@ -463,7 +463,7 @@ impl<A: MemoryUsage, G: Tag> Drop for Tracked<A, G> {
         if !self.labels.forgive
             && let Some(leak) = self.leak()
         {
-            log_event!(error, "arena_kit::leak", "{leak}");
+            super::sink::emit(super::Event::Leak(leak));
         }
     }
 }
