@@ -178,3 +178,95 @@ fn a_panicking_sink_leaves_the_allocator_as_it_was() {
         "the second crossing reaches the sink again"
     );
 }
+
+thread_local! {
+    /// The arena the re-entrant sink allocates from, and what it allocates.
+    static REENTERED: RefCell<Option<Tracked<Arena, &'static str>>> = const { RefCell::new(None) };
+    static SINK_LAYOUT: Cell<Option<std::alloc::Layout>> = const { Cell::new(None) };
+    static SINK_BLOCK: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Allocates `SINK_LAYOUT` from `REENTERED` (the arena whose warning this is) and keeps its
+/// address in `SINK_BLOCK`.
+fn allocate_in_the_warning_arena(event: &Event) {
+    record(event);
+    REENTERED.with(|r| {
+        let arena = r.borrow();
+        let (Some(arena), Some(layout)) = (arena.as_ref(), SINK_LAYOUT.get()) else {
+            return;
+        };
+        SINK_BLOCK.set(arena.alloc_layout(layout).as_ptr() as usize);
+    });
+}
+
+/// Runs `f` on `arena` (in `REENTERED`) with the re-entrant sink set, the sink allocating
+/// `in_sink`; returns `f`'s result and the sink's block (0 if the sink did not run).
+fn with_reentrant_sink<R>(
+    arena: Tracked<Arena, &'static str>,
+    in_sink: std::alloc::Layout,
+    f: impl FnOnce(&Tracked<Arena, &'static str>) -> R,
+) -> (R, usize) {
+    let _turn = SINK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    REENTERED.with(|r| *r.borrow_mut() = Some(arena));
+    SINK_LAYOUT.set(Some(in_sink));
+    SINK_BLOCK.set(0);
+    set_report_sink(Some(allocate_in_the_warning_arena));
+    let out = REENTERED.with(|r| f(r.borrow().as_ref().unwrap()));
+    set_report_sink(None);
+    take_seen();
+    REENTERED.with(|r| r.borrow_mut().take());
+    (out, SINK_BLOCK.get())
+}
+
+/// The warning for the padding of a new page's data start (the request alone fitted the
+/// budget) comes while the arena holds that page, not yet entered. A sink that allocates from
+/// the arena then must not be handed the same bytes as the request.
+#[test]
+fn a_sink_allocating_during_a_new_pages_padding_warning_gets_other_bytes() {
+    use std::alloc::Layout;
+    let request = Layout::from_size_align(8192, 4096).unwrap();
+    let in_sink = Layout::from_size_align(64, 4096).unwrap();
+    // Retried a few times: a page whose data start happens to be 4096-aligned needs no padding.
+    for _ in 0..8 {
+        let arena = Tracked::new(Arena::chained(1024), "chained", "Test");
+        arena.alloc([0u8; 900]);
+        let budget = arena.used() + request.size();
+        let arena = arena.with_budget(Budget::warn(budget));
+        let (outer, inner) = with_reentrant_sink(arena, in_sink, |a| {
+            a.alloc_layout(request).as_ptr() as usize
+        });
+        if inner == 0 {
+            continue; // no padding, no warning
+        }
+        assert!(
+            inner + in_sink.size() <= outer || outer + request.size() <= inner,
+            "the sink's block {inner:#x} overlaps the request's {outer:#x}"
+        );
+        return;
+    }
+    panic!("no page needed padding in 8 tries");
+}
+
+/// Growing the newest block in place over a budget warns before the block grows: a block the
+/// sink allocates right after it must not end up inside the grown block.
+#[test]
+fn a_sink_allocating_during_a_grow_in_place_warning_gets_other_bytes() {
+    use allocator_api2::alloc::Allocator;
+    use std::alloc::Layout;
+    let arena =
+        Tracked::new(Arena::with_capacity(4096), "fixed", "Test").with_budget(Budget::warn(256));
+    let old = Layout::from_size_align(128, 8).unwrap();
+    let new = Layout::from_size_align(512, 8).unwrap();
+    let ((start, len), inner) = with_reentrant_sink(arena, Layout::new::<u64>(), |a| {
+        let arena: &Arena = a;
+        let block = arena.allocate(old).unwrap().cast::<u8>();
+        // SAFETY: `block` is a live block of `old` from this allocator, and `new` is larger.
+        let grown = unsafe { arena.grow(block, old, new) }.unwrap();
+        (grown.cast::<u8>().as_ptr() as usize, grown.len())
+    });
+    assert_ne!(inner, 0, "the grow crossed the budget, so the sink ran");
+    assert!(
+        inner + 8 <= start || start + len <= inner,
+        "the sink's block {inner:#x} is inside the grown block {start:#x}..+{len}"
+    );
+}
