@@ -81,14 +81,14 @@ static SINK: std::sync::RwLock<Option<ReportSink>> = std::sync::RwLock::new(None
 /// Without `std` events reach only the `log` facade; read [`Report`](super::Report),
 /// [`Tracked::leak`](super::Tracked::leak) and the typed errors instead.
 ///
-/// The sink is called from inside the allocator that raised the event (a budget warning from
-/// the allocation's slow path, a leak report from the wrapper's `drop`). It must not allocate
-/// from that allocator (reach it through a thread-local, say): a budget warning comes from the
-/// middle of an allocation. An event raised while the sink runs on the same thread goes to
-/// stderr (as if no sink were set), not to the sink again. A sink that panics unwinds out of
-/// the call that raised the event, as a [`Panic`](super::Policy::Panic) budget would at that
-/// point: an allocation is not made, and the allocator is as it was; in a `drop` run by an
-/// unwinding panic that is a panic during a panic, which aborts.
+/// The sink runs on the thread that raised the event, from inside the allocator (a budget
+/// warning from the allocation's slow path, a leak report from the wrapper's `drop`), with the
+/// allocator in order: it may allocate, even from that allocator (an arena reached through a
+/// thread-local). An event raised while the sink runs on the same thread goes to stderr (as if
+/// no sink were set), not to the sink again. A sink that panics unwinds out of the call that
+/// raised the event, as a [`Panic`](super::Policy::Panic) budget would there: the allocation is
+/// not made, the allocator is as it was, and its next crossing warns again; in a `drop` run by
+/// an unwinding panic that is a panic during a panic, which aborts.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
