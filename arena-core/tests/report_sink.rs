@@ -59,6 +59,7 @@ fn child() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn without_a_logger_debug_builds_print_one_line_per_event_to_stderr() {
     let err = child_stderr("events", false);
     if cfg!(debug_assertions) {
@@ -77,11 +78,13 @@ fn without_a_logger_debug_builds_print_one_line_per_event_to_stderr() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn arena_kit_quiet_silences_stderr() {
     assert_eq!(child_stderr("events", true), "");
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "spawns a child process, which Miri cannot")]
 fn a_report_sink_takes_the_place_of_stderr() {
     assert_eq!(child_stderr("sink", false), "");
 }
