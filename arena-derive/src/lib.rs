@@ -53,7 +53,10 @@ pub fn derive_layout(input: TokenStream) -> TokenStream {
 /// slices) are generic code in arena-kit-core.
 ///
 /// Struct keys in `#[soa(...)]`: `align = N` (every column starts on an `N`-byte boundary),
-/// `derive(Debug, Clone, ...)` (derived on the views; `Clone`/`Copy` only on the shared ones),
+/// `derive(Clone, PartialEq, ...)` (derived on the views; `Clone`/`Copy` only on the shared ones;
+/// `Debug` is accepted and changes nothing, as every view implements `Debug` already: printed as
+/// `#[derive(Debug)]` would, `EnemyRef { x: 0.0, health: 100.0 }`, bounded on the field types, so
+/// a field type without `Debug` is an error only where a view is printed),
 /// `crate = path` or `crate = "path"` (arena-kit renamed in `Cargo.toml`, or `arena_kit_core` in a
 /// crate that uses arena-kit-core without the facade). Field key: `#[soa(nested)]` on a field whose
 /// type is itself `Soa` stores its fields as columns of their own (`slices.pos.x`); the impl and
@@ -64,7 +67,6 @@ pub fn derive_layout(input: TokenStream) -> TokenStream {
 /// use arena_kit::prelude::*;
 ///
 /// #[derive(Soa)]
-/// #[soa(derive(Debug))]
 /// struct Enemy {
 ///     x: f32,
 ///     health: f32,
@@ -77,6 +79,7 @@ pub fn derive_layout(input: TokenStream) -> TokenStream {
 ///     *h -= 10.0;
 /// }
 /// assert_eq!(enemies.slices().health, &[90.0, 40.0]);
+/// assert_eq!(format!("{:?}", enemies.get(1).unwrap()), "EnemyRef { x: 1.0, health: 40.0 }");
 /// ```
 #[proc_macro_derive(Soa, attributes(soa))]
 pub fn derive_soa(input: TokenStream) -> TokenStream {

@@ -351,3 +351,94 @@ fn views_carry_the_requested_derives() {
     let c = v.clone();
     assert_eq!(c, v);
 }
+
+/// A row without `#[soa(derive(..))]`: its views are `Debug` anyway.
+#[derive(Soa)]
+pub struct Spark {
+    /// Position.
+    pub pos: [f32; 2],
+    /// Seconds remaining.
+    pub life: f32,
+}
+
+/// A generic row: its views are `Debug` when its fields are.
+#[derive(Soa)]
+pub struct Slot<T> {
+    /// The slot's id.
+    pub id: u32,
+    /// The payload.
+    pub value: T,
+}
+
+#[test]
+fn views_are_debug_without_a_derive_and_print_like_a_struct() {
+    let mut v = SoaVec::new();
+    v.push(Spark {
+        pos: [1.0, 2.0],
+        life: 0.5,
+    });
+    assert_eq!(
+        format!("{:?}", v.get(0).unwrap()),
+        "SparkRef { pos: [1.0, 2.0], life: 0.5 }"
+    );
+    assert_eq!(
+        format!("{:?}", v.get_mut(0).unwrap()),
+        "SparkMut { pos: [1.0, 2.0], life: 0.5 }"
+    );
+    assert_eq!(
+        format!("{:?}", v.slices()),
+        "SparkSlices { pos: [[1.0, 2.0]], life: [0.5] }"
+    );
+    assert_eq!(
+        format!("{:?}", v.slices_mut()),
+        "SparkSlicesMut { pos: [[1.0, 2.0]], life: [0.5] }"
+    );
+    // `{:#?}` works as for a derived `Debug`.
+    assert_eq!(
+        format!("{:#?}", v.get(0).unwrap()),
+        "SparkRef {\n    pos: [\n        1.0,\n        2.0,\n    ],\n    life: 0.5,\n}"
+    );
+}
+
+#[test]
+fn generic_nested_and_tuple_rows_print_their_views() {
+    let mut slots = SoaVec::new();
+    slots.push(Slot {
+        id: 7,
+        value: String::from("orc"),
+    });
+    assert_eq!(
+        format!("{:?}", slots.get(0).unwrap()),
+        r#"SlotRef { id: 7, value: "orc" }"#
+    );
+    // A payload without `Debug` is fine as long as no view is printed.
+    struct Opaque;
+    let mut opaque = SoaVec::new();
+    opaque.push(Slot {
+        id: 1,
+        value: Opaque,
+    });
+    assert_eq!(opaque.slices().id, &[1]);
+
+    let mut bodies = SoaVec::new();
+    bodies.push(Body {
+        pos: Vec3 {
+            x: 1.0,
+            y: 2.0,
+            z: 3.0,
+        },
+        mass: 4.0,
+        name: "b0".into(),
+    });
+    assert_eq!(
+        format!("{:?}", bodies.get_mut(0).unwrap()),
+        r#"BodyMut { pos: Vec3Mut { x: 1.0, y: 2.0, z: 3.0 }, mass: 4.0, name: "b0" }"#
+    );
+    assert_eq!(
+        format!("{:?}", bodies.slices()),
+        r#"BodySlices { pos: Vec3Slices { x: [1.0], y: [2.0], z: [3.0] }, mass: [4.0], name: ["b0"] }"#
+    );
+
+    let pairs: SoaVec<Pair> = vec![Pair(1, "a".into())].into();
+    assert_eq!(format!("{:?}", pairs.get(0).unwrap()), r#"PairRef(1, "a")"#);
+}

@@ -1,5 +1,5 @@
 // Values the arena drops may be dropped on another thread (arenas are Send), so they must be
-// Send; `alloc_no_drop` takes them without a destructor.
+// Send; the error names `alloc_no_drop`, which takes them without a destructor.
 use arena_kit::prelude::*;
 use std::rc::Rc;
 

@@ -41,6 +41,28 @@ impl Arena {
             && (ptr.as_ptr() as usize).checked_add(size)
                 == Some(self.cursor.ptr().as_ptr() as usize)
     }
+
+    /// `grow` by allocating a new block, copying the old one into it and giving the old one back.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Allocator::grow`]: `ptr` is a live block of this arena of layout `old`, and
+    /// `new.size() >= old.size()`.
+    unsafe fn grow_by_moving(
+        &self,
+        ptr: NonNull<u8>,
+        old: Layout,
+        new: Layout,
+    ) -> Result<NonNull<[u8]>, AllocError> {
+        let fresh = self.allocate(new)?;
+        // SAFETY: the old block holds `old.size()` initialised bytes and is not the new block
+        // (fresh memory), which is at least as large; the old block is live and of `old`.
+        unsafe {
+            fresh.cast::<u8>().copy_from_nonoverlapping(ptr, old.size());
+            self.deallocate(ptr, old);
+        }
+        Ok(fresh)
+    }
 }
 
 // SAFETY: memory returned by `allocate` is fresh (nothing else was handed those bytes since the
@@ -83,6 +105,13 @@ unsafe impl Allocator for &Arena {
                     // Growing in place crosses the budget clamp: the policy decides.
                     self.admit(new.size() - old.size())
                         .map_err(|_| AllocError)?;
+                    // A `Warn` budget's warning runs user code (a logger, a report sink), which
+                    // may have allocated from this arena: then the block is no longer the newest
+                    // and must move rather than grow over what came after it.
+                    if !self.is_last(ptr, old.size()) {
+                        // SAFETY: as for `grow`.
+                        return unsafe { self.grow_by_moving(ptr, old, new) };
+                    }
                 }
                 // The grown block is handed out with the page's provenance, not the caller's,
                 // which may cover only the old size.
@@ -93,13 +122,8 @@ unsafe impl Allocator for &Arena {
                 return Ok(NonNull::slice_from_raw_parts(start, new.size()));
             }
         }
-        let fresh = self.allocate(new)?;
-        // SAFETY: the old block holds `old.size()` initialised bytes and is not the new block.
-        unsafe {
-            fresh.cast::<u8>().copy_from_nonoverlapping(ptr, old.size());
-            self.deallocate(ptr, old);
-        }
-        Ok(fresh)
+        // SAFETY: as for `grow`.
+        unsafe { self.grow_by_moving(ptr, old, new) }
     }
 
     unsafe fn shrink(

@@ -32,6 +32,16 @@ impl Arena {
         verdict.map_err(ArenaError::OverBudget)
     }
 
+    /// Whether `used()` may grow by `growth` bytes without the budget's policy running: for a
+    /// caller that must put the arena back in order before [`admit`](Arena::admit) runs it (a
+    /// warning runs user code, which may allocate from this arena).
+    #[cfg(feature = "alloc")]
+    pub(super) fn within_budget(&self, growth: usize) -> bool {
+        self.budget
+            .get()
+            .is_none_or(|gate| gate.allows(self.used(), growth))
+    }
+
     /// Usage fell (a reset, a rewind, or the `Allocator` impl giving the newest block back):
     /// re-arms a lifted `Warn` budget once usage is back under.
     pub(super) fn settle_budget(&self) {

@@ -37,10 +37,12 @@ impl Arena {
         if let Some(growth) = self.cursor.growth_in_page(layout.size(), layout.align()) {
             // It fits the page: only the budget clamp sent it here.
             self.admit(growth)?;
-            return Ok(self
-                .cursor
-                .bump_fast(layout.size(), layout.align())
-                .expect("an admitted request that fits the page fits under the lifted clamp"));
+            // A `Warn` budget's warning runs user code (a logger, a report sink), which may have
+            // allocated from this arena meanwhile: then the request may no longer fit here.
+            return match self.cursor.bump_fast(layout.size(), layout.align()) {
+                Some(p) => Ok(p),
+                None => self.bump_slow(layout),
+            };
         }
         // A new page adds at least the request to `used()`: refuse before touching the pages.
         self.admit(layout.size())?;
@@ -65,8 +67,12 @@ impl Arena {
             None => (self.insert_page(cur, size, align)?, true),
         };
         // The exact growth in the chosen page (its data start may need padding for `align`,
-        // known only once the page exists).
-        if let Err(e) = self.admit(size + pad_in(target, align)) {
+        // known only once the page exists). Over the budget, its policy runs with the page put
+        // back: a `Warn` budget's warning runs user code (a logger, a report sink) that may
+        // allocate from this arena, and must not find a page taken but not entered (it would be
+        // handed the same bytes). A request the policy admits then starts over.
+        let growth = size + pad_in(target, align);
+        if !self.within_budget(growth) {
             if fresh {
                 // A refused request leaves the arena unchanged: the page just taken goes back.
                 self.give_back_fresh_page(cur, target);
@@ -76,7 +82,8 @@ impl Arena {
                     self.reshaped.set(reshaped);
                 }
             }
-            return Err(e);
+            self.admit(growth)?;
+            return self.bump(layout);
         }
         let used_before = self.used();
         match cur {

@@ -69,6 +69,7 @@ mod scope;
 #[cfg(feature = "std")]
 mod scratch;
 mod typed;
+pub use typed::ArenaDrop;
 #[cfg(feature = "rayon")]
 mod workers;
 

@@ -14,6 +14,29 @@ use core::ptr::NonNull;
 use super::drop_list::DropRecord;
 use super::{Arena, ArenaError};
 
+/// The `Send` half of the bound on [`Arena::alloc`] and the other dropping allocations: every
+/// `Send` type implements it, and only those (it is sealed). It exists for its error message, so
+/// that a value that is not `Send` gets a note naming [`Arena::alloc_no_drop`] rather than rustc's
+/// bare "cannot be sent between threads safely".
+///
+/// Why `Send`: an arena runs its values' destructors on reset, rewind and when it is dropped, and
+/// an [`Arena`] is `Send`, so that may happen on another thread than the one that allocated them.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `Send`: an arena may drop its values on another thread",
+    label = "not `Send`",
+    note = "`Arena` is `Send`, and it drops its values on reset, rewind or drop, on whichever thread it is then",
+    note = "store it with `alloc_no_drop` (never dropped), or use a `Send` type (`Arc` for `Rc`)"
+)]
+pub trait ArenaDrop: Send + sealed::Sealed {}
+
+impl<T: ?Sized + Send> ArenaDrop for T {}
+
+mod sealed {
+    /// Keeps [`ArenaDrop`](super::ArenaDrop) implemented by exactly the `Send` types.
+    pub trait Sealed {}
+    impl<T: ?Sized + Send> Sealed for T {}
+}
+
 /// Panics with the error's text: the infallible forms' failure path.
 #[cold]
 #[inline(never)]
@@ -61,26 +84,44 @@ impl Arena {
         self.try_alloc_layout(layout).unwrap_or_else(|e| fail(e))
     }
 
-    /// Moves `value` into the arena. If `T` needs dropping, it is dropped on reset, rewind or
-    /// when the arena is dropped; that is why `T` must be `Send + 'static` (use
-    /// [`alloc_no_drop`](Arena::alloc_no_drop) for other types).
+    /// [`alloc`](Arena::alloc), returning an error instead of panicking when the arena is full.
+    /// `T` must be `'static` and `Send` ([`ArenaDrop`]), as for `alloc`.
     ///
     /// # Errors
     ///
     /// As [`try_alloc_layout`](Arena::try_alloc_layout); `value` is dropped then.
     #[inline(always)]
-    pub fn try_alloc<T: Send + 'static>(&self, value: T) -> Result<&mut T, ArenaError> {
+    pub fn try_alloc<T: ArenaDrop + 'static>(&self, value: T) -> Result<&mut T, ArenaError> {
         self.try_alloc_with(|| value)
     }
 
-    /// [`try_alloc`](Arena::try_alloc), panicking on failure.
+    /// Moves `value` into the arena and returns it, to be dropped on reset, rewind or when the
+    /// arena is dropped.
+    ///
+    /// **`T` must be `'static`**: it owns its data. A value that borrows (a `&str`, a struct
+    /// holding one, a reference to another arena value) is refused, as "borrowed value does not
+    /// live long enough ... argument requires that `x` is borrowed for `'static`", because the
+    /// arena drops it later, when what it borrows may be gone. Store such values with
+    /// [`alloc_no_drop`](Arena::alloc_no_drop), which never drops them. `T` must be `Send` too
+    /// ([`ArenaDrop`]): by the time the arena drops it, the arena may be on another thread.
+    ///
+    /// ```
+    /// use arena_kit_core::arena::Arena;
+    ///
+    /// struct Label<'a> { text: &'a str }
+    /// let arena = Arena::with_capacity(1024);
+    /// let name: &mut String = arena.alloc(String::from("player")); // owns its bytes
+    /// let label = arena.alloc_no_drop(Label { text: name }); // borrows `name`
+    /// assert_eq!(label.text, "player");
+    /// ```
     ///
     /// # Panics
     ///
-    /// With the [`ArenaError`] text when the arena is full.
+    /// With the [`ArenaError`] text when the arena is full ([`try_alloc`](Arena::try_alloc)
+    /// returns it instead).
     #[inline(always)]
     #[track_caller]
-    pub fn alloc<T: Send + 'static>(&self, value: T) -> &mut T {
+    pub fn alloc<T: ArenaDrop + 'static>(&self, value: T) -> &mut T {
         self.try_alloc(value).unwrap_or_else(|e| fail(e))
     }
 
@@ -92,7 +133,7 @@ impl Arena {
     ///
     /// As [`try_alloc_layout`](Arena::try_alloc_layout); `f` is not called then.
     #[inline(always)]
-    pub fn try_alloc_with<T: Send + 'static, F: FnOnce() -> T>(
+    pub fn try_alloc_with<T: ArenaDrop + 'static, F: FnOnce() -> T>(
         &self,
         f: F,
     ) -> Result<&mut T, ArenaError> {
@@ -166,7 +207,7 @@ impl Arena {
     /// With the [`ArenaError`] text when the arena is full; also if `f` panics.
     #[inline(always)]
     #[track_caller]
-    pub fn alloc_with<T: Send + 'static, F: FnOnce() -> T>(&self, f: F) -> &mut T {
+    pub fn alloc_with<T: ArenaDrop + 'static, F: FnOnce() -> T>(&self, f: F) -> &mut T {
         self.try_alloc_with(f).unwrap_or_else(|e| fail(e))
     }
 
@@ -283,7 +324,7 @@ impl Arena {
     ///
     /// [`ArenaError::SizeOverflow`], or as [`try_alloc_layout`](Arena::try_alloc_layout); `f` is
     /// not called then.
-    pub fn try_alloc_slice_fill_with<T: Send + 'static, F: FnMut(usize) -> T>(
+    pub fn try_alloc_slice_fill_with<T: ArenaDrop + 'static, F: FnMut(usize) -> T>(
         &self,
         len: usize,
         mut f: F,
@@ -348,7 +389,7 @@ impl Arena {
     /// With the [`ArenaError`] text when the arena is full or the size overflows; also if `f`
     /// panics.
     #[track_caller]
-    pub fn alloc_slice_fill_with<T: Send + 'static, F: FnMut(usize) -> T>(
+    pub fn alloc_slice_fill_with<T: ArenaDrop + 'static, F: FnMut(usize) -> T>(
         &self,
         len: usize,
         f: F,

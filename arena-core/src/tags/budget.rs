@@ -327,10 +327,9 @@ fn next_stamp() -> usize {
     }
 }
 
-/// Logs a budget warning (target `arena_kit::budget`) through the `log` facade; without the `log`
-/// feature, nowhere.
+/// Raises a budget warning (see [`set_report_sink`](super::set_report_sink) for where it goes).
 fn warn(e: &BudgetExceeded) {
-    log_event!(warn, "arena_kit::budget", "{e}");
+    super::sink::emit(super::Event::Budget(*e));
 }
 
 /// An allocator that enforces a [`Budget`] itself, where it already checks its own limit, so a

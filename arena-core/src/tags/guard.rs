@@ -59,7 +59,7 @@ impl<G: Tag> Tracked<Arena, G> {
     #[track_caller]
     pub fn reset(&mut self) {
         if let Err(report) = self.check_guards() {
-            log_event!(error, "arena_kit::guard", "{report}");
+            super::sink::emit(super::Event::Guard(report));
         }
         self.inner.reset();
     }

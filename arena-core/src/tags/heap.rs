@@ -41,7 +41,7 @@ impl<G: Tag> Tracked<GuardedHeap<'_>, G> {
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         let freed = self.allocator_mut().free(ptr);
         if let Err(FreeError::GuardDamaged(v)) = &freed {
-            log_event!(error, "arena_kit::guard", "{}", self.guard_report(*v));
+            super::sink::emit(super::Event::Guard(self.guard_report(*v)));
         }
         freed
     }

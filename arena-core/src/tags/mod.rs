@@ -22,7 +22,7 @@
 //!
 //! | policy | what happens when an allocation would go over budget |
 //! | --- | --- |
-//! | [`Policy::Warn`] | it succeeds, and a warning goes to the `log` facade once per crossing (nowhere without the `log` feature) |
+//! | [`Policy::Warn`] | it succeeds, and a warning is raised once per crossing (an [`Event`]: to the `log` facade, a report sink, or stderr in debug builds) |
 //! | [`Policy::Fail`] | the `try_` form returns the allocator's own error, carrying a [`BudgetExceeded`]; nothing is allocated |
 //! | [`Policy::Panic`] | it panics with the [`BudgetExceeded`] text |
 //!
@@ -31,10 +31,12 @@
 //! allocators and its child tags, and is checked when the frame ends ([`Registry::end_frame`]): a
 //! per-allocation check of a shared total would need a shared counter on every allocation path.
 //!
-//! With the `log` feature (on by default), budget warnings (target `arena_kit::budget`), leak
-//! reports (`arena_kit::leak`) and guard reports (`arena_kit::guard`) go to the `log` facade.
-//! Without it they go nowhere: read [`Tracked::leak`], [`Report::over_budget`] and the typed
-//! errors instead. With the `serde` feature, [`Report`], [`History`] and [`Usage`] implement
+//! Budget warnings, leak reports and guard reports are [`Event`]s. With the `log` feature (on by
+//! default) they go to the `log` facade (targets `arena_kit::budget`, `arena_kit::leak`,
+//! `arena_kit::guard`); with `std`, to the sink set by [`set_report_sink`] (an engine's own log or
+//! profiler); and in debug builds with `std` and neither a logger nor a sink, to stderr, one line
+//! each (`ARENA_KIT_QUIET=1` silences it). Without `std` and `log` they go nowhere: read
+//! [`Tracked::leak`], [`Report::over_budget`] and the typed errors instead. With the `serde` feature, [`Report`], [`History`] and [`Usage`] implement
 //! `Serialize`, in the shape of the built-in JSON ([`Report::to_json`]), which stays for `no_std`
 //! users and needs no dependency.
 //!
@@ -68,20 +70,6 @@
 // code that needs `unsafe` (the guarded heap, the guard scanner) lives with its allocator.
 #![forbid(unsafe_code)]
 
-/// Logs through the `log` facade when the `log` feature is on (`log_event!(warn, "target",
-/// "{x}")`); without it, formats nothing and logs nowhere (the arguments are only borrowed, so
-/// they stay "used").
-macro_rules! log_event {
-    ($level:ident, $target:literal, $($arg:tt)+) => {{
-        #[cfg(feature = "log")]
-        log::$level!(target: $target, $($arg)+);
-        #[cfg(not(feature = "log"))]
-        let _ = format_args!($($arg)+);
-    }};
-}
-#[allow(unused_imports)] // for code outside `tags/` that logs the same way
-pub(crate) use log_event;
-
 mod budget;
 #[cfg(feature = "alloc")]
 mod export;
@@ -96,6 +84,7 @@ mod registry;
 mod report;
 #[cfg(feature = "serde")]
 mod serde;
+mod sink;
 #[cfg(feature = "alloc")]
 mod svg;
 mod tag;
@@ -114,6 +103,9 @@ pub use history::{FrameSample, History};
 pub use registry::{DEFAULT_HISTORY, OverBudget, Registry};
 #[cfg(feature = "alloc")]
 pub use report::{AllocatorRow, Report, TagRow, Totals};
+pub use sink::Event;
+#[cfg(feature = "std")]
+pub use sink::{ReportSink, set_report_sink};
 pub use tag::{MAX_DEPTH, Tag, TagPath};
 pub use tracked::{Leak, Source, Tracked};
 pub use usage::{MemoryUsage, Usage};

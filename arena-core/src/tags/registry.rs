@@ -118,12 +118,10 @@ impl<G: Tag> Registry<G> {
             let policy = self.budget(tag).map_or(Policy::Warn, |b| b.policy);
             match policy {
                 Policy::Warn if !self.over.contains(&tag) => {
-                    log_event!(
-                        warn,
-                        "arena_kit::budget",
-                        "{exceeded} (frame {})",
-                        report.frame()
-                    );
+                    super::sink::emit(super::Event::TagBudget {
+                        exceeded,
+                        frame: report.frame(),
+                    });
                 }
                 Policy::Warn => {}
                 Policy::Fail => {

@@ -303,7 +303,7 @@ impl<G: Tag> Tracked<crate::arena::Arena, G> {
     ///
     /// As [`Arena::try_alloc`](crate::arena::Arena::try_alloc), a budget's refusal included.
     #[inline(always)]
-    pub fn try_alloc<T: Send + 'static>(
+    pub fn try_alloc<T: crate::arena::ArenaDrop + 'static>(
         &self,
         value: T,
     ) -> Result<&mut T, crate::arena::ArenaError> {
@@ -319,7 +319,7 @@ impl<G: Tag> Tracked<crate::arena::Arena, G> {
     #[inline(always)]
     #[track_caller]
     #[allow(clippy::mut_from_ref)] // handing out `&mut T` from `&self` is what an arena does
-    pub fn alloc<T: Send + 'static>(&self, value: T) -> &mut T {
+    pub fn alloc<T: crate::arena::ArenaDrop + 'static>(&self, value: T) -> &mut T {
         self.allocator().alloc(value)
     }
 }
@@ -463,7 +463,7 @@ impl<A: MemoryUsage, G: Tag> Drop for Tracked<A, G> {
         if !self.labels.forgive
             && let Some(leak) = self.leak()
         {
-            log_event!(error, "arena_kit::leak", "{leak}");
+            super::sink::emit(super::Event::Leak(leak));
         }
     }
 }

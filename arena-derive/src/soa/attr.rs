@@ -16,7 +16,8 @@ const FIELD_KEYS: &str = "nested";
 pub struct Container {
     /// `align = N`: every column starts on an `N`-byte boundary. The literal, for its span.
     pub align: Option<LitInt>,
-    /// `derive(A, B)`: traits to derive on the view structs.
+    /// `derive(A, B)`: traits to derive on the view structs (`Debug` is skipped: the views always
+    /// implement it).
     pub derives: Vec<Path>,
     /// `crate = path`: where arena-kit is, for renamed dependencies.
     pub krate: Option<Path>,

@@ -188,14 +188,22 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
             .derives
             .iter()
             .filter(|p| {
-                view.shared()
-                    || !p
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "Clone" || s.ident == "Copy")
+                let last = p.segments.last().map(|s| &s.ident);
+                // `Debug` is always implemented below; a derive would conflict with it.
+                last.is_none_or(|i| i != "Debug")
+                    && (view.shared() || last.is_none_or(|i| i != "Clone" && i != "Copy"))
             })
             .collect();
         let derive_attr = (!derives.is_empty()).then(|| quote!(#[derive(#(#derives),*)]));
+        views.extend(debug_impl(
+            &view_name,
+            style,
+            fields,
+            &nested,
+            (&view_generics, view_ty.clone(), view_where),
+            |ty, n| view.field_ty(ty, n, &lt, &soa),
+            &private,
+        ));
         let field_decls = fields.iter().zip(&nested).map(|(f, &n)| {
             let fvis = f.vis;
             let fty = view.field_ty(f.ty, n, &lt, &soa);
@@ -267,6 +275,51 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
             }
             #nested_checks
         };
+    }
+}
+
+/// `Debug` for a view, bounded on its field types (`&'a F: Debug` for `ParticleRef`), printing
+/// what `#[derive(Debug)]` on the view would: `ParticleRef { pos: .., vel: .. }`. Always emitted,
+/// so `{:?}` on a view works without `#[soa(derive(Debug))]` (rustc's "add `#[derive(Debug)]` to
+/// `ParticleRef`" note would point at generated code). The bounds are per field, so a field type
+/// without `Debug` is an error only where a view is formatted, and a generic row's views are
+/// `Debug` for the arguments whose fields are.
+fn debug_impl(
+    view_name: &Ident,
+    style: Style,
+    fields: &[Field<'_>],
+    nested: &[bool],
+    (generics, view_ty, view_where): (
+        &syn::Generics,
+        syn::TypeGenerics<'_>,
+        Option<&syn::WhereClause>,
+    ),
+    field_ty: impl Fn(&syn::Type, bool) -> TokenStream,
+    private: &TokenStream,
+) -> TokenStream {
+    let fmt = quote!(#private::core::fmt);
+    let mut wc = view_where.cloned().unwrap_or_else(|| parse_quote!(where));
+    for (f, &n) in fields.iter().zip(nested) {
+        let ty = field_ty(f.ty, n);
+        wc.predicates.push(parse_quote!(#ty: #fmt::Debug));
+    }
+    let (impl_generics, _, _) = generics.split_for_impl();
+    let name = view_name.unraw().to_string();
+    let members = fields.iter().map(|f| &f.member);
+    let body = match style {
+        Style::Named => {
+            let names = fields.iter().map(|f| f.name());
+            quote!(__f.debug_struct(#name) #(.field(#names, &self.#members))* .finish())
+        }
+        _ => quote!(__f.debug_tuple(#name) #(.field(&self.#members))* .finish()),
+    };
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #fmt::Debug for #view_name #view_ty #wc {
+            fn fmt(&self, __f: &mut #fmt::Formatter<'_>) -> #fmt::Result {
+                #body
+            }
+        }
     }
 }
 
