@@ -216,7 +216,7 @@ fn soa_columns() -> Stop {
     });
     s.say("");
     let build = if cfg!(debug_assertions) {
-        "a debug build: run with --release for timings that mean something"
+        "a debug build (--release for real timings)"
     } else {
         "best of 10 runs on this machine"
     };
@@ -491,9 +491,9 @@ fn pictures() -> Stop {
     s.say(support::write_output("tour-memory-chart.svg", &chart));
     s.say("each tag in its own colour-blind-safe (Okabe-Ito) colour, the same in every chart");
     s.say(format!(
-        "check: 512 KiB / 8 KiB = 64, at least PER_TAG_RATIO = {PER_TAG_RATIO}, so \
-         ChartScale::Auto draws one panel per tag: {panels}"
+        "check: 512 KiB / 8 KiB = 64 >= PER_TAG_RATIO ({PER_TAG_RATIO}), so ChartScale::Auto"
     ));
+    s.say(format!("       draws one panel per tag: {panels}"));
     s.say("stop 7's heap map (tour-heap-map.svg) labels every block at least 40 px wide;");
     s.say("scripts/render-pictures.sh renders the examples' pictures to docs/*.png");
     s

@@ -49,3 +49,28 @@ fn the_whole_tour_runs_and_names_every_stop() {
     assert!(joined.contains(include_str!("../ui/arena-use-after-reset.stderr").trim_end()));
     assert!(!joined.to_lowercase().contains("seed"));
 }
+
+#[test]
+fn the_tour_fits_a_terminal_and_names_only_real_ui_cases() {
+    let stderr = [
+        include_str!("../ui/layout-optimal.stderr"),
+        include_str!("../ui/arena-use-after-reset.stderr"),
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for line in example::run() {
+        // Only the compiler's own lines, shown verbatim, may be wider than 100 columns.
+        assert!(
+            line.chars().count() <= 100 || stderr.iter().any(|e| e.contains(line.as_str())),
+            "{} columns: {line}",
+            line.chars().count()
+        );
+        for (at, _) in line.match_indices("tests/ui/") {
+            let path: String = line[at..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || "/-_.".contains(*c))
+                .collect();
+            let path = path.trim_end_matches(['.', ':']);
+            assert!(root.join(path).is_file(), "the tour names {path}");
+        }
+    }
+}
