@@ -8,6 +8,10 @@ mod example;
 const SOURCE: &str = include_str!("../../examples/tour.rs");
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "the tour times 100,000-particle passes: minutes under Miri; the core's tests cover its code"
+)]
 fn every_stop_fits_one_screen_and_gives_a_result_to_check() {
     let mut total = 0;
     for stop in example::STOPS {
@@ -38,6 +42,10 @@ fn every_stop_fits_one_screen_and_gives_a_result_to_check() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "the tour times 100,000-particle passes: minutes under Miri; the core's tests cover its code"
+)]
 fn the_whole_tour_runs_and_names_every_stop() {
     let text = example::run();
     let headings: Vec<&String> = text.iter().filter(|l| l.starts_with("== ")).collect();
@@ -51,6 +59,10 @@ fn the_whole_tour_runs_and_names_every_stop() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "the tour times 100,000-particle passes: minutes under Miri; the core's tests cover its code"
+)]
 fn the_tour_fits_a_terminal_and_names_only_real_ui_cases() {
     let stderr = [
         include_str!("../ui/layout-optimal.stderr"),
