@@ -489,7 +489,7 @@ fn pictures() -> Stop {
     let (_, chart, _) = play(120);
     let panels = chart.contains("one axis per tag");
     s.say(support::write_output("tour-memory-chart.svg", &chart));
-    s.say("each tag in its own colour-blind-safe (Okabe-Ito) colour, the same in every chart");
+    s.say("each tag in its own colour-blind-safe (Okabe-Ito) colour: tag_colour(its path)");
     s.say(format!(
         "check: 512 KiB / 8 KiB = 64 >= PER_TAG_RATIO ({PER_TAG_RATIO}), so ChartScale::Auto"
     ));
