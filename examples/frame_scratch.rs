@@ -56,7 +56,7 @@ fn path_length(from: (i32, i32), to: (i32, i32)) -> usize {
     })
 }
 
-/// Runs the example (small sizes when `ARENA_KIT_SMOKE` is set); the tour calls this.
+/// Runs the example (small sizes when `ARENA_KIT_SMOKE` is set).
 pub fn run() {
     let smoke = std::env::var_os("ARENA_KIT_SMOKE").is_some();
     let (frames, enemies, draws) = if smoke { (6, 8, 200) } else { (240, 64, 5_000) };

@@ -1,7 +1,7 @@
 //! What structs cost: `#[derive(Layout)]` reports for `Bad`, `Good`, an `Enemy` with its fields
 //! in a poor order and the 28-byte `Particle`, with the assertions that keep them that way.
 //!
-//! Run with `cargo run --example layout_report`; the tour runs it first.
+//! Run with `cargo run --example layout_report`; the tour's first stop shows `Enemy`.
 
 use arena_kit::prelude::*;
 

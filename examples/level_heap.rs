@@ -4,7 +4,8 @@
 //! atlases, an audio bank) are allocated between them. Unloading level 1 frees its assets but the
 //! long-lived objects stay, pinning the free space into pieces: total free memory is large, the
 //! largest block is not. Level 2 then loads into that space. The stats, the layout line and an SVG
-//! memory map (`target/heap-map.svg`) show it; the same run under each `Fit` policy compares them.
+//! memory map (`target/arena-kit-examples/heap-map.svg`) show it; the same run under each `Fit`
+//! policy compares them.
 //!
 //! Run: `cargo run --example level_heap` (set `ARENA_KIT_SMOKE=1` for a quick, small run).
 #![allow(dead_code)]
@@ -13,6 +14,9 @@ use arena_kit::heap::HeapStats;
 use arena_kit::prelude::*;
 use core::alloc::Layout;
 use core::ptr::NonNull;
+
+#[path = "support/mod.rs"]
+mod support;
 
 /// A tiny deterministic generator, so every run tells the same story.
 struct Rng(u64);
@@ -131,11 +135,10 @@ pub fn run() {
     println!("layout after unloading level 1 (live = long-lived objects left behind):");
     println!("  {layout}");
 
-    let path = std::path::Path::new("target").join("heap-map.svg");
-    match std::fs::create_dir_all("target").and_then(|()| std::fs::write(&path, svg)) {
-        Ok(()) => println!("memory map of level 2 written to {}", path.display()),
-        Err(e) => println!("could not write {}: {e}", path.display()),
-    }
+    println!(
+        "memory map of level 2: {}",
+        support::write_output("heap-map.svg", &svg)
+    );
 
     println!("with level 2 loaded, by policy:");
     for fit in [Fit::Segregated, Fit::Best, Fit::First] {

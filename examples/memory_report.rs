@@ -1,14 +1,16 @@
 //! Who owns every byte: a small game loop whose allocators carry names, tags and budgets, ending
 //! with the memory report (`Physics: 4096 bytes` per tag, with peaks, counts and budgets) and
-//! an SVG chart of each tag over the frames in `target/memory-report.svg`.
+//! an SVG chart of each tag over the frames in `target/arena-kit-examples/memory-report.svg`.
 //!
 //! Run: `cargo run --example memory_report` (`ARENA_KIT_SMOKE=1` for a short run).
 #![allow(dead_code)]
 
 use std::alloc::Layout;
-use std::path::PathBuf;
 
 use arena_kit::prelude::*;
+
+#[path = "support/mod.rs"]
+mod support;
 
 /// The game's subsystems, with particles under rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,14 +68,6 @@ impl log::Log for Stderr {
         }
     }
     fn flush(&self) {}
-}
-
-/// Where the chart goes: `target/memory-report.svg` in this workspace.
-fn chart_path() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-    target.join("memory-report.svg")
 }
 
 /// Plays a few seconds of a game (30 frames with `ARENA_KIT_SMOKE`), then prints the report and
@@ -180,15 +174,11 @@ pub fn run() {
         }
     }
 
-    let path = chart_path();
-    let written = path
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| std::fs::write(&path, history.to_svg(720, 360)));
-    match written {
-        Ok(()) => println!("chart of {} frames: {}", history.len(), path.display()),
-        Err(e) => println!("could not write {}: {e}", path.display()),
-    }
+    println!(
+        "chart of {} frames: {}",
+        history.len(),
+        support::write_output("memory-report.svg", &history.to_svg(720, 360))
+    );
     // Bodies and sparks still live at shutdown are intended: no leak report.
     bodies.set_forgive_leaks(true);
     sparks.set_forgive_leaks(true);

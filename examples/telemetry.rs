@@ -38,7 +38,7 @@ struct ProducerReport {
     stats: [ArenaStats; 2],
 }
 
-/// Runs the example (small sizes when `ARENA_KIT_SMOKE` is set); the tour calls this.
+/// Runs the example (small sizes when `ARENA_KIT_SMOKE` is set).
 pub fn run() {
     let smoke = std::env::var_os("ARENA_KIT_SMOKE").is_some();
     let (threads, frames, events_per_frame) = if smoke { (2, 4, 500) } else { (4, 120, 5_000) };

@@ -1,5 +1,5 @@
 //! The facade's integration tests, in one binary: the derives as a user writes them, the worked
-//! layout numbers, the serde and rayon features, and a long game-loop soak
+//! layout numbers, the serde and rayon features, the tour's one-screen stops, and a long game-loop soak
 //! (`ARENA_KIT_SOAK_FRAMES=20000 cargo test --release --test all soak` for the long form). The
 //! trybuild cases are `tests/ui.rs`, a binary of their own.
 
@@ -8,3 +8,4 @@ pub mod layout_worked_examples;
 // Public, so the workspace's `missing_docs` lint checks what the derive generates.
 pub mod soa_derive;
 pub mod soa_features;
+mod tour;

@@ -4,7 +4,8 @@ use core::fmt;
 
 use super::FreeListHeap;
 use super::block::GRANULE;
-use super::stats::BlockState;
+use super::stats::{BlockInfo, BlockState};
+use crate::tags::OKABE_ITO;
 
 /// The heap's memory-layout line, one `[Size: N, Allocated]` or `[Size: N, Free]` per block in
 /// address order, separated by spaces. Live blocks show the bytes asked for; free blocks the
@@ -21,8 +22,16 @@ impl fmt::Display for FreeListHeap<'_> {
     }
 }
 
-const USED_FILL: &str = "#d9534f";
-const FREE_FILL: &str = "#5cb85c";
+/// Live blocks: Okabe-Ito blue, labelled in white.
+const USED_FILL: &str = OKABE_ITO[4];
+/// Free blocks: a neutral light grey (empty space), labelled in dark grey.
+const FREE_FILL: &str = "#d9d9d9";
+/// The caption's colour for "free": the grey of free blocks is too faint as text.
+const FREE_TEXT: &str = "#777777";
+/// Blocks at least this many pixels wide carry a visible label.
+const LABEL_MIN_WIDTH: f64 = 40.0;
+/// Width of one character of the 12 px monospace labels (0.6 em).
+const CHAR_PX: f64 = 7.2;
 const ROW_HEIGHT: usize = 20;
 const ROW_GAP: usize = 4;
 const TOP: usize = 44;
@@ -31,8 +40,10 @@ const MAX_WIDTH: usize = 16_384;
 const MAX_ROWS: usize = 1024;
 
 /// An SVG picture of a heap, from [`FreeListHeap::memory_map`]: the block space drawn to scale
-/// as rows read left to right, top to bottom, live blocks red, free blocks green, each with a
-/// tooltip (offset, size, state), under a caption with the [`stats`](FreeListHeap::stats).
+/// as rows read left to right, top to bottom, live blocks blue (Okabe-Ito, readable with colour
+/// blindness), free blocks light grey, each with a tooltip (offset, size, state) and, when it is
+/// at least 40 pixels wide, a visible label (`live 153 B`, `free 164 KiB`, or
+/// as much of it as fits), under a caption with the [`stats`](FreeListHeap::stats).
 ///
 /// `Display` writes the SVG document; with `std`, `std::fs::write(path, map.to_string())`
 /// saves it.
@@ -101,7 +112,7 @@ impl fmt::Display for MemoryMap<'_, '_> {
         let stats = self.heap.stats();
         writeln!(
             f,
-            r#"<text x="10" y="16">FreeListHeap, {capacity} bytes, {row_bytes} bytes per row: <tspan fill="{USED_FILL}">live</tspan> / <tspan fill="{FREE_FILL}">free</tspan></text>"#
+            r#"<text x="10" y="16">FreeListHeap, {capacity} bytes, {row_bytes} bytes per row: <tspan fill="{USED_FILL}">live</tspan> / <tspan fill="{FREE_TEXT}">free</tspan></text>"#
         )?;
         writeln!(f, r#"<text x="10" y="34">{stats}</text>"#)?;
         for block in self.heap.blocks() {
@@ -119,13 +130,132 @@ impl fmt::Display for MemoryMap<'_, '_> {
                 writeln!(
                     f,
                     r#"<rect x="{x:.2}" y="{y}" width="{w:.2}" height="{ROW_HEIGHT}" fill="{fill}" stroke="white" stroke-width="{stroke}"><title>offset {offset}, {size} bytes, {block}</title></rect>"#,
-                    stroke = if w > 3.0 { 0.5 } else { 0.0 },
+                    stroke = if w > 6.0 { 1.5 } else { 0.0 },
                     offset = block.offset,
                     size = block.size,
                 )?;
+                if w >= LABEL_MIN_WIDTH {
+                    let colour = match block.state {
+                        BlockState::Allocated { .. } => "white",
+                        BlockState::Free => "#333333",
+                    };
+                    writeln!(
+                        f,
+                        r#"<text x="{:.2}" y="{}" fill="{colour}">{}</text>"#,
+                        x + 3.0,
+                        y + 14,
+                        label(block, w),
+                    )?;
+                }
                 start = row_end;
             }
         }
         writeln!(f, "</svg>")
+    }
+}
+
+/// A block's label, the longest of `live 164 KiB`, `164 KiB`, `164K` that fits in `px` pixels
+/// (the last, at most five characters, fits in [`LABEL_MIN_WIDTH`]).
+fn label(block: BlockInfo, px: f64) -> alloc_free::Label {
+    let (state, bytes) = match block.state {
+        BlockState::Allocated { requested } => ("live", requested),
+        BlockState::Free => ("free", block.payload_size()),
+    };
+    let fits = |chars: usize| chars as f64 * CHAR_PX + 4.0 <= px;
+    let long = alloc_free::Label::new(format_args!("{state} {}", Size(bytes)));
+    if fits(long.len()) {
+        return long;
+    }
+    let mid = alloc_free::Label::new(format_args!("{}", Size(bytes)));
+    if fits(mid.len()) {
+        return mid;
+    }
+    alloc_free::Label::new(format_args!("{}", Short(bytes)))
+}
+
+/// Bytes as `153 B`, `164 KiB`, `1.5 MiB`.
+struct Size(usize);
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (tenths, unit) = scaled(self.0);
+        if tenths < 100 && tenths % 10 != 0 {
+            write!(f, "{}.{} {unit}", tenths / 10, tenths % 10)
+        } else {
+            write!(f, "{} {unit}", (tenths + 5) / 10)
+        }
+    }
+}
+
+/// Bytes in at most five characters: `153B`, `164K`, `1.5M`.
+struct Short(usize);
+
+impl fmt::Display for Short {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (tenths, unit) = scaled(self.0);
+        let unit = &unit[..1];
+        if tenths < 100 && tenths % 10 != 0 {
+            write!(f, "{}.{}{unit}", tenths / 10, tenths % 10)
+        } else {
+            write!(f, "{}{unit}", (tenths + 5) / 10)
+        }
+    }
+}
+
+/// `bytes` in tenths of the largest binary unit that leaves it below 1024 when rounded (integer
+/// arithmetic: the map works without `std`).
+fn scaled(bytes: usize) -> (u128, &'static str) {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut u = 0;
+    loop {
+        let div = 1u128 << (10 * u);
+        let tenths = (bytes as u128 * 10 + div / 2) / div;
+        if tenths < 10_235 || u + 1 == units.len() {
+            return (tenths, units[u]);
+        }
+        u += 1;
+    }
+}
+
+/// A short label formatted without allocating (the map works without `alloc`).
+mod alloc_free {
+    use core::fmt::{self, Write};
+
+    /// Up to 24 bytes of ASCII text.
+    pub(super) struct Label {
+        buf: [u8; 24],
+        len: usize,
+    }
+
+    impl Label {
+        pub(super) fn new(args: fmt::Arguments<'_>) -> Label {
+            let mut l = Label {
+                buf: [0; 24],
+                len: 0,
+            };
+            let _ = l.write_fmt(args);
+            l
+        }
+
+        pub(super) fn len(&self) -> usize {
+            self.len
+        }
+    }
+
+    impl Write for Label {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            let room = self.buf.len() - self.len;
+            let n = s.len().min(room);
+            self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+            self.len += n;
+            if n < s.len() { Err(fmt::Error) } else { Ok(()) }
+        }
+    }
+
+    impl fmt::Display for Label {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            // Only ASCII is ever written (numbers, units, `live`, `free`).
+            f.write_str(core::str::from_utf8(&self.buf[..self.len]).unwrap_or(""))
+        }
     }
 }

@@ -78,6 +78,7 @@ mod guard;
 mod heap;
 #[cfg(feature = "alloc")]
 mod history;
+mod palette;
 #[cfg(feature = "alloc")]
 mod registry;
 #[cfg(feature = "alloc")]
@@ -99,6 +100,7 @@ pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
 pub use guard::GuardReport;
 #[cfg(feature = "alloc")]
 pub use history::{FrameSample, History};
+pub use palette::{OKABE_ITO, tag_colour};
 #[cfg(feature = "alloc")]
 pub use registry::{DEFAULT_HISTORY, OverBudget, Registry};
 #[cfg(feature = "alloc")]
@@ -106,6 +108,8 @@ pub use report::{AllocatorRow, Report, TagRow, Totals};
 pub use sink::Event;
 #[cfg(feature = "std")]
 pub use sink::{ReportSink, set_report_sink};
+#[cfg(feature = "alloc")]
+pub use svg::{ChartScale, PER_TAG_RATIO};
 pub use tag::{MAX_DEPTH, Tag, TagPath};
 pub use tracked::{Leak, Source, Tracked};
 pub use usage::{MemoryUsage, Usage};

@@ -1,5 +1,6 @@
 //! Memory tags: reports and budgets from real allocators, the thin `Tracked` wrapper, serde.
 
+mod pictures;
 mod reports_and_budgets;
 mod serde;
 mod tracked_deref;
