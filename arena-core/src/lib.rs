@@ -33,14 +33,23 @@ pub mod soa;
 mod sync;
 pub mod tags;
 
+// The main types sit at the root too (`arena_kit::SoaVec` beside `arena_kit::Arena`): what the
+// README and the facade's prelude use, so a pasted example needs no module path.
 #[cfg(feature = "std")]
 pub use arena::scratch;
 pub use arena::{Arena, ArenaError, Marker, Scope};
 #[cfg(feature = "alloc")]
 pub use arena::{Frame, FrameArena, FrameReader};
+pub use heap::{Fit, FreeListHeap};
 pub use layout::{FieldLayout, HasLayout, Repr, ReprKind, StructLayout};
 #[cfg(feature = "alloc")]
 pub use pool::{Handle, Pool, PoolFull};
+pub use soa::Soa;
+#[cfg(feature = "alloc")]
+pub use soa::{SoaPool, SoaVec};
+pub use tags::{Budget, Tag, Tracked};
+#[cfg(feature = "alloc")]
+pub use tags::{History, Registry, Report};
 
 /// Items used by generated code (`#[derive(Layout)]`, `#[derive(Soa)]`, [`assert_layout!`]). Not
 /// part of the public API. The version in the name is the derive's: the `arena-kit` facade pins
