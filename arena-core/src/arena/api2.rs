@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use allocator_api2::vec::Vec;
-//! use arena_kit_core::arena::Arena;
+//! use arena_kit::Arena;
 //! use hashbrown::{DefaultHashBuilder, HashMap};
 //!
 //! let mut arena = Arena::chained(4096);

@@ -68,8 +68,8 @@ impl Arena {
 /// `Allocator` impl, growth in place included).
 ///
 /// ```
-/// use arena_kit_core::arena::{Arena, ArenaError};
-/// use arena_kit_core::tags::{Budget, Budgeted};
+/// use arena_kit::{Arena, ArenaError, Budget};
+/// use arena_kit::tags::Budgeted;
 ///
 /// let mut arena = Arena::chained(4096);
 /// arena.set_budget(Some(Budget::fail(64).into()));

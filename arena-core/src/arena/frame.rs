@@ -60,7 +60,7 @@ struct Buffer {
 /// telemetry). Not for data that must live longer than `N` frames.
 ///
 /// ```
-/// use arena_kit_core::arena::FrameArena;
+/// use arena_kit::FrameArena;
 ///
 /// let mut frames = FrameArena::<2>::with_capacity(1024);
 /// let buffers: Vec<usize> = (0..4)
@@ -319,7 +319,7 @@ impl<'f> Frame<'f> {
     /// collection that could still be dropped would drop what the readers read.
     ///
     /// ```
-    /// use arena_kit_core::arena::FrameArena;
+    /// use arena_kit::FrameArena;
     ///
     /// let mut frames = FrameArena::<2>::chained(4096);
     /// let frame = frames.begin_frame();

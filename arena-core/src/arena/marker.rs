@@ -91,17 +91,17 @@ impl Arena {
     /// marker stays. Pages are kept.
     ///
     /// ```
-    /// use arena_kit_core::arena::{Arena, MarkerError};
+    /// use arena_kit::Arena;
+    /// use arena_kit::arena::MarkerError;
     ///
     /// let mut arena = Arena::with_capacity(256);
     /// arena.alloc([0u8; 64]); // level data
     /// let frame = arena.mark();
     /// arena.alloc([0u8; 48]); // path buffer
     /// assert_eq!(arena.used(), 112);
-    /// arena.rewind(frame)?;
+    /// arena.rewind(frame).unwrap();
     /// assert_eq!(arena.used(), 64);
     /// assert_eq!(Arena::with_capacity(8).rewind(frame), Err(MarkerError::Foreign));
-    /// # Ok::<(), MarkerError>(())
     /// ```
     ///
     /// # Errors

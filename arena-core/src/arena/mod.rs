@@ -39,7 +39,7 @@
 //! # Example
 //!
 //! ```
-//! use arena_kit_core::arena::Arena;
+//! use arena_kit::Arena;
 //!
 //! let mut arena = Arena::with_capacity(256);
 //! let a = arena.alloc_slice_copy(&[1u64; 5]); // 40 bytes at offset 0
@@ -105,6 +105,22 @@ static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
 /// A bump arena: allocation is a pointer bump, [`reset`](Arena::reset) frees everything in O(1)
 /// (plus destructors), [`scope`](Arena::scope) and [`mark`](Arena::mark) /
 /// [`rewind`](Arena::rewind) free in LIFO order. See the [module docs](self).
+///
+/// ```
+/// use arena_kit::Arena;
+///
+/// struct Spark { x: f32, life: f32 }
+///
+/// let mut frame = Arena::with_capacity(64 * 1024);
+/// for _ in 0..3 {
+///     let sparks = frame.alloc_slice_fill_with(100, |i| Spark { x: i as f32, life: 1.0 });
+///     let visible = frame.alloc_slice_copy(&[3u32, 7, 42]); // indices that survived culling
+///     assert_eq!(sparks[visible[2] as usize].x, 42.0);
+///     assert!(sparks.iter().all(|s| s.life == 1.0));
+///     frame.reset(); // end of frame: everything goes at once
+///     assert_eq!(frame.used(), 0);
+/// }
+/// ```
 ///
 /// # Variance
 ///
@@ -290,7 +306,7 @@ impl Arena {
     ///
     /// ```
     /// use core::mem::MaybeUninit;
-    /// use arena_kit_core::arena::Arena;
+    /// use arena_kit::Arena;
     ///
     /// let mut buffer = [MaybeUninit::<u8>::uninit(); 128];
     /// let arena = Arena::from_buffer(&mut buffer);

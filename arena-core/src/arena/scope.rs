@@ -14,7 +14,7 @@ use super::{Arena, Marker};
 /// in an arena or buffer of its own.
 ///
 /// ```
-/// use arena_kit_core::arena::Arena;
+/// use arena_kit::Arena;
 ///
 /// let mut arena = Arena::with_capacity(1024);
 /// arena.alloc(1u32);

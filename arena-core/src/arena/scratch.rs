@@ -45,7 +45,7 @@ std::thread_local! {
 /// system allocator.
 ///
 /// ```
-/// use arena_kit_core::arena::scratch;
+/// use arena_kit::scratch;
 ///
 /// let total = scratch(|outer| {
 ///     let a = outer.alloc_slice_fill_with(4, |i| i as u32);
@@ -92,8 +92,9 @@ pub fn scratch_depth() -> usize {
 /// temporaries needed.
 ///
 /// ```
-/// use arena_kit_core::arena::{ThreadScratch, scratch};
-/// use arena_kit_core::tags::MemoryUsage;
+/// use arena_kit::arena::ThreadScratch;
+/// use arena_kit::scratch;
+/// use arena_kit::tags::MemoryUsage;
 ///
 /// scratch(|a| {
 ///     a.alloc([0u8; 100]);

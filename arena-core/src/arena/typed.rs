@@ -226,7 +226,7 @@ impl Arena {
     /// [`try_alloc_no_drop`](Arena::try_alloc_no_drop), panicking on failure.
     ///
     /// ```
-    /// use arena_kit_core::arena::Arena;
+    /// use arena_kit::Arena;
     ///
     /// struct Node<'a> { value: u32, next: Option<&'a Node<'a>> }
     /// let arena = Arena::with_capacity(1024);

@@ -14,7 +14,7 @@ use super::{Arena, ArenaStats};
 /// them.
 ///
 /// ```
-/// use arena_kit_core::arena::WorkerArenas;
+/// use arena_kit::arena::WorkerArenas;
 /// use rayon::prelude::*;
 ///
 /// let mut arenas = WorkerArenas::new(4096);

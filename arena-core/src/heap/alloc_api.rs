@@ -26,7 +26,8 @@ mod cell {
     ///
     /// ```
     /// use allocator_api2::vec::Vec;
-    /// use arena_kit_core::heap::{FreeListHeap, HeapCell};
+    /// use arena_kit::FreeListHeap;
+    /// use arena_kit::heap::HeapCell;
     ///
     /// let heap = HeapCell::new(FreeListHeap::with_capacity(64 * 1024));
     /// let mut names: Vec<&str, _> = Vec::new_in(&heap);
@@ -304,7 +305,7 @@ mod locked {
     /// not build (`LockedHeap::<32>::new()` is a compile error naming the limit).
     ///
     /// ```
-    /// use arena_kit_core::heap::LockedHeap;
+    /// use arena_kit::heap::LockedHeap;
     ///
     /// #[global_allocator]
     /// static HEAP: LockedHeap<{ 1 << 20 }> = LockedHeap::new();
@@ -321,7 +322,7 @@ mod locked {
     /// ```
     ///
     /// ```compile_fail
-    /// use arena_kit_core::heap::LockedHeap;
+    /// use arena_kit::heap::LockedHeap;
     ///
     /// static TOO_SMALL: LockedHeap<32> = LockedHeap::new(); // below MIN_LOCKED_HEAP
     /// # fn main() { let _ = TOO_SMALL.stats(); }

@@ -22,13 +22,14 @@ const GUARD_BYTES: usize = 8;
 /// Each guarded allocation costs 16 guard bytes (more when its alignment exceeds 8) in the heap
 /// and one entry in a side map, so it is a debug layer, not a release default. Wrap it in
 /// [`Tracked`](crate::tags::Tracked) to get reports that name the allocator and tag (it is
-/// re-exported as `arena_kit_core::tags::GuardedHeap` too).
+/// re-exported as `arena_kit::tags::GuardedHeap` too).
 ///
 /// A budget set on it ([`Budgeted`]) is the wrapped heap's, and counts the guard bytes.
 ///
 /// ```
 /// use core::alloc::Layout;
-/// use arena_kit_core::heap::{FreeListHeap, GuardedHeap};
+/// use arena_kit::FreeListHeap;
+/// use arena_kit::heap::GuardedHeap;
 ///
 /// let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(1024));
 /// let p = heap.alloc(Layout::new::<[u32; 3]>());

@@ -49,7 +49,7 @@ const MAX_ROWS: usize = 1024;
 /// saves it.
 ///
 /// ```
-/// use arena_kit_core::heap::FreeListHeap;
+/// use arena_kit::FreeListHeap;
 /// use core::alloc::Layout;
 ///
 /// let mut heap = FreeListHeap::with_capacity(4096);

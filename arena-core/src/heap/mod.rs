@@ -24,7 +24,7 @@
 //! heap checks that a request can fit at all, so a heap without one pays nothing for it.
 //!
 //! ```
-//! use arena_kit_core::heap::FreeListHeap;
+//! use arena_kit::FreeListHeap;
 //! use core::alloc::Layout;
 //!
 //! let mut heap = FreeListHeap::with_capacity(1024);
@@ -91,6 +91,24 @@ pub const MAX_ALIGN: usize = 4096;
 ///
 /// [`with_capacity`]: FreeListHeap::with_capacity
 /// [`from_buffer`]: FreeListHeap::from_buffer
+///
+/// ```
+/// use arena_kit::FreeListHeap;
+/// use core::alloc::Layout;
+///
+/// let mut assets = FreeListHeap::with_capacity(64 * 1024);
+/// let mesh = assets.alloc(Layout::from_size_align(12_000, 16).unwrap());
+/// let texture = assets.alloc(Layout::from_size_align(24_000, 16).unwrap());
+/// let sound = assets.alloc(Layout::from_size_align(6_000, 8).unwrap());
+/// assets.free(texture).unwrap(); // unloaded: its block is free for the next asset
+/// let music = assets.try_alloc(Layout::from_size_align(20_000, 8).unwrap()).unwrap();
+/// assert_eq!(assets.stats().live_blocks, 3);
+/// for asset in [mesh, sound, music] {
+///     assets.free(asset).unwrap();
+/// }
+/// assert_eq!(assets.stats().free_blocks, 1); // the neighbours coalesced back into one block
+/// assets.check().unwrap();
+/// ```
 ///
 /// # Variance
 ///

@@ -12,25 +12,23 @@
 //! added later that grows the struct fails the build with the holes and the fix.
 //!
 //! ```
-//! use arena_kit_core::layout::{FieldLayout, Repr, StructLayout};
+//! use arena_kit::{HasLayout, Layout};
 //!
-//! // What `#[derive(Layout)]` generates for `#[repr(C)] struct Bad { a: u8, b: f64, c: u8 }`.
-//! const BAD: StructLayout = StructLayout::new(
-//!     "Bad",
-//!     Repr::C,
-//!     24,
-//!     8,
-//!     &[
-//!         FieldLayout::new("a", "u8", 0, 1, 1),
-//!         FieldLayout::new("b", "f64", 8, 8, 8),
-//!         FieldLayout::new("c", "u8", 16, 1, 1),
-//!     ],
-//! );
-//! const { assert!(BAD.padding() == 14) };
-//! assert_eq!(BAD.min_size(), 16);
-//! let best: Vec<&str> = BAD.best_order().map(|f| f.name).collect();
-//! assert_eq!(best, ["b", "a", "c"]);
+//! // A component stored by the thousand, its fields in a poor order.
+//! #[derive(Layout)]
+//! #[repr(C)]
+//! struct Enemy { alive: bool, health: f64, kind: u8 }
+//!
+//! const LAYOUT: arena_kit::StructLayout = Enemy::LAYOUT; // known at compile time
+//! const { assert!(LAYOUT.padding() == 14) };
+//! assert_eq!(LAYOUT.size(), 24);
+//! assert_eq!(LAYOUT.min_size(), 16); // what the best order would give
+//! let best: Vec<&str> = LAYOUT.best_order().map(|f| f.name).collect();
+//! assert_eq!(best, ["health", "alive", "kind"]);
 //! ```
+//!
+//! [`StructLayout::new`] and [`FieldLayout::new`] build the same description by hand, for a type
+//! the derive cannot see.
 //!
 //! Not for: enums and unions (their size depends on the variant), or types whose layout is only
 //! known at run time.
@@ -315,31 +313,22 @@ pub const fn round_up(n: usize, align: usize) -> usize {
 /// structs, where `#[layout(...)]` on the struct cannot know the type arguments.
 ///
 /// ```
-/// use arena_kit_core::{assert_layout, layout::{FieldLayout, HasLayout, Repr, StructLayout}};
+/// use arena_kit::{Layout, assert_layout};
 ///
+/// #[derive(Layout)]
 /// struct Pair<T>(T, T);
-/// impl<T> HasLayout for Pair<T> {
-///     const LAYOUT: StructLayout = StructLayout::new(
-///         "Pair",
-///         Repr::RUST,
-///         size_of::<Self>(),
-///         align_of::<Self>(),
-///         &[],
-///     );
-/// }
-/// assert_layout!(Pair<u32>, size = 8, align = 4);
+///
+/// assert_layout!(Pair<u32>, size = 8, align = 4, max_padding = 0);
+/// assert_layout!(Pair<u64>, size = 16);
 /// ```
 ///
 /// A failing check stops the build (under `cargo check` too) with one line that names the holes
 /// and the fix:
 ///
 /// ```compile_fail
-/// # use arena_kit_core::{assert_layout, layout::{HasLayout, Repr, StructLayout}};
+/// # use arena_kit::{Layout, assert_layout};
+/// # #[derive(Layout)]
 /// # struct Pair<T>(T, T);
-/// # impl<T> HasLayout for Pair<T> {
-/// #     const LAYOUT: StructLayout =
-/// #         StructLayout::new("Pair", Repr::RUST, size_of::<Self>(), align_of::<Self>(), &[]);
-/// # }
 /// assert_layout!(Pair<u64>, size = 8);
 /// ```
 #[macro_export]

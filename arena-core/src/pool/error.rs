@@ -15,7 +15,7 @@ use crate::tags::BudgetExceeded;
 /// one more value: then [`budget_exceeded`](Self::budget_exceeded) says by how much.
 ///
 /// ```
-/// use arena_kit_core::pool::Pool;
+/// use arena_kit::Pool;
 /// let mut pool = Pool::with_capacity(1);
 /// pool.insert("first");
 /// let full = pool.try_insert("second").unwrap_err();

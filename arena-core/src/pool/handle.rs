@@ -23,11 +23,18 @@ use super::generation;
 /// is checked at compile time, and the handle is `Send + Sync` whatever `T` is.
 ///
 /// ```
-/// use arena_kit_core::pool::{Handle, Pool};
-/// let mut pool = Pool::with_capacity(2);
-/// let h: Handle<&str> = pool.insert("bullet");
-/// assert_eq!(pool.get(h), Some(&"bullet"));
-/// assert_eq!(core::mem::size_of::<Option<Handle<&str>>>(), 8);
+/// use arena_kit::{Handle, Pool};
+///
+/// struct Sound { volume: f32 }
+///
+/// let mut sounds = Pool::with_capacity(1);
+/// let explosion: Handle<Sound> = sounds.insert(Sound { volume: 1.0 });
+/// sounds.remove(explosion);
+/// let footstep = sounds.insert(Sound { volume: 0.2 }); // the same slot, a new generation
+/// assert_ne!(explosion, footstep);
+/// assert!(sounds.get(explosion).is_none()); // the old handle misses instead of aliasing
+/// assert_eq!(sounds[footstep].volume, 0.2);
+/// assert_eq!(core::mem::size_of::<Option<Handle<Sound>>>(), 8);
 /// ```
 ///
 /// # Variance

@@ -16,7 +16,7 @@
 //! `Vec` iterates without skipping holes).
 //!
 //! ```
-//! use arena_kit_core::pool::Pool;
+//! use arena_kit::Pool;
 //!
 //! struct Bullet { x: f32, speed: f32 }
 //!
@@ -113,6 +113,23 @@ pub struct PoolStats {
 ///
 /// See the [module documentation](self) for when to use it and how it works.
 ///
+/// ```
+/// use arena_kit::{Handle, Pool};
+///
+/// struct Bullet { x: f32, vx: f32 }
+///
+/// let mut bullets = Pool::with_capacity(256);
+/// let fired: Vec<Handle<Bullet>> =
+///     (0..3).map(|i| bullets.insert(Bullet { x: 0.0, vx: i as f32 })).collect();
+/// for (_, bullet) in bullets.iter_mut() {
+///     bullet.x += bullet.vx;
+/// }
+/// bullets.remove(fired[0]); // it hit something
+/// assert_eq!(bullets.len(), 2);
+/// assert!(bullets.get(fired[0]).is_none()); // its handle is stale now
+/// assert_eq!(bullets[fired[2]].x, 2.0); // the others did not move
+/// ```
+///
 /// # Variance
 ///
 /// Covariant in `T`, like `Vec<T>`: it owns its values, so a `Pool<&'static str>` can be used as a
@@ -154,7 +171,7 @@ impl<T> Pool<T> {
     /// test what happens when generations run out without 2^30 reuses first.
     ///
     /// ```
-    /// use arena_kit_core::pool::Pool;
+    /// use arena_kit::Pool;
     /// let mut pool = Pool::with_capacity_and_generation_budget(1, 2);
     /// let a = pool.insert('a');
     /// pool.remove(a);
@@ -238,7 +255,8 @@ impl<T> Pool<T> {
     /// values were still live (a leak report in debug builds):
     ///
     /// ```
-    /// use arena_kit_core::pool::{Pool, PoolStats};
+    /// use arena_kit::Pool;
+    /// use arena_kit::pool::PoolStats;
     /// fn report(stats: &PoolStats) {
     ///     if cfg!(debug_assertions) && stats.len > 0 {
     ///         eprintln!("bullet pool dropped with {} bullets live", stats.len);
@@ -282,7 +300,7 @@ impl<T> Pool<T> {
     /// handle), and returns the handle. If `f` panics, the pool is unchanged.
     ///
     /// ```
-    /// use arena_kit_core::pool::{Handle, Pool};
+    /// use arena_kit::{Handle, Pool};
     /// struct Enemy { me: Handle<Enemy>, hp: u32 }
     /// let mut enemies = Pool::with_capacity(4);
     /// let h = enemies.insert_with(|me| Enemy { me, hp: 10 });
@@ -362,7 +380,7 @@ impl<T> Pool<T> {
     /// fails its generation compare.
     ///
     /// ```
-    /// use arena_kit_core::pool::Pool;
+    /// use arena_kit::Pool;
     /// let mut pool = Pool::with_capacity(4);
     /// let (a, b) = (pool.insert(1), pool.insert(2));
     /// let [x, y] = pool.get_disjoint_mut([a, b]).unwrap();

@@ -401,7 +401,8 @@ impl core::error::Error for PoolDecodeError {}
 /// (`serde::de::DeserializeSeed`). The plain `Deserialize` is `PoolSeed::new()`.
 ///
 /// ```
-/// use arena_kit_core::pool::{Pool, PoolSeed};
+/// use arena_kit::Pool;
+/// use arena_kit::pool::PoolSeed;
 /// use serde::de::DeserializeSeed;
 ///
 /// let mut pool = Pool::with_capacity(1000);

@@ -34,27 +34,16 @@ impl Arena {
     /// [`Arena::alloc`]).
     ///
     /// ```
-    /// use arena_kit_core::arena::Arena;
-    /// use arena_kit_core::soa::{Col, Columns, Soa};
-    /// # struct Spark { x: f32, life: f32 }
-    /// # impl Soa for Spark {
-    /// #     type Columns = (Col<f32>, (Col<f32>, ()));
-    /// #     type Ref<'a> = (&'a f32, (&'a f32, ()));
-    /// #     type Mut<'a> = (&'a mut f32, (&'a mut f32, ()));
-    /// #     type Slices<'a> = (&'a [f32], (&'a [f32], ()));
-    /// #     type SlicesMut<'a> = (&'a mut [f32], (&'a mut [f32], ()));
-    /// #     fn into_columns(self) -> (f32, (f32, ())) { (self.x, (self.life, ())) }
-    /// #     fn from_columns((x, (life, ())): (f32, (f32, ()))) -> Self { Spark { x, life } }
-    /// #     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> { c }
-    /// #     fn view_mut<'a>(c: Self::Mut<'a>) -> Self::Mut<'a> { c }
-    /// #     fn view_slices<'a>(c: Self::Slices<'a>) -> Self::Slices<'a> { c }
-    /// #     fn view_slices_mut<'a>(c: Self::SlicesMut<'a>) -> Self::SlicesMut<'a> { c }
-    /// # }
+    /// use arena_kit::{Arena, Soa};
+    ///
+    /// #[derive(Soa)]
+    /// struct Spark { x: f32, life: f32 }
+    ///
     /// let mut arena = Arena::with_capacity(4096);
     /// let mut sparks = arena.alloc_soa(100, |i| Spark { x: i as f32, life: 1.0 });
-    /// let (x, (life, ())) = sparks.slices_mut();
+    /// let SparkSlicesMut { x, life } = sparks.slices_mut();
     /// x.iter_mut().zip(life.iter()).for_each(|(x, l)| *x += l);
-    /// assert_eq!(sparks.slices().0[99], 100.0);
+    /// assert_eq!(sparks.slices().x[99], 100.0);
     /// arena.reset(); // the frame is over: `sparks` can no longer be used
     /// ```
     ///

@@ -18,34 +18,24 @@
 //! code can make them disagree.
 //!
 //! ```
-//! use arena_kit_core::soa::{Col, Columns, Soa, SoaVec};
+//! use arena_kit::{Soa, SoaVec};
 //!
-//! // What `#[derive(Soa)]` writes for `struct Enemy { x: f32, health: f32 }` (without the
-//! // `EnemyRef`/`EnemyMut`/`EnemySlices`/`EnemySlicesMut` view structs, here plain tuples).
+//! #[derive(Soa)]
 //! struct Enemy { x: f32, health: f32 }
-//! impl Soa for Enemy {
-//!     type Columns = (Col<f32>, (Col<f32>, ()));
-//!     type Ref<'a> = (&'a f32, (&'a f32, ()));
-//!     type Mut<'a> = (&'a mut f32, (&'a mut f32, ()));
-//!     type Slices<'a> = (&'a [f32], (&'a [f32], ()));
-//!     type SlicesMut<'a> = (&'a mut [f32], (&'a mut [f32], ()));
-//!     fn into_columns(self) -> (f32, (f32, ())) { (self.x, (self.health, ())) }
-//!     fn from_columns((x, (health, ())): (f32, (f32, ()))) -> Self { Enemy { x, health } }
-//!     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> { c }
-//!     fn view_mut<'a>(c: Self::Mut<'a>) -> Self::Mut<'a> { c }
-//!     fn view_slices<'a>(c: Self::Slices<'a>) -> Self::Slices<'a> { c }
-//!     fn view_slices_mut<'a>(c: Self::SlicesMut<'a>) -> Self::SlicesMut<'a> { c }
-//! }
 //!
 //! let mut enemies = SoaVec::new();
 //! enemies.push(Enemy { x: 0.0, health: 100.0 });
 //! enemies.push(Enemy { x: 1.0, health: 50.0 });
-//! let (_x, (health, ())) = enemies.slices_mut();
-//! for h in health.iter_mut() {
-//!     *h -= 10.0;
+//! for h in enemies.slices_mut().health {
+//!     *h -= 10.0; // one pass over one contiguous column
 //! }
-//! assert_eq!(enemies.slices().1.0, &[90.0, 40.0]);
+//! assert_eq!(enemies.slices().health, &[90.0, 40.0]);
+//! assert_eq!(*enemies.get(1).unwrap().x, 1.0); // a row, as references to its fields
 //! ```
+//!
+//! For `Enemy` the derive writes the view structs `EnemyRef<'a>`, `EnemyMut<'a>`,
+//! `EnemySlices<'a>` and `EnemySlicesMut<'a>` (a field per struct field: a reference or a slice)
+//! and a [`Soa`] impl that converts between a row, its column values and those views.
 
 #[cfg(feature = "alloc")]
 mod arena;

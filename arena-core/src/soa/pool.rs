@@ -27,29 +27,19 @@ use crate::tags::{BudgetGate, Budgeted};
 /// panics, naming both, in every lookup.
 ///
 /// ```
-/// use arena_kit_core::soa::{Col, Columns, Soa, SoaPool};
-/// # struct Enemy { x: f32, health: f32 }
-/// # impl Soa for Enemy {
-/// #     type Columns = (Col<f32>, (Col<f32>, ()));
-/// #     type Ref<'a> = (&'a f32, (&'a f32, ()));
-/// #     type Mut<'a> = (&'a mut f32, (&'a mut f32, ()));
-/// #     type Slices<'a> = (&'a [f32], (&'a [f32], ()));
-/// #     type SlicesMut<'a> = (&'a mut [f32], (&'a mut [f32], ()));
-/// #     fn into_columns(self) -> (f32, (f32, ())) { (self.x, (self.health, ())) }
-/// #     fn from_columns((x, (health, ())): (f32, (f32, ()))) -> Self { Enemy { x, health } }
-/// #     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> { c }
-/// #     fn view_mut<'a>(c: Self::Mut<'a>) -> Self::Mut<'a> { c }
-/// #     fn view_slices<'a>(c: Self::Slices<'a>) -> Self::Slices<'a> { c }
-/// #     fn view_slices_mut<'a>(c: Self::SlicesMut<'a>) -> Self::SlicesMut<'a> { c }
-/// # }
+/// use arena_kit::{Soa, SoaPool};
+///
+/// #[derive(Soa)]
+/// struct Enemy { x: f32, health: f32 }
+///
 /// let mut enemies = SoaPool::with_capacity(8);
 /// let orc = enemies.insert(Enemy { x: 0.0, health: 100.0 });
 /// let imp = enemies.insert(Enemy { x: 1.0, health: 50.0 });
 /// enemies.remove(orc);
-/// for h in enemies.slices_mut().1.0 {
+/// for h in enemies.slices_mut().health {
 ///     *h -= 10.0; // only live enemies, in one contiguous column
 /// }
-/// assert_eq!(*enemies.get(imp).unwrap().1.0, 40.0);
+/// assert_eq!(*enemies.get(imp).unwrap().health, 40.0);
 /// assert!(enemies.get(orc).is_none());
 /// ```
 ///

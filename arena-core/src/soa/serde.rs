@@ -4,7 +4,7 @@
 //!   shape as a `Vec<T>`. Serializing writes each row's [`Soa::Ref`] view, so derive `Serialize`
 //!   on the views with `#[soa(derive(Serialize))]`; deserializing reads `T`.
 //! - **Columns** ([`columns::serialize`] / [`columns::deserialize`], for
-//!   `#[serde(with = "arena_kit_core::soa::serde::columns")]`): a sequence of columns in field order,
+//!   `#[serde(with = "arena_kit::soa::serde::columns")]`): a sequence of columns in field order,
 //!   each a sequence of values. Columns of unequal length are an error, never a short or
 //!   misaligned vector. A type with no columns at all is written as an empty sequence, which
 //!   carries no row count: it reads back as an empty vector.
@@ -101,7 +101,7 @@ impl<'de, T: Soa + Deserialize<'de>> Deserialize<'de> for super::SoaPool<T> {
     }
 }
 
-/// The column format: `#[serde(with = "arena_kit_core::soa::serde::columns")]`.
+/// The column format: `#[serde(with = "arena_kit::soa::serde::columns")]`.
 pub mod columns {
     use alloc::format;
     use alloc::vec::Vec;

@@ -18,6 +18,24 @@ use crate::tags::{BudgetExceeded, BudgetGate};
 /// read through views ([`Soa::Ref`], [`Soa::Mut`]) and whole columns through
 /// [`slices`](Self::slices) / [`slices_mut`](Self::slices_mut).
 ///
+/// ```
+/// use arena_kit::{Soa, SoaVec};
+///
+/// #[derive(Soa)]
+/// struct Particle { x: f32, vx: f32, life: f32 }
+///
+/// let mut particles: SoaVec<Particle> =
+///     (0..100).map(|i| Particle { x: 0.0, vx: i as f32, life: 1.0 }).collect();
+/// let ParticleSlicesMut { x, vx, life } = particles.slices_mut();
+/// for ((x, vx), life) in x.iter_mut().zip(vx.iter()).zip(life.iter_mut()) {
+///     *x += vx * 0.5; // reads two columns, not every field of every particle
+///     *life -= 0.25;
+/// }
+/// assert_eq!(particles.slices().x[10], 5.0);
+/// particles.retain(|p| *p.vx < 50.0); // rows are read as references to their fields
+/// assert_eq!(particles.len(), 50);
+/// ```
+///
 /// # Variance
 ///
 /// Invariant in `T`, because it stores `T::Columns` (an associated type). That is also what
@@ -183,29 +201,19 @@ impl<T: Soa> SoaVec<T> {
     /// it. Nothing changes on failure.
     ///
     /// ```
-    /// use arena_kit_core::tags::{Budget, Budgeted};
-    /// # use arena_kit_core::soa::{Col, Soa, SoaVec};
-    /// # #[derive(Debug, PartialEq)] struct P { x: f32 }
-    /// # impl Soa for P {
-    /// #     type Columns = (Col<f32>, ());
-    /// #     type Ref<'a> = (&'a f32, ());
-    /// #     type Mut<'a> = (&'a mut f32, ());
-    /// #     type Slices<'a> = (&'a [f32], ());
-    /// #     type SlicesMut<'a> = (&'a mut [f32], ());
-    /// #     fn into_columns(self) -> (f32, ()) { (self.x, ()) }
-    /// #     fn from_columns((x, ()): (f32, ())) -> Self { P { x } }
-    /// #     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> { c }
-    /// #     fn view_mut<'a>(c: Self::Mut<'a>) -> Self::Mut<'a> { c }
-    /// #     fn view_slices<'a>(c: Self::Slices<'a>) -> Self::Slices<'a> { c }
-    /// #     fn view_slices_mut<'a>(c: Self::SlicesMut<'a>) -> Self::SlicesMut<'a> { c }
-    /// # }
-    /// let mut v = SoaVec::with_capacity(8);
-    /// v.set_budget(Some(Budget::fail(4).into())); // one f32
-    /// v.push(P { x: 1.0 });
-    /// let refused = v.try_push(P { x: 2.0 }).unwrap_err();
+    /// use arena_kit::tags::Budgeted;
+    /// use arena_kit::{Budget, Soa, SoaVec};
+    ///
+    /// #[derive(Soa, Debug, PartialEq)]
+    /// struct Particle { x: f32 }
+    ///
+    /// let mut particles = SoaVec::with_capacity(8);
+    /// particles.set_budget(Some(Budget::fail(4).into())); // one f32
+    /// particles.push(Particle { x: 1.0 });
+    /// let refused = particles.try_push(Particle { x: 2.0 }).unwrap_err();
     /// assert!(refused.budget_exceeded().is_some());
-    /// assert_eq!(refused.into_inner(), P { x: 2.0 });
-    /// assert_eq!(v.len(), 1);
+    /// assert_eq!(refused.into_inner(), Particle { x: 2.0 }); // the value comes back
+    /// assert_eq!(particles.len(), 1);
     /// ```
     ///
     /// # Panics

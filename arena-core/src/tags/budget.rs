@@ -114,7 +114,8 @@ impl Owner {
 /// path, through [`exceeded`](BudgetGate::exceeded).
 ///
 /// ```
-/// use arena_kit_core::tags::{Budget, BudgetGate, Owner};
+/// use arena_kit::Budget;
+/// use arena_kit::tags::{BudgetGate, Owner};
 ///
 /// let mut gate = BudgetGate::new(Budget::warn(100), Owner::new("particles", "Rendering"));
 /// assert_eq!(gate.limit(), 100);
@@ -221,7 +222,8 @@ impl BudgetGate {
     /// address counts as the same, which could only change an error's text.
     ///
     /// ```
-    /// use arena_kit_core::tags::{Budget, BudgetGate, Owner};
+    /// use arena_kit::Budget;
+    /// use arena_kit::tags::{BudgetGate, Owner};
     ///
     /// let gate = BudgetGate::new(Budget::warn(64), Owner::new("scratch", "AI"));
     /// let mut warned = gate;

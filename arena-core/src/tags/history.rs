@@ -25,6 +25,22 @@ pub struct FrameSample<G> {
 /// window). A sample's `current` is the tag's bytes at the end of the frame; its `peak` is the
 /// high-water mark of the tag's allocators up to that frame.
 ///
+/// ```
+/// use arena_kit::{Arena, Registry, Tracked};
+///
+/// let mut registry = Registry::with_history(60); // the last second at 60 fps
+/// let streaming = Tracked::new(Arena::with_capacity(64 * 1024), "level streaming", "World");
+/// for _ in 0..3 {
+///     streaming.alloc([0u8; 1000]); // each frame streams in another chunk
+///     registry.end_frame(&[&streaming]).unwrap();
+/// }
+/// let history = registry.history();
+/// assert_eq!(history.len(), 3);
+/// let bytes: Vec<usize> = history.series("World").map(|(_, usage)| usage.current).collect();
+/// assert_eq!(bytes, [1000, 2000, 3000]);
+/// assert_eq!(history.peak_frame("World"), Some((2, 3000))); // frames count from 0
+/// ```
+///
 /// # Variance
 ///
 /// Covariant in `G`.

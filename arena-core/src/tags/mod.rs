@@ -41,9 +41,7 @@
 //! users and needs no dependency.
 //!
 //! ```
-//! use arena_kit_core::arena::Arena;
-//! use arena_kit_core::pool::Pool;
-//! use arena_kit_core::tags::{Registry, Tag, Tracked};
+//! use arena_kit::{Arena, Pool, Registry, Tag, Tracked};
 //!
 //! #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 //! enum MemoryTag { Physics, AI }

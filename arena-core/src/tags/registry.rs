@@ -24,9 +24,7 @@ pub const DEFAULT_HISTORY: usize = 3600;
 /// [`Tracked::with_budget`]: super::Tracked::with_budget
 ///
 /// ```
-/// use arena_kit_core::arena::Arena;
-/// use arena_kit_core::pool::Pool;
-/// use arena_kit_core::tags::{Budget, Registry, Tracked};
+/// use arena_kit::{Arena, Budget, Pool, Registry, Tracked};
 ///
 /// let mut registry = Registry::new();
 /// registry.set_budget("Physics", Budget::fail(1024));
@@ -41,7 +39,7 @@ pub const DEFAULT_HISTORY: usize = 3600;
 /// bodies.insert([0u8; 64]);
 /// let over = registry.end_frame(&[&bodies, &scratch]).unwrap_err();
 /// assert_eq!(over.exceeded.current, 1088);
-/// # bodies.clear();
+/// bodies.clear(); // a tracked pool dropped with live values is reported as a leak
 /// ```
 ///
 /// # Variance

@@ -49,6 +49,23 @@ pub struct TagRow<G> {
 /// one-line-per-tag form; [`to_csv`](Report::to_csv) and [`to_json`](Report::to_json)
 /// export it.
 ///
+/// ```
+/// use arena_kit::{Arena, Pool, Report, Tracked};
+///
+/// let mut bodies = Tracked::new(Pool::with_capacity(16), "rigid bodies", "Physics");
+/// let paths = Tracked::new(Arena::with_capacity(4096), "pathfinding", "AI");
+/// for _ in 0..4 {
+///     bodies.insert([0u8; 64]);
+/// }
+/// paths.alloc([0u8; 512]);
+/// let report = Report::gather(&[&bodies, &paths]);
+/// assert_eq!(report.tag("Physics").unwrap().usage.current, 256);
+/// assert_eq!(report.total().current, 768);
+/// assert_eq!(report.totals().to_string(), "Physics: 256 bytes\nAI: 512 bytes\n");
+/// assert!(report.to_string().contains("rigid bodies")); // the table, one line per allocator
+/// bodies.clear(); // a tracked pool dropped with live values is reported as a leak
+/// ```
+///
 /// [`totals`]: Report::totals
 ///
 /// # Variance

@@ -8,8 +8,7 @@
 //! object. There is no `Deserialize`: a report is an export, its names are `&'static str`.
 //!
 //! ```
-//! use arena_kit_core::arena::Arena;
-//! use arena_kit_core::tags::{Report, Tracked};
+//! use arena_kit::{Arena, Report, Tracked};
 //!
 //! let scratch = Tracked::new(Arena::with_capacity(256), "scratch", "AI");
 //! scratch.alloc([0u8; 64]);

@@ -9,7 +9,8 @@ use core::fmt;
 /// [`Report`](super::Report). `&'static str` is a tag too, for quick experiments.
 ///
 /// ```
-/// use arena_kit_core::tags::{Tag, TagPath};
+/// use arena_kit::Tag;
+/// use arena_kit::tags::TagPath;
 ///
 /// #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 /// enum MemoryTag { Rendering, Particles }

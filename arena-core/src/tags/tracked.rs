@@ -29,8 +29,7 @@ use super::usage::{MemoryUsage, Usage};
 /// [`forgive_leaks`](Tracked::forgive_leaks) was called.
 ///
 /// ```
-/// use arena_kit_core::arena::Arena;
-/// use arena_kit_core::tags::{Budget, Tracked};
+/// use arena_kit::{Arena, Budget, Tracked};
 ///
 /// let physics = Tracked::new(Arena::with_capacity(1024), "physics scratch", "Physics")
 ///     .with_budget(Budget::fail(256));
