@@ -9,6 +9,7 @@ mod support;
 
 mod arena;
 mod derive_crate_path;
+mod doc_examples;
 mod heap;
 mod layout;
 mod pool;

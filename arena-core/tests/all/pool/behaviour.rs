@@ -27,8 +27,9 @@ fn bullet(n: u8) -> Bullet {
     }
 }
 
-/// Seed 000, section 6: a pool of 4; allocate 3, free the middle one, the next allocation reuses
-/// its slot; one more fills the pool; the next allocation fails (here: hands the value back).
+/// The textbook pool walk-through: a pool of 4; allocate 3, free the middle one, the next
+/// allocation reuses its slot; one more fills the pool; the next allocation fails (here: hands the
+/// value back).
 #[test]
 fn pool_trace_reuses_slots_with_new_generations() {
     let mut bullets = Pool::with_capacity(4);
@@ -53,9 +54,9 @@ fn pool_trace_reuses_slots_with_new_generations() {
     }
 }
 
-/// Seed 000, exercise: free the same block twice, then allocate three times. In C++ the free list
-/// becomes a cycle and c, d, e are all slot 0. Here the second free is `None`, and the three
-/// allocations are three distinct live values.
+/// The classic C++ pool bug: free the same block twice, then allocate three times. In C++ the
+/// free list becomes a cycle and c, d, e are all slot 0. Here the second free is `None`, and the
+/// three allocations are three distinct live values.
 #[test]
 fn double_free_is_harmless() {
     let mut bullets = Pool::with_capacity(4);
@@ -80,7 +81,7 @@ fn double_free_is_harmless() {
     );
 }
 
-/// Seed 001, section 10: `Enemy` pool of 4; allocate s0, s1, free s0, s2 reuses s0's slot.
+/// An `Enemy` pool of 4: allocate s0, s1, free s0, s2 reuses s0's slot.
 #[test]
 fn enemy_pool_reuses_slot() {
     #[derive(Debug, PartialEq)]
