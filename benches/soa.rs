@@ -1,6 +1,6 @@
 //! SoA containers against their peers, side by side in one run: `Vec<Particle>` (AoS), a
 //! hand-written `Vec` per field, soa_derive 0.14's `ParticleVec`, soa-rs 1.0's `Soa<Particle>` and
-//! our `SoaVec<Particle>`, on the seeds' 7-`f32` particle.
+//! our `SoaVec<Particle>`, on a 7-`f32` particle (position, velocity, life).
 //!
 //! `cargo bench -p arena-kit-benches --bench soa -- --warm-up-time 1 --measurement-time 3`
 //! 1,000,000 particles by default; `ARENA_KIT_BENCH_16M=1` adds 16,000,000 (448 MB per layout).
@@ -54,7 +54,7 @@ mod sr {
     }
 }
 
-/// The hand-written SoA of the seeds' `ParticleSystem`.
+/// A hand-written SoA `ParticleSystem`: one `Vec` per field, as a C++ engine writes it.
 #[derive(Default, Clone)]
 struct Hand {
     x: Vec<f32>,

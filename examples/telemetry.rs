@@ -1,4 +1,4 @@
-//! The telemetry seed: one arena per instrumented thread records thousands of events a frame; at
+//! Frame telemetry: one arena per instrumented thread records thousands of events a frame; at
 //! frame end a consumer thread reads them, then the arenas reset. Here each producer owns a
 //! double-buffered `FrameArena`, so it records frame N+1 while the consumer still reads frame N,
 //! and a buffer is never reset under the consumer (`begin_frame` waits for its reader token).

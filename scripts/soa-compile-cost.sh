@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What #[derive(Soa)] costs the compiler, against soa-rs 1.0 and soa_derive 0.14:
 #  1. expansion size: lines of `-Zunpretty=expanded` output (formatted with rustfmt) that the derive
-#     adds for the seeds' 7-field Particle, over the same crate without a derive;
+#     adds for a 7-field Particle, over the same crate without a derive;
 #  2. `cargo check` time of a crate with 50 derived 7-field structs (warm: dependencies built, the
 #     crate's own source touched), three runs each.
 # Generates throwaway crates under target/soa-compile-cost/. Needs the nightly toolchain for (1).

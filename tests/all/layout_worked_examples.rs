@@ -3,7 +3,7 @@
 use arena_kit::prelude::*;
 use arena_kit::{FieldLayout, Repr};
 
-/// Seed 001, section 3: `struct Bad { char a; double b; char c; }`.
+/// The classic padding example, `struct Bad { char a; double b; char c; }`.
 #[derive(Layout)]
 #[layout(size = 24, max_padding = 14)]
 #[repr(C)]
@@ -13,7 +13,7 @@ struct Bad {
     c: u8,
 }
 
-/// Seed 001, section 4: the same fields reordered.
+/// `Bad`'s fields reordered by decreasing alignment.
 #[derive(Layout)]
 #[layout(size = 16, optimal)]
 #[repr(C)]
@@ -23,7 +23,8 @@ struct Good {
     c: u8,
 }
 
-/// Seed 001, exercise: `struct Enemy { bool alive; double health; char kind; int id; }`.
+/// An enemy with its fields in a poor order:
+/// `struct Enemy { bool alive; double health; char kind; int id; }`.
 #[derive(Layout)]
 #[layout(size = 24)]
 #[repr(C)]
@@ -34,7 +35,7 @@ struct Enemy {
     id: i32,
 }
 
-/// The exercise's answer, in the order the report suggests.
+/// The same enemy in the order the report suggests.
 #[derive(Layout)]
 #[layout(size = 16, optimal)]
 #[repr(C)]
@@ -45,7 +46,7 @@ struct EnemyReordered {
     kind: u8,
 }
 
-/// Seed 001, section 5: seven floats, no padding.
+/// A particle of seven floats: no padding.
 #[derive(Layout)]
 #[layout(size = 28, align = 4, max_padding = 0, optimal)]
 #[repr(C)]
