@@ -46,7 +46,7 @@
 //! let b = arena.alloc([0u8; 30]); // 30 bytes at offset 40
 //! let c = arena.alloc([0u64; 7]); // 56 bytes at offset 72 (aligned up from 70)
 //! assert_eq!(arena.offset_of(c.as_ptr()), Some(72));
-//! # let _ = (a, b);
+//! assert_eq!((a.len(), b.len()), (5, 30));
 //! arena.reset(); // a, b, c can no longer be used: the borrow checker sees to it
 //! let d = arena.alloc([0u8; 10]);
 //! assert_eq!(arena.offset_of(d.as_ptr()), Some(0));

@@ -321,7 +321,7 @@ mod locked {
     /// }
     /// ```
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0080
     /// use arena_kit::heap::LockedHeap;
     ///
     /// static TOO_SMALL: LockedHeap<32> = LockedHeap::new(); // below MIN_LOCKED_HEAP

@@ -325,7 +325,7 @@ pub const fn round_up(n: usize, align: usize) -> usize {
 /// A failing check stops the build (under `cargo check` too) with one line that names the holes
 /// and the fix:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0080
 /// # use arena_kit::{Layout, assert_layout};
 /// # #[derive(Layout)]
 /// # struct Pair<T>(T, T);

@@ -4,8 +4,8 @@
 //! [`SoaVec<T>`] is the growable container, [`SoaSliceMut<'a, T>`] a fixed-length view of
 //! columns (what `Arena::alloc_soa` hands out), `SoaPool<T>` a pool of [`Handle`](crate::pool::Handle)s
 //! over dense columns, and every pass over one field reads one contiguous column:
-//! for a 7-`f32` particle, `x += vx * dt` touches 2 of 7 columns, about 7x fewer cache lines per
-//! field than a `Vec<Particle>`, in the shape SIMD wants.
+//! for a 7-`f32` particle, `x += vx * dt` reads 2 of the 7 columns, 3.5x fewer cache lines than
+//! a `Vec<Particle>`, in the shape SIMD wants.
 //!
 //! **Pick it** when hot loops read a few fields of many values (particles, transforms, health),
 //! or you want the columns as plain slices. **Don't** when code mostly reads or writes whole rows
