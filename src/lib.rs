@@ -4,6 +4,8 @@
 pub use arena_kit_core::*;
 pub use arena_kit_derive::{Layout, Soa};
 
+pub mod guide;
+
 /// The names most programs want in scope.
 pub mod prelude {
     pub use arena_kit_core::arena::{Arena, ArenaError, Marker, Scope};
