@@ -40,11 +40,29 @@ fn doc_files() -> Vec<PathBuf> {
     files
 }
 
-/// One line of documentation: its place, whether it is inside a Rust code example, and its text.
+/// What a line of documentation is part of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Prose,
+    /// A fence of another language (`text`, `sh`, `cpp`, ...).
+    OtherCode,
+    /// A Rust example rustdoc compiles and runs (or at least compiles: `no_run`).
+    Example,
+    /// A Rust example that must fail to compile (`compile_fail`).
+    CompileFail,
+}
+
+/// One line of documentation: its place, what it is part of, and its text.
 struct DocLine {
     place: String,
-    in_example: bool,
+    kind: Kind,
     text: String,
+}
+
+impl DocLine {
+    fn in_example(&self) -> bool {
+        matches!(self.kind, Kind::Example | Kind::CompileFail)
+    }
 }
 
 /// The documentation lines of `path`: `///` and `//!` comments of a Rust file, every line of a
@@ -59,7 +77,7 @@ fn doc_lines(path: &Path) -> Vec<DocLine> {
 /// [`doc_lines`] of `source`, read from `name`.
 fn parse_doc_lines(name: &str, source: &str, markdown: bool) -> Vec<DocLine> {
     let mut lines = Vec::new();
-    let mut fence: Option<bool> = None; // Some(is_rust) inside a fence
+    let mut fence: Option<Kind> = None; // what the open fence holds
     for (number, line) in source.lines().enumerate() {
         let trimmed = line.trim_start();
         let text = if markdown {
@@ -73,19 +91,28 @@ fn parse_doc_lines(name: &str, source: &str, markdown: bool) -> Vec<DocLine> {
             fence = match fence {
                 Some(_) => None,
                 None => {
-                    let lang = info.split(',').next().unwrap_or("").trim();
-                    let rust = matches!(
-                        lang,
-                        "" | "rust" | "compile_fail" | "no_run" | "should_panic" | "ignore"
-                    ) || lang.starts_with("edition");
-                    Some(rust)
+                    let mut words = info.split(',').map(str::trim);
+                    let rust = words.clone().all(|w| {
+                        matches!(
+                            w,
+                            "" | "rust" | "compile_fail" | "no_run" | "should_panic" | "ignore"
+                        ) || w.starts_with("edition")
+                            || w.starts_with('E')
+                    });
+                    Some(if !rust {
+                        Kind::OtherCode
+                    } else if words.any(|w| w == "compile_fail") {
+                        Kind::CompileFail
+                    } else {
+                        Kind::Example
+                    })
                 }
             };
             continue;
         }
         lines.push(DocLine {
             place: format!("{name}:{}", number + 1),
-            in_example: fence == Some(true),
+            kind: fence.unwrap_or(Kind::Prose),
             text: text.to_owned(),
         });
     }
@@ -123,11 +150,28 @@ fn doc_examples_and_prose_name_the_facade_not_arena_kit_core() {
 fn doc_examples_derive_soa_instead_of_implementing_it() {
     let wrong = lines_where(|l| {
         let code = l.text.trim_start_matches(['#', ' ']);
-        l.in_example && code.starts_with("impl") && code.contains("Soa for ")
+        l.in_example() && code.starts_with("impl") && code.contains("Soa for ")
     });
     assert!(
         wrong.is_empty(),
         "doc examples implement `Soa` by hand; users write `#[derive(Soa)]`:{wrong}"
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "reads the source files; Miri isolates the file system")]
+fn doc_examples_hide_no_lines() {
+    // Rustdoc does not show a line starting with `# `, so a reader copying the example does not
+    // get it. Without hidden lines, the doctest is exactly what a reader pastes. (A
+    // `compile_fail` example may hide its setup: it is not there to be pasted.)
+    let wrong = lines_where(|l| {
+        let code = l.text.trim_start();
+        l.kind == Kind::Example && (code == "#" || code.starts_with("# "))
+    });
+    assert!(
+        wrong.is_empty(),
+        "doc examples hide lines that a reader copying them from the rendered page does not \
+         get; show them (an assertion is better than `let _ = ..`):{wrong}"
     );
 }
 
@@ -141,20 +185,21 @@ fn doc_lines_find_examples_and_skip_other_languages() {
         "/// ```text",
         "/// output",
         "/// ```",
+        "/// ```compile_fail,E0502",
+        "/// # use arena_kit::Arena;",
+        "/// ```",
         "fn not_documentation() {}",
     ]
     .join("\n");
     let lines = parse_doc_lines("sample.rs", &source, false);
-    let seen: Vec<(bool, &str)> = lines
-        .iter()
-        .map(|l| (l.in_example, l.text.as_str()))
-        .collect();
+    let seen: Vec<(Kind, &str)> = lines.iter().map(|l| (l.kind, l.text.as_str())).collect();
     assert_eq!(
         seen,
         [
-            (false, "Prose."),
-            (true, "use arena_kit::Arena;"),
-            (false, "output")
+            (Kind::Prose, "Prose."),
+            (Kind::Example, "use arena_kit::Arena;"),
+            (Kind::OtherCode, "output"),
+            (Kind::CompileFail, "# use arena_kit::Arena;"),
         ]
     );
     assert_eq!(lines[1].place, "sample.rs:3");
