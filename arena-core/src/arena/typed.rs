@@ -106,7 +106,7 @@ impl Arena {
     /// ([`ArenaDrop`]): by the time the arena drops it, the arena may be on another thread.
     ///
     /// ```
-    /// use arena_kit_core::arena::Arena;
+    /// use arena_kit::Arena;
     ///
     /// struct Label<'a> { text: &'a str }
     /// let arena = Arena::with_capacity(1024);

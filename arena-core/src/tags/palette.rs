@@ -26,7 +26,7 @@ const TAG_COLOURS: [&str; 6] = [
 /// takes the next colour no earlier tag of that chart uses.
 ///
 /// ```
-/// use arena_kit_core::tags::{OKABE_ITO, tag_colour};
+/// use arena_kit::tags::{OKABE_ITO, tag_colour};
 ///
 /// assert_eq!(tag_colour("Physics"), tag_colour("Physics"));
 /// assert!(OKABE_ITO.contains(&tag_colour("Rendering/Particles")));

@@ -93,8 +93,8 @@ static SINK: std::sync::RwLock<Option<ReportSink>> = std::sync::RwLock::new(None
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 ///
-/// use arena_kit_core::arena::Arena;
-/// use arena_kit_core::tags::{Budget, Event, Tracked, set_report_sink};
+/// use arena_kit::tags::{Event, set_report_sink};
+/// use arena_kit::{Arena, Budget, Tracked};
 ///
 /// static WARNINGS: AtomicUsize = AtomicUsize::new(0);
 ///
