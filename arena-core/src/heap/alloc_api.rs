@@ -3,7 +3,6 @@
 
 #[cfg(feature = "allocator-api2")]
 pub use cell::HeapCell;
-#[cfg(feature = "std")]
 pub use locked::{LockedHeap, MIN_LOCKED_HEAP};
 
 #[cfg(feature = "allocator-api2")]
@@ -277,7 +276,6 @@ mod cell {
     }
 }
 
-#[cfg(feature = "std")]
 mod locked {
     use core::alloc::{GlobalAlloc, Layout};
     use core::cell::UnsafeCell;
@@ -286,7 +284,7 @@ mod locked {
 
     use crate::heap::{BuildError, FreeListHeap, HeapError, HeapStats};
 
-    use lock::TryLock;
+    use lock::{Hold, TryLock};
 
     /// The smallest `N` a [`LockedHeap`] accepts: room for its bitmap and one block.
     pub const MIN_LOCKED_HEAP: usize = 64;
@@ -298,7 +296,8 @@ mod locked {
     /// into the region on first use (the first allocation, or the first call to
     /// [`stats`](Self::stats), [`check`](Self::check) or [`with`](Self::with)), so a `static`
     /// of it costs no start-up work and is ready whenever the first allocation comes: std
-    /// allocates before `main`, and that just works. The region is 4096-aligned, and part of it (1 bit per 16
+    /// allocates before `main`, and that just works (and so does a `#![no_std]` program: see
+    /// [Without `std`](Self#without-std)). The region is 4096-aligned, and part of it (1 bit per 16
     /// bytes, rounded to 8 bytes) holds the heap's bitmap of live blocks.
     ///
     /// `N` is checked at compile time: below [`MIN_LOCKED_HEAP`] (64) bytes the program does
@@ -342,6 +341,26 @@ mod locked {
     /// As the global allocator, that means a `with` closure must not allocate at all (a failed
     /// allocation aborts the program); copy what you need out (`HEAP.with(|h| h.stats())`) and
     /// format afterwards.
+    ///
+    /// ## Without `std`
+    ///
+    /// The type needs no feature at all (a `#![no_std]` program with `alloc` makes it its
+    /// `#[global_allocator]`), but without `std` there are no thread-locals to tell threads
+    /// apart, so the lock knows only *what* holds it:
+    ///
+    /// - a heap operation (allocate, free, `stats`, `check`, `Debug`'s copy): others spin until
+    ///   it ends. It runs no caller code, so it cannot be re-entered, and it is short.
+    /// - a `with` closure: everything else is refused at once, on every core (allocations get
+    ///   null, [`HeapError::InUse`], and a free is skipped, so that block leaks), because the
+    ///   caller may be the closure itself, and spinning on it would hang forever. As the global
+    ///   allocator on more than one core, keep `with` for moments when the other cores do not
+    ///   allocate or free (a refused allocation aborts the program).
+    ///
+    /// No lock can save an interrupt handler that allocates from this heap while the code it
+    /// interrupted is inside a heap operation: the handler spins on a lock that cannot be
+    /// released until it returns. Do not allocate in interrupt handlers, or mask interrupts
+    /// around the allocations of the code they interrupt. A heap operation that panics aborts
+    /// (the panic in the destructor of an unwinding guard), with or without `std`.
     ///
     /// # Moving
     ///
@@ -419,16 +438,27 @@ mod locked {
         ///
         /// [`HeapError::InUse`] when called inside another `with` of this heap on this thread.
         pub fn with<R>(&self, f: impl FnOnce(&FreeListHeap<'_>) -> R) -> Result<R, HeapError> {
-            self.locked(|heap| f(heap))
+            self.locked_as(Hold::With, |heap| f(heap))
         }
 
-        /// `f` on the heap, initialised if this is the first use, under the lock.
+        /// `f`, a heap operation that runs no caller code, under the lock.
         #[inline]
         fn locked<R>(
             &self,
             f: impl FnOnce(&mut FreeListHeap<'static>) -> R,
         ) -> Result<R, HeapError> {
-            let _guard = self.lock.lock().ok_or(HeapError::InUse)?;
+            self.locked_as(Hold::Op, f)
+        }
+
+        /// `f` on the heap, initialised if this is the first use, under the lock taken as
+        /// `hold`.
+        #[inline]
+        fn locked_as<R>(
+            &self,
+            hold: Hold,
+            f: impl FnOnce(&mut FreeListHeap<'static>) -> R,
+        ) -> Result<R, HeapError> {
+            let _guard = self.lock.lock(hold).ok_or(HeapError::InUse)?;
             let base =
                 NonNull::new(self.memory.0.get().cast::<u8>()).expect("field of a reference");
             // SAFETY: the lock is held, so this is the only access to `heap` until `_guard`
@@ -474,7 +504,10 @@ mod locked {
             t.field("bytes", &N);
             match summary {
                 Ok((fit, stats)) => t.field("fit", &fit).field("stats", &stats),
+                #[cfg(feature = "std")]
                 Err(_) => t.field("heap", &"<in use by this thread>"),
+                #[cfg(not(feature = "std"))]
+                Err(_) => t.field("heap", &"<in use by a `with` closure>"),
             }
             .finish()
         }
@@ -487,7 +520,11 @@ mod locked {
 
     impl Drop for AbortOnUnwind {
         fn drop(&mut self) {
+            #[cfg(feature = "std")]
             std::process::abort();
+            // A panic while unwinding aborts (core has no `abort` of its own).
+            #[cfg(not(feature = "std"))]
+            panic!("LockedHeap: a heap operation panicked inside GlobalAlloc");
         }
     }
 
@@ -547,24 +584,49 @@ mod locked {
         }
     }
 
-    /// The lock behind [`LockedHeap`]: a try-lock on one atomic word, kept private and tiny so
-    /// that a `no_std` spin lock can replace it.
+    /// The lock behind [`LockedHeap`]: a try-lock on one atomic word that tells re-entry (give
+    /// up at once: null or [`HeapError::InUse`]) from contention (wait: the lock is held for one
+    /// heap operation, or one `with` closure).
     ///
-    /// The word is 0 when free and otherwise the holder's thread token: the address of a
-    /// thread-local byte, unique among the threads alive at any moment (a token is reused only
-    /// by a thread started after its first owner ended, and that owner released the lock before
-    /// ending). Comparing the word with one's own token tells "this thread holds it" (re-entry:
-    /// give up at once) from "another thread holds it" (wait: it is held for one heap operation
-    /// or one `with` closure). A `no_std` replacement without thread-locals has to make the
-    /// same distinction another way, or forbid running caller code under the lock.
+    /// With `std`, the word is 0 when free and otherwise the holder's thread token: the address
+    /// of a thread-local byte, unique among the threads alive at any moment (a token is reused
+    /// only by a thread started after its first owner ended, and that owner released the lock
+    /// before ending). Seeing one's own token means re-entry; any other holder is waited for,
+    /// spinning briefly and then yielding to the scheduler.
+    ///
+    /// Without `std` there are no threads to tell apart, so the word says what holds the lock
+    /// instead: [`Hold::Op`], a heap operation (bounded, runs no caller code, so nothing in it
+    /// can come back to the heap) or [`Hold::With`], a `with` closure (caller code, which may
+    /// allocate). A heap operation is waited for by spinning; a `with` closure is never waited
+    /// for, since the caller may be the closure itself, and spinning on it would hang forever
+    /// on one core. So, without `std`, every use of the heap fails at once while a `with`
+    /// closure runs (on any core), and nothing here ever spins on caller code. What no lock
+    /// without interrupt masking can avoid: an interrupt handler that uses the heap while the
+    /// code it interrupted is inside a heap operation spins forever (the interrupted operation
+    /// cannot finish until the handler returns).
     mod lock {
         use core::sync::atomic::{AtomicUsize, Ordering};
 
         const FREE: usize = 0;
         /// The token of a thread whose thread-locals are gone (never treated as re-entry).
+        #[cfg(feature = "std")]
         const UNKNOWN: usize = 1;
+        #[cfg(not(feature = "std"))]
+        const HELD_BY_OP: usize = 1;
+        #[cfg(not(feature = "std"))]
+        const HELD_BY_WITH: usize = 2;
         /// Busy-wait rounds before yielding to the scheduler.
+        #[cfg(feature = "std")]
         const SPINS: u32 = 100;
+
+        /// What takes the lock (it matters only without `std`: see the module docs).
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        pub(super) enum Hold {
+            /// One heap operation: runs no caller code.
+            Op,
+            /// A `with` closure: runs caller code.
+            With,
+        }
 
         pub(super) struct TryLock {
             owner: AtomicUsize,
@@ -582,11 +644,12 @@ mod locked {
                 }
             }
 
-            /// Takes the lock, waiting while another thread holds it; `None` at once if this
-            /// thread holds it already.
+            /// Takes the lock, waiting while another thread holds it; `None` at once on
+            /// re-entry (with `std`: this thread holds it already; without: a `with` closure
+            /// holds it).
             #[inline]
-            pub(super) fn lock(&self) -> Option<Guard<'_>> {
-                let me = token();
+            pub(super) fn lock(&self, hold: Hold) -> Option<Guard<'_>> {
+                let me = token(hold);
                 match self
                     .owner
                     .compare_exchange(FREE, me, Ordering::Acquire, Ordering::Relaxed)
@@ -598,11 +661,11 @@ mod locked {
 
             #[cold]
             fn lock_contended(&self, me: usize) -> Option<Guard<'_>> {
+                #[cfg(feature = "std")]
                 let mut rounds = 0;
                 loop {
                     let owner = self.owner.load(Ordering::Relaxed);
-                    // Only this thread ever stores `me`, so seeing it means we hold the lock.
-                    if owner == me && me != UNKNOWN {
+                    if is_reentry(owner, me) {
                         return None;
                     }
                     if owner == FREE
@@ -613,12 +676,14 @@ mod locked {
                     {
                         return Some(Guard { lock: self });
                     }
+                    #[cfg(feature = "std")]
                     if rounds < SPINS {
                         rounds += 1;
-                        core::hint::spin_loop();
                     } else {
                         std::thread::yield_now();
+                        continue;
                     }
+                    core::hint::spin_loop();
                 }
             }
         }
@@ -632,14 +697,41 @@ mod locked {
 
         /// This thread's token. A `const`-initialised thread-local without a destructor never
         /// allocates (std guarantees global allocators may use `thread_local!`).
+        #[cfg(feature = "std")]
         #[inline]
-        fn token() -> usize {
+        fn token(_: Hold) -> usize {
             std::thread_local! {
                 static TOKEN: u8 = const { 0 };
             }
             TOKEN
                 .try_with(|t| core::ptr::from_ref(t).addr())
                 .unwrap_or(UNKNOWN)
+        }
+
+        /// What the holder stores: without threads, what kind of holder it is.
+        #[cfg(not(feature = "std"))]
+        #[inline]
+        fn token(hold: Hold) -> usize {
+            match hold {
+                Hold::Op => HELD_BY_OP,
+                Hold::With => HELD_BY_WITH,
+            }
+        }
+
+        /// Whether `owner` holding the lock means the caller must not wait for it.
+        #[cfg(feature = "std")]
+        #[inline]
+        fn is_reentry(owner: usize, me: usize) -> bool {
+            // Only this thread ever stores `me`, so seeing it means we hold the lock.
+            owner == me && me != UNKNOWN
+        }
+
+        /// Whether `owner` holding the lock means the caller must not wait for it.
+        #[cfg(not(feature = "std"))]
+        #[inline]
+        fn is_reentry(owner: usize, _: usize) -> bool {
+            // Maybe the caller's own closure: waiting could never end.
+            owner == HELD_BY_WITH
         }
     }
 }

@@ -82,7 +82,6 @@ impl Region {
     /// # Safety
     ///
     /// As for [`Region::new`], for `base` and this region's length.
-    #[cfg(feature = "std")]
     #[inline]
     pub(crate) unsafe fn rebase(&mut self, base: NonNull<u8>) {
         self.base = base;

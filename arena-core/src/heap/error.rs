@@ -248,8 +248,9 @@ pub enum HeapError {
     /// The heap's bookkeeping was overwritten.
     Corrupt(Corruption),
     /// The heap is in use by this very thread already: the call came from inside an operation
-    /// that holds its lock (a `LockedHeap::with` closure, or code it runs or drops). Nothing was
-    /// changed.
+    /// that holds its lock (a `LockedHeap::with` closure, or code it runs or drops). Without
+    /// `std`, where threads cannot be told apart, any call made while a `with` closure runs.
+    /// Nothing was changed.
     InUse,
 }
 
@@ -260,10 +261,16 @@ impl fmt::Display for HeapError {
             HeapError::Request(e) => e.fmt(f),
             HeapError::Free(e) => e.fmt(f),
             HeapError::Corrupt(e) => e.fmt(f),
+            #[cfg(feature = "std")]
             HeapError::InUse => f.write_str(
                 "the heap is in use by this thread already (called from inside `with`, or from \
                  code running under the heap's lock); nothing was changed; do it after the outer \
                  operation returns",
+            ),
+            #[cfg(not(feature = "std"))]
+            HeapError::InUse => f.write_str(
+                "the heap is in use by a `with` closure (this one, or, without std, any thread's); \
+                 nothing was changed; do it after the closure returns",
             ),
         }
     }

@@ -52,12 +52,10 @@ mod map;
 mod stats;
 mod usage;
 
-#[cfg(any(feature = "allocator-api2", feature = "std"))]
 mod alloc_api;
 
 #[cfg(feature = "allocator-api2")]
 pub use alloc_api::HeapCell;
-#[cfg(feature = "std")]
 pub use alloc_api::{LockedHeap, MIN_LOCKED_HEAP};
 pub use error::{BuildError, Corruption, FreeError, HeapError, RequestError};
 pub use fit::Fit;
@@ -280,7 +278,6 @@ impl<'buf> FreeListHeap<'buf> {
     /// As for [`from_raw_parts`](Self::from_raw_parts), for `base` and the heap's length; the
     /// bytes at `base` are the region's current contents; `base` is congruent to the old base
     /// modulo 16; the heap does not own its region (`owned` is `None`).
-    #[cfg(feature = "std")]
     #[inline]
     pub(crate) unsafe fn rebase(&mut self, base: NonNull<u8>) {
         debug_assert!(self.owned.is_none());

@@ -42,7 +42,6 @@ impl MemoryUsage for super::HeapCell<'_> {
 /// [`with`](super::LockedHeap::with) (re-entry), it cannot read the heap and reports all zeros.
 /// A shared allocator (often the global one, whose blocks outlive any report): it reports no
 /// leaks.
-#[cfg(feature = "std")]
 impl<const N: usize> MemoryUsage for super::LockedHeap<N> {
     fn usage(&self) -> Usage {
         self.stats().map(|s| usage_of(&s)).unwrap_or_default()
