@@ -1,5 +1,10 @@
 #![doc = include_str!("../README.md")]
+#![doc = include_str!("../docs/features.md")]
+#![no_std]
 #![forbid(unsafe_code)]
+
+#[cfg(feature = "std")]
+extern crate std;
 
 pub use arena_kit_core::*;
 pub use arena_kit_derive::{Layout, Soa};
@@ -8,16 +13,22 @@ pub mod guide;
 
 /// The names most programs want in scope.
 pub mod prelude {
-    pub use arena_kit_core::arena::{Arena, ArenaError, Marker, Scope};
     #[cfg(feature = "std")]
-    pub use arena_kit_core::arena::{Frame, FrameArena, FrameReader, scratch};
+    pub use arena_kit_core::arena::scratch;
+    pub use arena_kit_core::arena::{Arena, ArenaError, Marker, Scope};
+    #[cfg(feature = "alloc")]
+    pub use arena_kit_core::arena::{Frame, FrameArena, FrameReader};
     pub use arena_kit_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
+    #[cfg(feature = "alloc")]
     pub use arena_kit_core::pool::{Handle, Pool, PoolFull};
-    pub use arena_kit_core::soa::{Soa, SoaPool, SoaSlice, SoaSliceMut, SoaVec};
+    pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut};
+    #[cfg(feature = "alloc")]
+    pub use arena_kit_core::soa::{SoaPool, SoaVec};
     pub use arena_kit_core::tags::{
-        Budget, BudgetExceeded, Budgeted, MemoryUsage, Policy, Registry, Report, Tag, TagPath,
-        Tracked, Usage,
+        Budget, BudgetExceeded, Budgeted, MemoryUsage, Policy, Tag, TagPath, Tracked, Usage,
     };
+    #[cfg(feature = "alloc")]
+    pub use arena_kit_core::tags::{Registry, Report};
     pub use arena_kit_core::{HasLayout, StructLayout, assert_layout};
     pub use arena_kit_derive::{Layout, Soa};
 }

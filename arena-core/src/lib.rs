@@ -13,6 +13,23 @@
 //! | [`pool`] | many objects of one type with independent lifetimes (bullets, enemies), referred to by generational handles |
 //! | [`soa`] | hot loops read a few fields of many values: one column per field, `SoaVec`, SoA slices |
 //! | [`tags`] | you want to know which subsystem owns every byte, keep subsystems inside budgets, and catch leaks (names, tags, budgets, reports, CSV/JSON/SVG) |
+//!
+//! ## Features
+//!
+//! The facade `arena-kit` has the same features and passes each one through. With
+//! `default-features = false` this crate needs no allocator: arenas over your buffers, the
+//! free-list heap over a region, [`LockedHeap`](heap::LockedHeap) (also as a
+//! `#[global_allocator]`), layouts, SoA slices and tags all work on bare metal.
+//!
+//! | feature | default | turns on | implies |
+//! | --- | --- | --- | --- |
+//! | `std` | yes | thread-local scratch arenas (`scratch`, `ThreadScratch`); `LockedHeap` tells threads apart, so only the thread inside `with` is refused | `alloc` |
+//! | `alloc` | (through `std`) | heap-backed containers: `Pool`, `FrameArena`, `SoaVec`, `SoaPool`, `GuardedHeap`, `FreeListHeap::with_capacity`, `Registry` and `Report` | |
+//! | `allocator-api2` | yes | `allocator_api2::alloc::Allocator` for `&Arena` and `&HeapCell`, so `allocator_api2`/`hashbrown` collections live in them | |
+//! | `log` | yes | budget warnings, leak reports and guard reports go to the `log` facade (nowhere without it) | |
+//! | `debug-checks` | no | guard bytes (`0xFE`) and poison (`0xDD`) in release builds too; always on under `debug_assertions` | |
+//! | `serde` | no | `Serialize`/`Deserialize` for `Pool`, `Handle`, `SoaVec` and the memory reports | `alloc` |
+//! | `rayon` | no | parallel row iteration over SoA containers, per-worker arenas (`WorkerArenas`) | `std` |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
