@@ -339,7 +339,8 @@ mod locked {
     /// address of a thread-local byte, which std guarantees a global allocator may use.
     ///
     /// As the global allocator, that means a `with` closure must not allocate at all (a failed
-    /// allocation aborts the program); copy what you need out (`HEAP.with(|h| h.stats())`) and
+    /// allocation aborts the program, and so does a panic in the closure: std allocates the
+    /// panic's payload while the lock is still held); copy what you need out (`HEAP.with(|h| h.stats())`) and
     /// format afterwards.
     ///
     /// ## Without `std`
