@@ -2,6 +2,7 @@
 #![doc = include_str!("../docs/features.md")]
 #![no_std]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "std")]
 extern crate std;
