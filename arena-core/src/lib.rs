@@ -84,6 +84,7 @@ pub mod __private_v0_1 {
                 MESSAGE_CAP, Message, align, max_padding, max_size, optimal, report,
                 report_capacity, size,
             };
+            pub use crate::layout::check::{hot, same_line, separate_lines};
             pub use crate::layout::text::Text;
         }
     }

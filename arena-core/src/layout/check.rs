@@ -132,6 +132,254 @@ pub const fn align<T: HasLayout, const N: usize>(expected: usize) -> Option<Mess
     Some(t)
 }
 
+/// `hot(a, b, c)` with `line` and `hot_lines`: the bytes of the fields at `fields` (indices into
+/// [`StructLayout::fields`]) lie in at most `lines` lines of `line` bytes, counted from the
+/// struct's start. Lines only count from the start when the struct is aligned to a line, so an
+/// alignment below `line` fails too, asking for `repr(align(line))`.
+pub const fn hot<T: HasLayout, const N: usize>(
+    fields: &[usize],
+    line: usize,
+    lines: usize,
+) -> Option<Message> {
+    let l = &T::LAYOUT;
+    if l.align() < line {
+        return Some(needs_line_align(l, "hot", fields, line));
+    }
+    // The fields that start first and end last bound the span.
+    let (mut lo, mut hi) = (fields[0], fields[0]);
+    let mut i = 1;
+    while i < fields.len() {
+        let f = fields[i];
+        if first_line(l, f, line) < first_line(l, lo, line) {
+            lo = f;
+        }
+        if last_line(l, f, line) > last_line(l, hi, line) {
+            hi = f;
+        }
+        i += 1;
+    }
+    let span = last_line(l, hi, line) - first_line(l, lo, line) + 1;
+    if span <= lines {
+        return None;
+    }
+    let mut t = Message::new();
+    call(&mut t, "hot", l, fields);
+    t.str(" spans ");
+    t.num(span);
+    t.str(" cache lines");
+    if lines > 1 {
+        t.str(", at most ");
+        t.num(lines);
+        t.str(" allowed");
+    }
+    t.str(" (");
+    in_lines(&mut t, l, lo, line);
+    if hi != lo {
+        t.str(", ");
+        in_lines(&mut t, l, hi, line);
+    }
+    line_size(&mut t, line);
+    t.str("): ");
+    if hi != lo {
+        t.str("move ");
+        t.str(l.fields()[hi].name);
+        t.str(" next to ");
+        t.str(l.fields()[lo].name);
+        t.str(", or ");
+    }
+    t.str("allow hot_lines = ");
+    t.num(span);
+    Some(t)
+}
+
+/// `same_line(a, b)` with `line`: both fields lie entirely in one line of `line` bytes, counted
+/// from the struct's start; like [`hot`], the struct must be aligned to a line.
+pub const fn same_line<T: HasLayout, const N: usize>(
+    a: usize,
+    b: usize,
+    line: usize,
+) -> Option<Message> {
+    let l = &T::LAYOUT;
+    if l.align() < line {
+        return Some(needs_line_align(l, "same_line", &[a, b], line));
+    }
+    let (lo, hi) = by_offset(l, a, b);
+    let first = first_line(l, lo, line);
+    if last_line(l, lo, line) == first && last_line(l, hi, line) == first {
+        return None;
+    }
+    let mut t = Message::new();
+    call(&mut t, "same_line", l, &[a, b]);
+    t.str(" is not one line (");
+    in_lines(&mut t, l, lo, line);
+    t.str(", ");
+    in_lines(&mut t, l, hi, line);
+    line_size(&mut t, line);
+    t.str("): ");
+    t.str("move ");
+    t.str(l.fields()[hi].name);
+    t.str(" next to ");
+    t.str(l.fields()[lo].name);
+    t.str(" within one line");
+    Some(t)
+}
+
+/// `separate_lines(a, b)` with `line`: the two fields never share a line of `line` bytes, so two
+/// threads writing them don't contend for it (false sharing).
+///
+/// When the struct is aligned to a line, lines count from its start and the check compares line
+/// numbers. Otherwise the struct may start anywhere in a line, and the fields are apart at every
+/// address only when at least `line - 1` bytes lie between the end of the first and the start of
+/// the second (then its last byte and their first byte are `line` bytes apart).
+pub const fn separate_lines<T: HasLayout, const N: usize>(
+    a: usize,
+    b: usize,
+    line: usize,
+) -> Option<Message> {
+    let l = &T::LAYOUT;
+    let (lo, hi) = by_offset(l, a, b);
+    let (f, g) = (&l.fields()[lo], &l.fields()[hi]);
+    let mut t = Message::new();
+    if l.align() >= line {
+        let shared = last_line(l, lo, line);
+        if first_line(l, hi, line) > shared {
+            return None;
+        }
+        call(&mut t, "separate_lines", l, &[a, b]);
+        t.str(": ");
+        t.str(f.name);
+        t.str(" and ");
+        t.str(g.name);
+        t.str(" share line ");
+        t.num(first_line(l, hi, line));
+        t.str(" (");
+        t.num(line);
+        t.str("-byte lines): put ");
+        t.num((shared + 1) * line - g.offset);
+        t.str(" more bytes between them, or put each in a #[repr(align(");
+        t.num(line);
+        t.str("))] wrapper");
+        return Some(t);
+    }
+    let gap = g.offset.saturating_sub(f.end());
+    if g.offset >= f.end() && gap >= line - 1 {
+        return None;
+    }
+    call(&mut t, "separate_lines", l, &[a, b]);
+    t.str(": ");
+    if g.offset >= f.end() {
+        t.str("only ");
+        t.num(gap);
+        t.str(" bytes lie");
+    } else {
+        t.str("no bytes lie");
+    }
+    t.str(" between ");
+    t.str(f.name);
+    t.str(" and ");
+    t.str(g.name);
+    t.str(", and ");
+    name_align(&mut t, l);
+    t.str(" may start anywhere in a ");
+    t.num(line);
+    t.str("-byte line, so they need ");
+    t.num(line - 1);
+    t.str(": add ");
+    t.num(line - 1 - gap);
+    t.str(if line - 1 - gap == 1 {
+        " byte"
+    } else {
+        " bytes"
+    });
+    t.str(" of padding between them, or #[repr(align(");
+    t.num(line);
+    t.str("))] and keep them in different lines");
+    Some(t)
+}
+
+/// The line of `line` bytes field `i` starts in.
+const fn first_line(l: &StructLayout, i: usize, line: usize) -> usize {
+    l.fields()[i].offset / line
+}
+
+/// The line of `line` bytes field `i` ends in (its start line for a zero-sized field).
+const fn last_line(l: &StructLayout, i: usize, line: usize) -> usize {
+    let f = &l.fields()[i];
+    if f.size == 0 {
+        f.offset / line
+    } else {
+        (f.end() - 1) / line
+    }
+}
+
+/// The two fields, the one at the lower offset first.
+const fn by_offset(l: &StructLayout, a: usize, b: usize) -> (usize, usize) {
+    if l.fields()[b].offset < l.fields()[a].offset {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
+/// `` `hot(a, b)` ``: the check as written.
+const fn call(t: &mut Message, key: &str, l: &StructLayout, fields: &[usize]) {
+    t.str("`");
+    t.str(key);
+    t.str("(");
+    let mut i = 0;
+    while i < fields.len() {
+        if i > 0 {
+            t.str(", ");
+        }
+        t.str(l.fields()[fields[i]].name);
+        i += 1;
+    }
+    t.str(")`");
+}
+
+/// `pos in line 0`, or `big in lines 0-1` for a field that crosses a boundary.
+const fn in_lines(t: &mut Message, l: &StructLayout, i: usize, line: usize) {
+    let (first, last) = (first_line(l, i, line), last_line(l, i, line));
+    t.str(l.fields()[i].name);
+    if first == last {
+        t.str(" in line ");
+        t.num(first);
+    } else {
+        t.str(" in lines ");
+        t.num(first);
+        t.str("-");
+        t.num(last);
+    }
+}
+
+const fn line_size(t: &mut Message, line: usize) {
+    t.str("; ");
+    t.num(line);
+    t.str("-byte lines");
+}
+
+/// `` `Close` (align 1) ``
+const fn name_align(t: &mut Message, l: &StructLayout) {
+    name(t, l);
+    t.str(" (align ");
+    t.num(l.align());
+    t.str(")");
+}
+
+/// A line check that needs the struct aligned to a line, on a struct that isn't.
+const fn needs_line_align(l: &StructLayout, key: &str, fields: &[usize], line: usize) -> Message {
+    let mut t = Message::new();
+    call(&mut t, key, l, fields);
+    t.str(" counts ");
+    t.num(line);
+    t.str("-byte lines from the start of ");
+    name_align(&mut t, l);
+    t.str(", so where they fall depends on its address: add #[repr(align(");
+    t.num(line);
+    t.str("))]");
+    t
+}
+
 /// `report`: always fails, with the full layout table as the message. `CAP` is the text
 /// capacity; the derive sizes it from the field count.
 pub const fn report<T: HasLayout, const N: usize, const CAP: usize>() -> Text<CAP> {
