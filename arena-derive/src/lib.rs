@@ -22,9 +22,49 @@ mod soa;
 ///
 /// Struct-level `#[layout(...)]` keys fail the build when the layout is not what you expect:
 /// `size = N`, `max_size = N`, `align = N`, `max_padding = N`, `optimal` (no field order is
-/// smaller) and `report` (fails on purpose and prints the layout table). `crate = path` (or
+/// smaller), the cache-line keys below and `report` (fails on purpose and prints the layout table). `crate = path` (or
 /// `crate = "path"`) names arena-kit when it is renamed in `Cargo.toml`, or `arena_kit_core` in a
 /// crate that uses arena-kit-core without the facade.
+///
+/// Cache-line keys say which fields a loop or a thread touches together:
+///
+/// - `hot(a, b, c)`: the bytes of these fields lie in one cache line, or in `hot_lines = N` lines.
+/// - `same_line(a, b)`: both fields lie entirely in one line.
+/// - `separate_lines(a, b)`: the fields never share a line, so two threads writing them don't
+///   slow each other down (false sharing).
+/// - `line = N` (a power of two, default 64; 128 for cores with 128-byte lines) and
+///   `hot_lines = N` (at least 1, default 1) apply to the checks of their own `#[layout(...)]`;
+///   `hot`, `same_line` and `separate_lines` may each be given several times.
+///
+/// Lines count from the struct's start, which is only meaningful when the struct is aligned to a
+/// line: `hot` and `same_line` fail on a struct whose align is below `line`, asking for
+/// `#[repr(align(64))]`. `separate_lines` then holds at any address only if at least `line - 1`
+/// bytes lie between the end of one field and the start of the other (the last byte of the
+/// first and the first of the second are then `line` apart); on an aligned struct it compares line
+/// numbers. Fields are named as declared, or by position (`hot(0, 1)`) in a tuple struct. A failed
+/// check names the fields, their lines and a fix.
+///
+/// `cfg(predicate)` makes every check of its `#[layout(...)]` (and its `report`) conditional, as
+/// `#[cfg(predicate)]` would, so one struct carries its numbers for each target; keys may repeat
+/// across attributes with different `cfg`s. `crate` cannot be conditional. Clippy's
+/// `duplicated_attributes` lint compares keys by name, not by integer value, so a struct that
+/// repeats `size` under two `cfg`s needs `#[allow(clippy::duplicated_attributes)]`.
+///
+/// ```
+/// use core::sync::atomic::AtomicU64;
+/// use arena_kit::Layout;
+///
+/// #[derive(Layout)]
+/// #[layout(hot(pos, vel), separate_lines(pos, written_by_audio))]
+/// #[layout(cfg(target_pointer_width = "64"), size = 128)]
+/// #[repr(C, align(64))]
+/// struct Emitter {
+///     pos: [f32; 3],
+///     vel: [f32; 3],
+///     cold: [u8; 40],
+///     written_by_audio: AtomicU64,
+/// }
+/// ```
 ///
 /// ```
 /// use arena_kit::{HasLayout, Layout};

@@ -4,6 +4,7 @@
 //! trybuild cases are `tests/ui.rs`, a binary of their own.
 
 pub mod game_loop_soak;
+mod layout_lines;
 pub mod layout_worked_examples;
 // Public, so the workspace's `missing_docs` lint checks what the derive generates.
 pub mod soa_derive;

@@ -4,12 +4,12 @@
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
-use syn::{DeriveInput, GenericParam, Lifetime, parse_quote};
+use syn::{DeriveInput, GenericParam, Lifetime, Member, parse_quote};
 
-use crate::ast::InputData;
+use crate::ast::{self as ast_model, InputData};
 use crate::ctxt::Ctxt;
 
-use super::attr::{Container, Field};
+use super::attr::{Container, Field, Kind, LineCheck, member_name};
 use super::{Input, valid};
 
 /// Expands `#[derive(Layout)]`. The impl is emitted even when attributes are wrong, so uses of
@@ -114,11 +114,18 @@ fn assertions(input: &Input<'_>, private: &TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     for a in &attrs.assertions {
         let check = syn::Ident::new(a.kind.key(), Span::call_site());
-        let arg = a.value.as_ref().map(|v| quote!(#v));
-        let value_span = a.value.as_ref().map_or(a.key.span(), |v| v.span());
+        let (args, value_span) = match &a.lines {
+            Some(lines) => (line_args(a.kind, lines, fields), lines.span),
+            None => (
+                a.value.as_ref().map(|v| quote!(#v)).unwrap_or_default(),
+                a.value.as_ref().map_or(a.key.span(), |v| v.span()),
+            ),
+        };
         let panic = spanned_panic(&core, a.key.span(), value_span);
+        let cfg = a.cfg.as_ref().map(|pred| quote!(#[cfg(#pred)]));
         out.extend(quote! {
-            const _: () = match #checks::#check::<#ty, #n>(#arg) {
+            #cfg
+            const _: () = match #checks::#check::<#ty, #n>(#args) {
                 #core::option::Option::Some(message) => #panic,
                 #core::option::Option::None => {}
             };
@@ -126,7 +133,9 @@ fn assertions(input: &Input<'_>, private: &TokenStream) -> TokenStream {
     }
     if let Some(span) = attrs.report {
         let panic = spanned_panic(&core, span, span);
+        let cfg = attrs.report_cfg.as_ref().map(|pred| quote!(#[cfg(#pred)]));
         out.extend(quote! {
+            #cfg
             const _: () = {
                 let message = #checks::report::<
                     #ty,
@@ -138,6 +147,27 @@ fn assertions(input: &Input<'_>, private: &TokenStream) -> TokenStream {
         });
     }
     out
+}
+
+/// The arguments of a cache-line check: the fields as indices into `LAYOUT.fields()` (`valid`
+/// has checked that each names a field), the line size and, for `hot`, the lines allowed.
+fn line_args(kind: Kind, lines: &LineCheck, fields: &[ast_model::Field<'_, Field>]) -> TokenStream {
+    let index = |m: &Member| {
+        let name = member_name(m);
+        fields
+            .iter()
+            .position(|f| f.name() == name)
+            .expect("valid checked the field names")
+    };
+    let idx: Vec<usize> = lines.fields.iter().map(index).collect();
+    let line = lines.line as usize;
+    if kind == Kind::Hot {
+        let hot_lines = lines.hot_lines as usize;
+        quote!(&[#(#idx),*], #line, #hot_lines)
+    } else {
+        let (a, b) = (idx[0], idx[1]);
+        quote!(#a, #b, #line)
+    }
 }
 
 /// `core::panic!("{}", message.as_str())` with the path spanned at the key and the argument group

@@ -3,14 +3,70 @@
 
 use crate::ast::InputData;
 use crate::ctxt::Ctxt;
+use syn::ext::IdentExt;
 
 use super::Input;
+use super::attr::member_name;
 
 /// Checks every rule, recording each violation in `cx`. (A `#[layout]` on a field is reported
 /// where fields are parsed, `attr::Field::from_ast`.)
 pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_is_struct(cx, input);
     check_assertions_need_concrete_type(cx, input);
+    check_line_fields(cx, input);
+}
+
+/// Every field a cache-line check names is a field of the struct.
+fn check_line_fields(cx: &Ctxt, input: &Input<'_>) {
+    let InputData::Struct(_, fields) = &input.data else {
+        return;
+    };
+    let names: Vec<String> = fields.iter().map(|f| f.name()).collect();
+    for a in &input.attrs.assertions {
+        let Some(lines) = &a.lines else { continue };
+        for m in &lines.fields {
+            let name = member_name(m);
+            if names.contains(&name) {
+                continue;
+            }
+            let hint = match closest(&name, &names) {
+                Some(near) => format!("; did you mean `{near}`?"),
+                None if names.is_empty() => String::new(),
+                None => format!("; its fields are {}", names.join(", ")),
+            };
+            cx.error_spanned_by(
+                m,
+                format!("`{}` has no field `{name}`{hint}", input.ident.unraw()),
+            );
+        }
+    }
+}
+
+/// The name in `names` nearest to `name`, if it is close enough to be a typo (edit distance at
+/// most a third of the length).
+fn closest<'n>(name: &str, names: &'n [String]) -> Option<&'n str> {
+    names
+        .iter()
+        .map(|n| (edit_distance(name, n), n))
+        .filter(|(d, n)| *d <= n.chars().count().max(3) / 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n.as_str())
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Enums and unions have no single field order: an enum's size depends on its variants, a
@@ -50,10 +106,17 @@ fn check_assertions_need_concrete_type(cx: &Ctxt, input: &Input<'_>) {
     }
     for a in &attrs.assertions {
         let key = &a.key;
-        let check = match &a.value {
-            Some(v) => format!("{key} = {v}"),
-            None => key.to_string(),
-        };
+        let check = a.text();
+        if a.kind.is_line_check() {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "`{check}` needs a concrete type and `{name}` is generic: check the cache \
+                     lines of a non-generic struct"
+                ),
+            );
+            continue;
+        }
         cx.error_spanned_by(
             key,
             format!(
