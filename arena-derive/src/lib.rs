@@ -48,7 +48,8 @@ mod soa;
 /// `#[cfg(predicate)]` would, so one struct carries its numbers for each target; keys may repeat
 /// across attributes with different `cfg`s. `crate` cannot be conditional. Clippy's
 /// `duplicated_attributes` lint compares keys by name, not by integer value, so a struct that
-/// repeats `size` under two `cfg`s needs `#[allow(clippy::duplicated_attributes)]`.
+/// repeats `size` under two `cfg`s (or the same `cfg` in two attributes) needs
+/// `#[allow(clippy::duplicated_attributes)]`.
 ///
 /// ```
 /// use core::sync::atomic::AtomicU64;

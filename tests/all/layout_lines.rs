@@ -81,10 +81,11 @@ struct Span3 {
     cap: usize,
 }
 
-/// A wrong size under a `cfg` that does not hold here compiles: the check is not generated.
+/// A wrong size (and a `report`, which always fails) under a `cfg` that does not hold here
+/// compiles: the checks are not generated.
 #[cfg(target_pointer_width = "64")]
 #[derive(Layout)]
-#[layout(cfg(target_pointer_width = "32"), size = 1000)]
+#[layout(cfg(target_pointer_width = "32"), size = 1000, report)]
 #[layout(cfg(not(target_pointer_width = "64")), max_size = 1)]
 struct OnlyChecked32 {
     a: usize,
