@@ -186,6 +186,13 @@ pub const fn hot<T: HasLayout, const N: usize>(
         t.str(" next to ");
         t.str(l.fields()[lo].name);
         t.str(", or ");
+    } else if l.fields()[lo].size <= line * lines {
+        // One field that would fit, crossing a boundary.
+        t.str("start ");
+        t.str(l.fields()[lo].name);
+        t.str(" at a multiple of ");
+        t.num(line);
+        t.str(", or ");
     }
     t.str("allow hot_lines = ");
     t.num(span);
