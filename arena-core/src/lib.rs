@@ -28,8 +28,9 @@
 //! | `allocator-api2` | yes | `allocator_api2::alloc::Allocator` for `&Arena` and `&HeapCell`, so `allocator_api2`/`hashbrown` collections live in them | |
 //! | `log` | yes | budget warnings, leak reports and guard reports go to the `log` facade (nowhere without it) | |
 //! | `debug-checks` | no | guard bytes (`0xFE`) and poison (`0xDD`) in release builds too; always on under `debug_assertions` | |
-//! | `serde` | no | `Serialize`/`Deserialize` for `Pool`, `Handle`, `SoaVec` and the memory reports | `alloc` |
+//! | `serde` | no | `Serialize`/`Deserialize` for `Pool`, `Handle`, `SoaVec` and the memory reports; `Serialize` for `StructLayout` and the layout snapshot | `alloc` |
 //! | `rayon` | no | parallel row iteration over SoA containers, per-worker arenas (`WorkerArenas`) | `std` |
+//! | `layout-registry` | no | every non-generic `#[derive(Layout)]` struct (and what `layouts!` lists) registers itself through `inventory`, for `layout::snapshot::check`, a test against a committed table of the program's layouts | `std` |
 #![no_std]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -75,8 +76,13 @@ pub use tags::{History, Registry, Report};
 #[doc(hidden)]
 pub mod __private_v0_1 {
     pub use core;
+    #[cfg(feature = "layout-registry")]
+    pub use inventory;
     /// What `#[derive(Layout)]` and `assert_layout!` name.
     pub mod layout {
+        pub use crate::__register_layout as register;
+        #[cfg(feature = "layout-registry")]
+        pub use crate::layout::Registered;
         pub use crate::layout::{FieldLayout, HasLayout, Repr, StructLayout};
         /// The compile-time assertions.
         pub mod check {

@@ -30,6 +30,10 @@
 //! [`StructLayout::new`] and [`FieldLayout::new`] build the same description by hand, for a type
 //! the derive cannot see.
 //!
+//! For the whole program at once, [`snapshot`] keeps a committed table of every registered
+//! type's size (the `layout-registry` feature) and fails a test naming the type that grew; with
+//! `serde`, a layout serializes (to JSON, ...) for tools.
+//!
 //! Not for: enums and unions (their size depends on the variant), or types whose layout is only
 //! known at run time.
 
@@ -37,10 +41,19 @@
 // `crate::__private_v0_1::layout`, not as API.
 pub(crate) mod check;
 mod order;
+mod register;
+#[cfg(feature = "layout-registry")]
+pub mod registry;
 mod report;
+#[cfg(feature = "serde")]
+mod serde;
+#[cfg(feature = "std")]
+pub mod snapshot;
 pub(crate) mod text;
 
 pub use order::FieldOrder;
+#[cfg(feature = "layout-registry")]
+pub use registry::{Described, Registered, registered};
 
 /// A type whose memory layout is known as a constant. Implemented by `#[derive(Layout)]`.
 pub trait HasLayout {
