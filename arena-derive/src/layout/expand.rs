@@ -29,7 +29,9 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
     let checks = if cx.has_errors() {
         TokenStream::new()
     } else {
-        assertions(&input, &private)
+        let mut checks = assertions(&input, &private);
+        checks.extend(registration(&input, &private));
+        checks
     };
     match cx.check() {
         Ok(()) => quote!(#imp #checks),
@@ -168,6 +170,23 @@ fn line_args(kind: Kind, lines: &LineCheck, fields: &[ast_model::Field<'_, Field
         let (a, b) = (idx[0], idx[1]);
         quote!(#a, #b, #line)
     }
+}
+
+/// The call that adds the struct to the layout registry; `register!` expands to nothing unless
+/// the facade's `layout-registry` feature is on. A struct with type or const parameters has no
+/// layout of its own: users list its instantiations with `layouts![...]`.
+fn registration(input: &Input<'_>, private: &TokenStream) -> TokenStream {
+    let generic = input
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, GenericParam::Lifetime(_)));
+    if generic || !matches!(input.data, InputData::Struct(..)) {
+        return TokenStream::new();
+    }
+    let ty = concrete_type(input);
+    let name = input.ident.unraw().to_string();
+    quote!(#private::layout::register!(#ty, #name);)
 }
 
 /// `core::panic!("{}", message.as_str())` with the path spanned at the key and the argument group
