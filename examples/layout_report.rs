@@ -2,7 +2,12 @@
 //! in a poor order and the 28-byte `Particle`, with the assertions that keep them that way.
 //!
 //! Run with `cargo run --example layout_report`; the tour's first stop shows `Enemy`.
+//! `cargo run --example layout_report -- --markdown` prints one Markdown table instead: every
+//! registered type with `--features layout-registry`, else these four.
 
+#[cfg(not(feature = "layout-registry"))]
+use arena_kit::layout::snapshot::Row;
+use arena_kit::layout::snapshot::Snapshot;
 use arena_kit::prelude::*;
 
 /// `struct Bad { char a; double b; char c; }`: 10 bytes of data in 24.
@@ -66,7 +71,28 @@ pub fn run() {
     );
 }
 
+/// The table of every registered type (`layout-registry`), or of the four above without it.
+pub fn markdown() -> String {
+    #[cfg(feature = "layout-registry")]
+    let table = Snapshot::registered();
+    #[cfg(not(feature = "layout-registry"))]
+    let table = {
+        let here = module_path!();
+        Snapshot::from_rows([
+            Row::of_struct(format!("{here}::Bad"), &Bad::LAYOUT),
+            Row::of_struct(format!("{here}::Good"), &Good::LAYOUT),
+            Row::of_struct(format!("{here}::Enemy"), &Enemy::LAYOUT),
+            Row::of_struct(format!("{here}::Particle"), &Particle::LAYOUT),
+        ])
+    };
+    table.to_markdown()
+}
+
 #[allow(dead_code)]
 fn main() {
-    run();
+    if std::env::args().skip(1).any(|a| a == "--markdown") {
+        print!("{}", markdown());
+    } else {
+        run();
+    }
 }

@@ -5,6 +5,7 @@
 
 pub mod game_loop_soak;
 mod layout_lines;
+pub mod layout_snapshot;
 pub mod layout_worked_examples;
 // Public, so the workspace's `missing_docs` lint checks what the derive generates.
 pub mod soa_derive;
