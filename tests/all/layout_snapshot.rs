@@ -109,6 +109,15 @@ fn new_gone_and_reshaped_types_are_named() {
 }
 
 #[test]
+fn crlf_line_ends_hold_the_same_table() {
+    let file = TempFile::new("crlf.txt");
+    let table = Snapshot::from_rows([Row::of_struct("game::Enemy", &EnemyV1::LAYOUT)]);
+    std::fs::create_dir_all(file.0.parent().unwrap()).unwrap();
+    std::fs::write(&file.0, table.render().replace('\n', "\r\n")).unwrap();
+    table.compare(&file.0).unwrap();
+}
+
+#[test]
 fn a_missing_file_says_how_to_write_it() {
     let file = TempFile::new("missing.txt");
     let err = Snapshot::default().compare(&file.0).unwrap_err();

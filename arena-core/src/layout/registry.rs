@@ -4,7 +4,8 @@
 //! `#[derive(Layout)]` on a struct without type parameters registers it; a generic struct has no
 //! layout until it has type arguments, so list the instantiations you care about with
 //! [`layouts!`](crate::layouts). The list holds every type registered anywhere in the program,
-//! dependencies included, gathered before `main` by the `inventory` crate.
+//! dependencies included, gathered before `main` by the `inventory` crate (on the targets it
+//! supports: Linux, macOS, Windows, the BSDs, Android, iOS and WebAssembly).
 //!
 //! ```
 //! use arena_kit::{Layout, layouts};
