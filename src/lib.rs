@@ -30,7 +30,9 @@ pub mod prelude {
     };
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::tags::{Registry, Report};
-    pub use arena_kit_core::{HasLayout, StructLayout, assert_layout};
+    pub use arena_kit_core::{
+        EnumLayout, HasEnumLayout, HasLayout, StructLayout, assert_enum_layout, assert_layout,
+    };
     pub use arena_kit_derive::{Layout, Soa};
 }
 

@@ -59,7 +59,7 @@ pub use arena::{Arena, ArenaError, Marker, Scope};
 #[cfg(feature = "alloc")]
 pub use arena::{Frame, FrameArena, FrameReader};
 pub use heap::{Fit, FreeListHeap};
-pub use layout::{FieldLayout, HasLayout, Repr, ReprKind, StructLayout};
+pub use layout::{EnumLayout, FieldLayout, HasEnumLayout, HasLayout, Repr, ReprKind, StructLayout};
 #[cfg(feature = "alloc")]
 pub use pool::{Handle, Pool, PoolFull};
 pub use soa::Soa;
@@ -83,7 +83,10 @@ pub mod __private_v0_1 {
         pub use crate::__register_layout as register;
         #[cfg(feature = "layout-registry")]
         pub use crate::layout::Registered;
-        pub use crate::layout::{FieldLayout, HasLayout, Repr, StructLayout};
+        pub use crate::layout::{
+            EnumLayout, EnumRepr, FieldLayout, HasEnumLayout, HasLayout, Repr, StructLayout,
+            VariantLayout, enums::max_of, round_up,
+        };
         /// The compile-time assertions.
         pub mod check {
             pub use crate::layout::check::{
@@ -91,6 +94,10 @@ pub mod __private_v0_1 {
                 report_capacity, size,
             };
             pub use crate::layout::check::{hot, same_line, separate_lines};
+            pub use crate::layout::enums::check::{
+                enum_align, enum_max_padding, enum_max_size, enum_max_variant_size, enum_report,
+                enum_report_capacity, enum_size,
+            };
             pub use crate::layout::text::Text;
         }
     }

@@ -18,11 +18,15 @@ mod layout;
 mod soa;
 
 /// Implements `HasLayout` for a struct: `T::LAYOUT` holds the offsets, sizes and alignments of its
-/// fields, its padding and its best field order, all usable in `const`.
+/// fields, its padding and its best field order, all usable in `const`. On an enum it implements
+/// `HasEnumLayout` instead: `T::LAYOUT` is an `EnumLayout` with the tag, each variant's payload,
+/// the largest variant and what boxing it would save.
 ///
 /// Struct-level `#[layout(...)]` keys fail the build when the layout is not what you expect:
 /// `size = N`, `max_size = N`, `align = N`, `max_padding = N`, `optimal` (no field order is
-/// smaller), the cache-line keys below and `report` (fails on purpose and prints the layout table). `crate = path` (or
+/// smaller; structs only), `max_variant_size = N` (no variant's payload is larger; enums only),
+/// the cache-line keys below (structs only) and `report` (fails on purpose and prints the layout
+/// table). `#[layout(...)]` goes on the type, not on a field or a variant. `crate = path` (or
 /// `crate = "path"`) names arena-kit when it is renamed in `Cargo.toml`, or `arena_kit_core` in a
 /// crate that uses arena-kit-core without the facade.
 ///
@@ -80,6 +84,15 @@ mod soa;
 /// }
 ///
 /// assert_eq!(Good::LAYOUT.padding(), 6);
+///
+/// #[derive(Layout)]
+/// #[layout(max_size = 16, max_variant_size = 8)]
+/// enum Shape {
+///     Circle(f32),
+///     Rect { w: f32, h: f32 },
+/// }
+///
+/// assert_eq!(Shape::LAYOUT.size(), 12);
 /// ```
 #[proc_macro_derive(Layout, attributes(layout))]
 pub fn derive_layout(input: TokenStream) -> TokenStream {

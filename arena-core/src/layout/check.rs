@@ -25,12 +25,7 @@ pub const fn size<T: HasLayout, const N: usize>(expected: usize) -> Option<Messa
         return None;
     }
     let mut t = Message::new();
-    name(&mut t, l);
-    t.str(" is ");
-    t.num(l.size());
-    t.str(" bytes, expected ");
-    t.num(expected);
-    key(&mut t, "size", expected);
+    size_head(&mut t, l.name(), l.size(), expected);
     holes_and_fix::<N>(&mut t, l);
     Some(t)
 }
@@ -42,13 +37,7 @@ pub const fn max_size<T: HasLayout, const N: usize>(limit: usize) -> Option<Mess
         return None;
     }
     let mut t = Message::new();
-    name(&mut t, l);
-    t.str(" is ");
-    t.num(l.size());
-    t.str(" bytes, at most ");
-    t.num(limit);
-    t.str(" allowed");
-    key(&mut t, "max_size", limit);
+    max_size_head(&mut t, l.name(), l.size(), limit);
     holes_and_fix::<N>(&mut t, l);
     Some(t)
 }
@@ -95,20 +84,8 @@ pub const fn align<T: HasLayout, const N: usize>(expected: usize) -> Option<Mess
         return None;
     }
     let mut t = Message::new();
-    name(&mut t, l);
-    t.str(" has align ");
-    t.num(l.align());
-    t.str(", expected ");
-    t.num(expected);
-    key(&mut t, "align", expected);
-    t.str(": ");
-    match l.repr().align {
-        Some(a) if a == l.align() => {
-            t.str("repr(align(");
-            t.num(a);
-            t.str(")) sets it");
-        }
-        _ => match most_aligned_field(l) {
+    if !align_head(&mut t, l.name(), l.align(), expected, l.repr().align) {
+        match most_aligned_field(l) {
             Some(i) if l.field_align(i) == l.align() => {
                 let f = &l.fields()[i];
                 t.str("field ");
@@ -122,13 +99,9 @@ pub const fn align<T: HasLayout, const N: usize>(expected: usize) -> Option<Mess
                 t.str("no field needs more than ");
                 t.num(l.align());
             }
-        },
+        }
     }
-    if expected > l.align() {
-        t.str("; add repr(align(");
-        t.num(expected);
-        t.str(")) to raise it");
-    }
+    align_fix(&mut t, l.align(), expected);
     Some(t)
 }
 
@@ -410,7 +383,67 @@ const fn name<const CAP: usize>(t: &mut Text<CAP>, l: &StructLayout) {
     t.str("`");
 }
 
-const fn key<const CAP: usize>(t: &mut Text<CAP>, key: &str, value: usize) {
+/// `` `Name` is 24 bytes, expected 16 (size = 16)``. Shared with the enum checks.
+pub(super) const fn size_head(t: &mut Message, name: &str, size: usize, expected: usize) {
+    t.str("`");
+    t.str(name);
+    t.str("` is ");
+    t.num(size);
+    t.str(" bytes, expected ");
+    t.num(expected);
+    key(t, "size", expected);
+}
+
+/// `` `Name` is 24 bytes, at most 16 allowed (max_size = 16)``. Shared with the enum checks.
+pub(super) const fn max_size_head(t: &mut Message, name: &str, size: usize, limit: usize) {
+    t.str("`");
+    t.str(name);
+    t.str("` is ");
+    t.num(size);
+    t.str(" bytes, at most ");
+    t.num(limit);
+    t.str(" allowed");
+    key(t, "max_size", limit);
+}
+
+/// `` `Name` has align 8, expected 16 (align = 16): `` and, when `repr(align(N))` sets the
+/// alignment, that reason; returns whether it wrote the reason. Shared with the enum checks.
+pub(super) const fn align_head(
+    t: &mut Message,
+    name: &str,
+    align: usize,
+    expected: usize,
+    repr_align: Option<usize>,
+) -> bool {
+    t.str("`");
+    t.str(name);
+    t.str("` has align ");
+    t.num(align);
+    t.str(", expected ");
+    t.num(expected);
+    key(t, "align", expected);
+    t.str(": ");
+    match repr_align {
+        Some(a) if a == align => {
+            t.str("repr(align(");
+            t.num(a);
+            t.str(")) sets it");
+            true
+        }
+        _ => false,
+    }
+}
+
+/// `; add repr(align(16)) to raise it`, when the expected alignment is higher.
+pub(super) const fn align_fix(t: &mut Message, align: usize, expected: usize) {
+    if expected > align {
+        t.str("; add repr(align(");
+        t.num(expected);
+        t.str(")) to raise it");
+    }
+}
+
+pub(super) const fn key<const CAP: usize>(t: &mut Text<CAP>, key: &str, value: usize) {
     t.str(" (");
     t.str(key);
     t.str(" = ");

@@ -30,16 +30,19 @@
 //! [`StructLayout::new`] and [`FieldLayout::new`] build the same description by hand, for a type
 //! the derive cannot see.
 //!
+//! On an enum the derive implements [`HasEnumLayout`] instead: an [`EnumLayout`] with the tag,
+//! each variant's payload, and which variant to box.
+//!
 //! For the whole program at once, [`snapshot`] keeps a committed table of every registered
 //! type's size (the `layout-registry` feature) and fails a test naming the type that grew; with
 //! `serde`, a layout serializes (to JSON, ...) for tools.
 //!
-//! Not for: enums and unions (their size depends on the variant), or types whose layout is only
-//! known at run time.
+//! Not for: unions (their fields all start at 0), or types whose layout is only known at run time.
 
 // The assertions and their text buffer are reached by generated code through
 // `crate::__private_v0_1::layout`, not as API.
 pub(crate) mod check;
+pub(crate) mod enums;
 mod order;
 mod register;
 #[cfg(feature = "layout-registry")]
@@ -51,6 +54,7 @@ mod serde;
 pub mod snapshot;
 pub(crate) mod text;
 
+pub use enums::{EnumLayout, EnumRepr, HasEnumLayout, TagLayout, VariantLayout};
 pub use order::FieldOrder;
 #[cfg(feature = "layout-registry")]
 pub use registry::{Described, Registered, registered};
@@ -257,13 +261,7 @@ impl StructLayout {
     /// The bytes the fields themselves hold: the sum of their sizes. This is also what one element
     /// costs stored as struct-of-arrays, one column per field.
     pub const fn fields_size(&self) -> usize {
-        let mut sum = 0;
-        let mut i = 0;
-        while i < self.fields.len() {
-            sum += self.fields[i].size;
-            i += 1;
-        }
-        sum
+        enums::sum_sizes(self.fields)
     }
 
     /// Bytes per element stored as struct-of-arrays (one column per field, no padding between

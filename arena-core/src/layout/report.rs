@@ -153,12 +153,7 @@ pub(crate) const fn write_report<const CAP: usize>(
     memory: Walk<'_>,
     best: Walk<'_>,
 ) {
-    t.str(l.name);
-    t.str(": ");
-    t.num(l.size);
-    t.str(" bytes, align ");
-    t.num(l.align);
-    t.str(", ");
+    write_title(t, l.name, l.size, l.align);
     write_repr(t, &l.repr);
     t.str("\n");
 
@@ -215,6 +210,21 @@ pub(crate) const fn write_report<const CAP: usize>(
     t.str(" bytes per element (");
     t.num(l.size);
     t.str(" as an array of structs)");
+}
+
+/// `Name: 24 bytes, align 8, `: a report's first line, up to the repr.
+pub(crate) const fn write_title<const CAP: usize>(
+    t: &mut Text<CAP>,
+    name: &str,
+    size: usize,
+    align: usize,
+) {
+    t.str(name);
+    t.str(": ");
+    t.num(size);
+    t.str(" bytes, align ");
+    t.num(align);
+    t.str(", ");
 }
 
 /// The report's text for the `report` assertion: the table and how to get rid of the error.

@@ -14,8 +14,8 @@ use crate::ctxt::Ctxt;
 
 const ATTR: &str = "layout";
 /// The keys `#[layout(...)]` accepts, for the unknown-key message.
-const KEYS: &str = "size, max_size, align, max_padding, optimal, hot, same_line, separate_lines, \
-                    line, hot_lines, cfg, report, crate";
+const KEYS: &str = "size, max_size, align, max_padding, max_variant_size, optimal, hot, \
+                    same_line, separate_lines, line, hot_lines, cfg, report, crate";
 /// The line size of `hot`, `same_line` and `separate_lines` when `line` is not given.
 const DEFAULT_LINE: u64 = 64;
 
@@ -100,6 +100,8 @@ pub enum Kind {
     MaxPadding,
     /// `optimal`
     Optimal,
+    /// `max_variant_size = N`, enums only
+    MaxVariantSize,
     /// `hot(a, b, ...)`
     Hot,
     /// `same_line(a, b)`
@@ -109,13 +111,15 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The keys given once per attribute (per `cfg`); the line checks may repeat.
-    const ONCE: [Kind; 5] = [
+    /// The keys given once per attribute (per `cfg`); the line checks may repeat. In discriminant
+    /// order: a group's slots are indexed by `kind as usize`.
+    const ONCE: [Kind; 6] = [
         Kind::Size,
         Kind::MaxSize,
         Kind::Align,
         Kind::MaxPadding,
         Kind::Optimal,
+        Kind::MaxVariantSize,
     ];
     const LINES: [Kind; 3] = [Kind::Hot, Kind::SameLine, Kind::SeparateLines];
 
@@ -127,6 +131,7 @@ impl Kind {
             Kind::Align => "align",
             Kind::MaxPadding => "max_padding",
             Kind::Optimal => "optimal",
+            Kind::MaxVariantSize => "max_variant_size",
             Kind::Hot => "hot",
             Kind::SameLine => "same_line",
             Kind::SeparateLines => "separate_lines",

@@ -1,10 +1,10 @@
-//! Code generation for `#[derive(Layout)]`: the `HasLayout` impl, then one free `const _` item per
+//! Code generation for `#[derive(Layout)]` (enums go to [`super::enums`]): the `HasLayout` impl, then one free `const _` item per
 //! assertion on the concrete type, so `cargo check` (and editors) evaluate it.
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
-use syn::{DeriveInput, GenericParam, Lifetime, Member, parse_quote};
+use syn::{Data, DeriveInput, GenericParam, Lifetime, Member, parse_quote};
 
 use crate::ast::{self as ast_model, InputData};
 use crate::ctxt::Ctxt;
@@ -25,13 +25,28 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
         .clone()
         .unwrap_or_else(|| parse_quote!(::arena_kit));
     let private = quote!(#krate::__private_v0_1);
-    let imp = impl_has_layout(&input, &private);
-    let checks = if cx.has_errors() {
-        TokenStream::new()
-    } else {
-        let mut checks = assertions(&input, &private);
-        checks.extend(registration(&input, &private));
-        checks
+    let (imp, checks) = match &node.data {
+        Data::Enum(data) => {
+            super::enums::check_variants(&cx, data);
+            let imp = super::enums::impl_has_enum_layout(node, data, &private);
+            let checks = if cx.has_errors() {
+                TokenStream::new()
+            } else {
+                super::enums::assertions(&input, data, &private)
+            };
+            (imp, checks)
+        }
+        _ => {
+            let imp = impl_has_layout(&input, &private);
+            let checks = if cx.has_errors() {
+                TokenStream::new()
+            } else {
+                let mut checks = assertions(&input, &private);
+                checks.extend(registration(&input, &private));
+                checks
+            };
+            (imp, checks)
+        }
     };
     match cx.check() {
         Ok(()) => quote!(#imp #checks),
@@ -191,7 +206,7 @@ fn registration(input: &Input<'_>, private: &TokenStream) -> TokenStream {
 
 /// `core::panic!("{}", message.as_str())` with the path spanned at the key and the argument group
 /// at the value: rustc reports a macro call from its path to its closing delimiter.
-fn spanned_panic(core: &TokenStream, key: Span, value: Span) -> TokenStream {
+pub(super) fn spanned_panic(core: &TokenStream, key: Span, value: Span) -> TokenStream {
     let path = respan(quote!(#core::panic!), key);
     let mut args = Group::new(Delimiter::Parenthesis, quote!("{}", message.as_str()));
     args.set_span(value);
@@ -218,7 +233,7 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
 
 /// The struct's type for a free const item: lifetimes become `'static` (they don't change the
 /// layout); type parameters were rejected before this runs.
-fn concrete_type(input: &Input<'_>) -> TokenStream {
+pub(super) fn concrete_type(input: &Input<'_>) -> TokenStream {
     let ident = input.ident;
     let lifetimes: Vec<Lifetime> = input
         .generics
@@ -235,7 +250,7 @@ fn concrete_type(input: &Input<'_>) -> TokenStream {
 }
 
 /// A type as a person writes it: `Vec<u32>`, not the token printer's `Vec < u32 >`.
-fn type_text(ty: &syn::Type) -> String {
+pub(super) fn type_text(ty: &syn::Type) -> String {
     let mut s = ty.to_token_stream().to_string();
     for (from, to) in [
         (" <", "<"),

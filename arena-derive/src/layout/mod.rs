@@ -2,6 +2,7 @@
 //! generate (`expand`).
 
 mod attr;
+mod enums;
 pub mod expand;
 mod valid;
 

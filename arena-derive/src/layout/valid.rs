@@ -6,12 +6,13 @@ use crate::ctxt::Ctxt;
 use syn::ext::IdentExt;
 
 use super::Input;
-use super::attr::member_name;
+use super::attr::{Kind, member_name};
 
 /// Checks every rule, recording each violation in `cx`. (A `#[layout]` on a field is reported
 /// where fields are parsed, `attr::Field::from_ast`.)
 pub fn check(cx: &Ctxt, input: &Input<'_>) {
-    check_is_struct(cx, input);
+    check_is_struct_or_enum(cx, input);
+    check_keys_fit_the_kind(cx, input);
     check_assertions_need_concrete_type(cx, input);
     check_line_fields(cx, input);
 }
@@ -69,21 +70,43 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// Enums and unions have no single field order: an enum's size depends on its variants, a
-/// union's fields all start at 0.
-fn check_is_struct(cx: &Ctxt, input: &Input<'_>) {
-    match input.data {
-        InputData::Struct(..) => {}
-        InputData::Enum(span) => cx.error_at(
+/// A union has no field order: its fields all start at 0.
+fn check_is_struct_or_enum(cx: &Ctxt, input: &Input<'_>) {
+    if let InputData::Union(span) = input.data {
+        cx.error_at(
             span,
-            "#[derive(Layout)] works on structs only: an enum's size depends on its variants' \
-             payloads and tag; derive Layout on a struct for each variant's payload instead",
-        ),
-        InputData::Union(span) => cx.error_at(
-            span,
-            "#[derive(Layout)] works on structs only: a union's fields all start at offset 0, \
-             so it has no field order or padding to report",
-        ),
+            "#[derive(Layout)] works on structs and enums only: a union's fields all start at \
+             offset 0, so it has no field order or padding to report",
+        );
+    }
+}
+
+/// `max_variant_size` means nothing on a struct; the cache-line checks name struct fields;
+/// `optimal` (no field order is smaller) is not checked on an enum: a `repr(Rust)` enum's variant fields are ordered by the compiler, and the
+/// size of a specified one is decided by its largest variant, which `max_variant_size` bounds.
+fn check_keys_fit_the_kind(cx: &Ctxt, input: &Input<'_>) {
+    for a in &input.attrs.assertions {
+        match (&input.data, a.kind) {
+            (InputData::Struct(..), Kind::MaxVariantSize) => cx.error_spanned_by(
+                &a.key,
+                "`max_variant_size` is for enums: a struct has no variants; use `max_size`",
+            ),
+            (InputData::Enum(_), kind) if kind.is_line_check() => cx.error_spanned_by(
+                &a.key,
+                format!(
+                    "`{}` names struct fields and is not checked on an enum: a variant's \
+                     fields have no cache lines of their own; bound the enum with `max_size = N`",
+                    kind.key()
+                ),
+            ),
+            (InputData::Enum(_), Kind::Optimal) => cx.error_spanned_by(
+                &a.key,
+                "`optimal` checks a struct's field order and is not checked on an enum; bound \
+                 the largest variant with `max_variant_size = N` or the waste with \
+                 `max_padding = N`",
+            ),
+            _ => {}
+        }
     }
 }
 
@@ -95,12 +118,17 @@ fn check_assertions_need_concrete_type(cx: &Ctxt, input: &Input<'_>) {
         return;
     }
     let name = input.ident;
+    let tr = if matches!(input.data, InputData::Enum(_)) {
+        "HasEnumLayout"
+    } else {
+        "HasLayout"
+    };
     if let Some(span) = attrs.report {
         cx.error_at(
             span,
             format!(
                 "`report` needs a concrete type and `{name}` is generic: print \
-                 `<{name}<..> as HasLayout>::LAYOUT` for an instantiation instead"
+                 `<{name}<..> as {tr}>::LAYOUT` for an instantiation instead"
             ),
         );
     }
@@ -117,11 +145,16 @@ fn check_assertions_need_concrete_type(cx: &Ctxt, input: &Input<'_>) {
             );
             continue;
         }
+        let mac = if matches!(input.data, InputData::Enum(_)) {
+            "assert_enum_layout"
+        } else {
+            "assert_layout"
+        };
         cx.error_spanned_by(
             key,
             format!(
                 "`{check}` needs a concrete type and `{name}` is generic: check an \
-                 instantiation with `assert_layout!({name}<..>, {check})`"
+                 instantiation with `{mac}!({name}<..>, {check})`"
             ),
         );
     }
