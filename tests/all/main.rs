@@ -3,6 +3,9 @@
 //! (`ARENA_KIT_SOAK_FRAMES=20000 cargo test --release --test all soak` for the long form). The
 //! trybuild cases are `tests/ui.rs`, a binary of their own.
 
+mod enum_layouts;
+// Public, so the workspace's `missing_docs` lint checks what the derive generates for enums.
+pub mod enum_table;
 pub mod game_loop_soak;
 mod layout_lines;
 pub mod layout_snapshot;
