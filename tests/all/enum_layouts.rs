@@ -214,3 +214,64 @@ fn the_report_lists_the_tag_and_every_variant() {
          \x20 largest payload 8 bytes, spread 8, padding 4"
     );
 }
+
+/// Shapes the hidden types must accept: const parameters, where clauses, a parameter only one
+/// variant uses, `Box<Self>`, raw identifiers, no variants, and a renamed crate path.
+#[allow(dead_code, non_camel_case_types)]
+mod shapes {
+    use arena_kit::{HasEnumLayout, Layout, assert_enum_layout};
+
+    #[derive(Layout)]
+    enum Array<const N: usize> {
+        Full([u8; N]),
+        Empty,
+    }
+
+    #[derive(Layout)]
+    enum Either<'a, A, B>
+    where
+        A: Copy,
+    {
+        Left(A),
+        Right(&'a B),
+    }
+
+    #[derive(Layout)]
+    #[layout(max_variant_size = 16)]
+    enum List {
+        Cons(u64, Box<Self>),
+        Nil,
+    }
+
+    #[derive(Layout)]
+    #[repr(u8)]
+    enum Raw {
+        r#type { r#fn: u16 },
+        r#match,
+    }
+
+    #[derive(Layout)]
+    enum Never {}
+
+    #[derive(Layout)]
+    #[layout(crate = arena_kit, size = 2)]
+    #[repr(u8)]
+    enum Renamed {
+        A(u8),
+    }
+
+    assert_enum_layout!(Array<3>, size = 4, max_variant_size = 3);
+    assert_enum_layout!(Either<'static, u8, u64>, size = 16);
+
+    #[test]
+    fn every_shape_derives() {
+        assert_eq!(List::LAYOUT.size(), 16);
+        let raw = Raw::LAYOUT;
+        assert_eq!(raw.variants()[0].name, "type");
+        assert_eq!(raw.variants()[0].fields[0].name, "fn");
+        assert_eq!(raw.variants()[0].fields[0].offset, 2);
+        assert_eq!(Never::LAYOUT.size(), 0);
+        assert_eq!(Never::LAYOUT.largest(), None);
+        assert_eq!(Renamed::LAYOUT.variants().len(), 1);
+    }
+}
