@@ -8,7 +8,7 @@
 //! | --- | --- |
 //! | [`arena`] | data that dies together: per-frame, per-level or per-call temporaries (bump allocation, O(1) reset, scopes, N-buffered frame arenas, per-thread scratch) |
 //! | [`heap`] | irregular, long-lived allocations of many sizes freed in any order (level assets): a free-list heap with O(1) good fit, coalescing, safe double frees and a memory map |
-//! | [`layout`] | you want to know, or assert at compile time, what a struct costs in bytes |
+//! | [`layout`] | you want to know, or assert at compile time, what a struct or an enum costs in bytes |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
 //! | [`pool`] | many objects of one type with independent lifetimes (bullets, enemies), referred to by generational handles |
 //! | [`soa`] | hot loops read a few fields of many values: one column per field, `SoaVec`, SoA slices |

@@ -1,4 +1,4 @@
-//! What a struct costs in memory, known at compile time.
+//! What a struct or an enum costs in memory, known at compile time.
 //!
 //! `#[derive(Layout)]` (from the `arena-kit` facade) implements [`HasLayout`] for a struct: its
 //! [`StructLayout`] holds every field's offset, size and alignment as the compiler laid them out
