@@ -253,6 +253,17 @@ mod shapes {
     #[derive(Layout)]
     enum Never {}
 
+    // A check per target: the 64-bit numbers under `cfg` (clippy reads `size =` twice as one
+    // attribute repeated).
+    #[allow(clippy::duplicated_attributes)]
+    #[derive(Layout)]
+    #[layout(cfg(target_pointer_width = "64"), size = 16, max_variant_size = 16)]
+    #[layout(cfg(target_pointer_width = "32"), size = 8)]
+    enum PerTarget {
+        Ptr(usize, u8),
+        Nothing,
+    }
+
     #[derive(Layout)]
     #[layout(crate = arena_kit, size = 2)]
     #[repr(u8)]
