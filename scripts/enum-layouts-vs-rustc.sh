@@ -72,8 +72,7 @@ for line in open(sys.argv[2]):
 
 print(f"{'enum':18} {'size':>9} {'align':>7} {'tag (ours / rustc)':34} {'variants':>8}  result")
 for name, e in enums.items():
-    key = name.replace("'_", "'_") if name in rustc else name.replace("<'_>", "")
-    r = rustc.get(name) or rustc.get(key)
+    r = rustc.get(name)
     problems = []
     if r is None:
         problems.append("rustc printed no such type")
