@@ -28,6 +28,35 @@ pub struct Pair<T>(T, T);
 
 layouts![Pair<u64>, Pair<u8>];
 
+/// An enum with one big variant: registered by the derive like a struct; its best size is the
+/// size with `Mesh` boxed.
+#[derive(Layout)]
+#[repr(u8)]
+pub enum Command {
+    /// Go somewhere.
+    Move {
+        /// Where, across.
+        x: f32,
+        /// Where, down.
+        y: f32,
+    },
+    /// Draw a mesh of 64 bytes inline: the variant worth boxing.
+    Mesh([u64; 8]),
+    /// Leave.
+    Quit,
+}
+
+/// A generic enum: `layouts![enum ..]` lists an instantiation.
+#[derive(Layout)]
+pub enum Slot<T> {
+    /// Nothing in it.
+    Empty,
+    /// A value.
+    Full(T),
+}
+
+layouts![enum Slot<u32>];
+
 /// A file of this test's own in the temp directory, removed when dropped.
 struct TempFile(std::path::PathBuf);
 
@@ -165,15 +194,29 @@ fn registered_layouts_match_the_committed_table() {
 #[cfg(feature = "layout-registry")]
 #[test]
 fn the_derive_registers_concrete_structs_and_layouts_lists_generic_ones() {
+    use arena_kit::HasEnumLayout;
     let table = Snapshot::registered();
     let names: Vec<&str> = table.rows().iter().map(Row::name).collect();
     let here = module_path!();
-    for name in ["EnemyV1", "EnemyV2", "Pair<u64>", "Pair<u8>"] {
+    for name in [
+        "EnemyV1",
+        "EnemyV2",
+        "Pair<u64>",
+        "Pair<u8>",
+        "Command",
+        "Slot<u32>",
+    ] {
         let full = format!("{here}::{name}");
         assert!(names.contains(&full.as_str()), "{full} not in {names:?}");
     }
-    let generic = format!("{here}::Pair");
-    assert!(!names.contains(&generic.as_str()), "{names:?}");
+    for generic in ["Pair", "Slot"] {
+        let generic = format!("{here}::{generic}");
+        assert!(!names.contains(&generic.as_str()), "{names:?}");
+    }
+    let command = format!("{here}::Command");
+    let row = table.rows().iter().find(|r| r.name() == command).unwrap();
+    assert_eq!(row, &Row::of_enum(command.clone(), &Command::LAYOUT));
+    assert_eq!((row.size(), row.best_size()), (72, 16), "{row:?}");
 
     // The registered table as committed, then as the next build sees it after `EnemyV1` gained
     // the field `EnemyV2` has: the check names it and the bytes, and passes once blessed.
@@ -214,5 +257,46 @@ fn layouts_and_rows_serialize_to_json() {
     assert_eq!(
         serde_json::to_string(&table).unwrap(),
         r#"[{"name":"game::Enemy","size":16,"align":8,"padding":7,"waste_percent":43,"best_size":16}]"#
+    );
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn enum_layouts_serialize_to_json() {
+    use arena_kit::HasEnumLayout;
+    let json = serde_json::to_value(Command::LAYOUT).unwrap();
+    assert_eq!(json["name"], "Command");
+    assert_eq!(json["repr"], "repr(u8)");
+    assert_eq!(
+        (json["size"].clone(), json["align"].clone()),
+        (72.into(), 8.into())
+    );
+    assert_eq!(
+        json["tag"],
+        serde_json::json!({"kind": "explicit", "bytes": 1})
+    );
+    assert_eq!(json["largest"], "Mesh");
+    assert_eq!(json["best_size"], 16);
+    assert_eq!(
+        json["boxing_hint"],
+        serde_json::json!({"variant": "Mesh", "size": 16})
+    );
+    assert_eq!(json["offsets_known"], true);
+    let mv = &json["variants"][0];
+    assert_eq!(mv["name"], "Move");
+    assert_eq!(mv["fields"][1]["name"], "y");
+    assert_eq!(
+        mv["fields"][1]["offset"], 8,
+        "after the 1-byte tag, aligned to 4"
+    );
+    assert_eq!(json["variants"][2]["fields"], serde_json::json!([]));
+    let table = Snapshot::from_rows([Row::of_enum("game::Command", &Command::LAYOUT)]);
+    assert_eq!(
+        serde_json::to_string(&table).unwrap(),
+        format!(
+            r#"[{{"name":"game::Command","size":72,"align":8,"padding":{},"waste_percent":{},"best_size":16}}]"#,
+            Command::LAYOUT.padding(),
+            Command::LAYOUT.padding() * 100 / 72
+        )
     );
 }

@@ -370,6 +370,15 @@ impl EnumLayout {
         self.size.saturating_sub(self.tag.bytes() + fields)
     }
 
+    /// The smallest size the layout's own advice gives: the size with the variant
+    /// [`boxing_hint`](Self::boxing_hint) names boxed, else the size.
+    pub const fn best_size(&self) -> usize {
+        match self.boxing_hint() {
+            Some((_, boxed)) => boxed,
+            None => self.size,
+        }
+    }
+
     /// The variant worth boxing and what the enum would then be: the largest variant, when its
     /// payload is at least twice the next one's and boxing it makes the enum smaller. Returns its
     /// index and the enum's size with it boxed.

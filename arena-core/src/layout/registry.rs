@@ -1,9 +1,9 @@
 //! The program-wide list of layouts behind [`snapshot`](super::snapshot) (the `layout-registry`
 //! feature).
 //!
-//! `#[derive(Layout)]` on a struct without type parameters registers it; a generic struct has no
-//! layout until it has type arguments, so list the instantiations you care about with
-//! [`layouts!`](crate::layouts). The list holds every type registered anywhere in the program,
+//! `#[derive(Layout)]` on a struct or an enum without type parameters registers it; a generic
+//! type has no layout until it has type arguments, so list the instantiations you care about
+//! with [`layouts!`](crate::layouts) (structs) or `layouts![enum Slot<u32>]` (enums). The list holds every type registered anywhere in the program,
 //! dependencies included, gathered before `main` by the `inventory` crate (on the targets it
 //! supports: Linux, macOS, Windows, the BSDs, Android, iOS and WebAssembly).
 //!
@@ -23,7 +23,7 @@
 //! assert!(names.iter().any(|n| n.ends_with("::Pair<u64>")));
 //! ```
 
-use super::StructLayout;
+use super::{EnumLayout, StructLayout};
 
 /// One type in the program-wide list: its name and its layout.
 ///
@@ -35,12 +35,14 @@ pub struct Registered {
     layout: Described,
 }
 
-/// The layout a [`Registered`] type has. More kinds of type (enums) may be added.
+/// The layout a [`Registered`] type has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Described {
     /// A struct's layout.
     Struct(&'static StructLayout),
+    /// An enum's layout.
+    Enum(&'static EnumLayout),
 }
 
 impl Registered {
@@ -49,6 +51,14 @@ impl Registered {
         Registered {
             name,
             layout: Described::Struct(layout),
+        }
+    }
+
+    /// An enum registered under `name`.
+    pub const fn of_enum(name: &'static str, layout: &'static EnumLayout) -> Self {
+        Registered {
+            name,
+            layout: Described::Enum(layout),
         }
     }
 
@@ -66,6 +76,7 @@ impl Registered {
     pub const fn size(&self) -> usize {
         match self.layout {
             Described::Struct(l) => l.size(),
+            Described::Enum(l) => l.size(),
         }
     }
 
@@ -73,6 +84,7 @@ impl Registered {
     pub const fn align(&self) -> usize {
         match self.layout {
             Described::Struct(l) => l.align(),
+            Described::Enum(l) => l.align(),
         }
     }
 
@@ -80,13 +92,16 @@ impl Registered {
     pub const fn padding(&self) -> usize {
         match self.layout {
             Described::Struct(l) => l.padding(),
+            Described::Enum(l) => l.padding(),
         }
     }
 
-    /// The smallest size the best field order would give.
+    /// The smallest size the layout's own advice gives: for a struct the best field order, for
+    /// an enum boxing the variant its report names (its size when there is none).
     pub const fn best_size(&self) -> usize {
         match self.layout {
             Described::Struct(l) => l.min_size(),
+            Described::Enum(l) => l.best_size(),
         }
     }
 }

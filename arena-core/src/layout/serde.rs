@@ -1,5 +1,6 @@
-//! `Serialize` for [`StructLayout`] and [`FieldLayout`] (the `serde` feature), so tools read a
-//! layout as JSON or any other format serde writes; with `std`, the snapshot's
+//! `Serialize` for [`StructLayout`], [`FieldLayout`], [`EnumLayout`] and its
+//! [`VariantLayout`]s (the `serde` feature), so tools read a layout as JSON or any other format
+//! serde writes; with `std`, the snapshot's
 //! [`Row`](super::snapshot::Row) and [`Snapshot`](super::snapshot::Snapshot) too.
 //!
 //! A layout is written with what its methods compute beside its parts, so a tool needs no
@@ -23,7 +24,7 @@
 
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, Serializer};
 
-use super::{FieldLayout, FieldOrder, StructLayout};
+use super::{EnumLayout, FieldLayout, FieldOrder, StructLayout, TagLayout, VariantLayout};
 
 /// `{"name":..,"ty":..,"offset":..,"size":..,"align":..}`.
 impl Serialize for FieldLayout {
@@ -70,6 +71,93 @@ impl Serialize for StructLayout {
         s.serialize_field("fields", self.fields())?;
         s.serialize_field("best_order", &Names(self.best_order()))?;
         s.end()
+    }
+}
+
+/// `{"name":..,"size":..,"align":..,"fields_size":..,"padding":..,"boxed_size":..,
+/// "fields":[..]}`; field offsets are from the enum's start, and 0 where
+/// [`EnumLayout::offsets_known`] is false.
+impl Serialize for VariantLayout {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("VariantLayout", 7)?;
+        s.serialize_field("name", self.name)?;
+        s.serialize_field("size", &self.size)?;
+        s.serialize_field("align", &self.align)?;
+        s.serialize_field("fields_size", &self.fields_size())?;
+        s.serialize_field("padding", &self.padding())?;
+        s.serialize_field("boxed_size", &self.boxed_size)?;
+        s.serialize_field("fields", self.fields)?;
+        s.end()
+    }
+}
+
+/// `{"kind":"explicit"|"inferred"|"niche"|"none","bytes":..}`.
+impl Serialize for TagLayout {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let kind = match self {
+            TagLayout::Explicit { .. } => "explicit",
+            TagLayout::Inferred { .. } => "inferred",
+            TagLayout::Niche => "niche",
+            TagLayout::None => "none",
+        };
+        let mut s = serializer.serialize_struct("TagLayout", 2)?;
+        s.serialize_field("kind", kind)?;
+        s.serialize_field("bytes", &self.bytes())?;
+        s.end()
+    }
+}
+
+/// `{"name":..,"repr":"repr(u8)","size":..,"align":..,"tag":{..},"padding":..,
+/// "offsets_known":..,"largest":"Variant"|null,"spread":..,"best_size":..,
+/// "boxing_hint":{"variant":..,"size":..}|null,"variants":[..]}`.
+impl Serialize for EnumLayout {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("EnumLayout", 12)?;
+        s.serialize_field("name", self.name())?;
+        s.serialize_field("repr", &Display(EnumReprText(self)))?;
+        s.serialize_field("size", &self.size())?;
+        s.serialize_field("align", &self.align())?;
+        s.serialize_field("tag", &self.tag())?;
+        s.serialize_field("padding", &self.padding())?;
+        s.serialize_field("offsets_known", &self.offsets_known())?;
+        s.serialize_field("largest", &self.largest_variant().map(|v| v.name))?;
+        s.serialize_field("spread", &self.spread())?;
+        s.serialize_field("best_size", &self.best_size())?;
+        s.serialize_field(
+            "boxing_hint",
+            &self.boxing_hint().map(|(i, size)| BoxingHint {
+                variant: self.variants()[i].name,
+                size,
+            }),
+        )?;
+        s.serialize_field("variants", self.variants())?;
+        s.end()
+    }
+}
+
+/// The variant to box and the enum's size with it boxed.
+struct BoxingHint {
+    variant: &'static str,
+    size: usize,
+}
+
+impl Serialize for BoxingHint {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("BoxingHint", 2)?;
+        s.serialize_field("variant", self.variant)?;
+        s.serialize_field("size", &self.size)?;
+        s.end()
+    }
+}
+
+/// An enum's representation as its report writes it (`repr(C, u8)`).
+struct EnumReprText<'a>(&'a EnumLayout);
+
+impl core::fmt::Display for EnumReprText<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut t = super::text::Text::<64>::new();
+        super::enums::write_enum_repr(&mut t, &self.0.repr());
+        f.write_str(t.as_str())
     }
 }
 

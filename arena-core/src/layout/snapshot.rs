@@ -1,5 +1,5 @@
 //! A committed table of a program's layouts, checked by a test: the `layout-registry` feature
-//! fills it with every non-generic `#[derive(Layout)]` struct (and what
+//! fills it with every non-generic `#[derive(Layout)]` struct and enum (and what
 //! [`layouts!`](crate::layouts) lists), and `check` compares it with a file, so a field added
 //! to any of them fails the test with the type and the bytes it grew by.
 //!
@@ -101,6 +101,18 @@ impl Row {
             layout.align(),
             layout.padding(),
             layout.min_size(),
+        )
+    }
+
+    /// The row of an enum's layout, under `name`: its best size is the size with the variant
+    /// its boxing hint names boxed (its size when there is none).
+    pub fn of_enum(name: impl Into<String>, layout: &super::EnumLayout) -> Self {
+        Row::new(
+            name,
+            layout.size(),
+            layout.align(),
+            layout.padding(),
+            layout.best_size(),
         )
     }
 

@@ -32,7 +32,9 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
             let checks = if cx.has_errors() {
                 TokenStream::new()
             } else {
-                super::enums::assertions(&input, data, &private)
+                let mut checks = super::enums::assertions(&input, data, &private);
+                checks.extend(registration(&input, &private));
+                checks
             };
             (imp, checks)
         }
@@ -196,12 +198,16 @@ fn registration(input: &Input<'_>, private: &TokenStream) -> TokenStream {
         .params
         .iter()
         .any(|p| !matches!(p, GenericParam::Lifetime(_)));
-    if generic || !matches!(input.data, InputData::Struct(..)) {
+    if generic {
         return TokenStream::new();
     }
     let ty = concrete_type(input);
     let name = input.ident.unraw().to_string();
-    quote!(#private::layout::register!(#ty, #name);)
+    match input.data {
+        InputData::Struct(..) => quote!(#private::layout::register!(#ty, #name);),
+        InputData::Enum(..) => quote!(#private::layout::register!(@enum #ty, #name);),
+        _ => TokenStream::new(),
+    }
 }
 
 /// `core::panic!("{}", message.as_str())` with the path spanned at the key and the argument group
