@@ -9,6 +9,8 @@
 use std::alloc::Layout as AllocLayout;
 use std::time::{Duration, Instant};
 
+use arena_kit::HasEnumLayout;
+use arena_kit::layout::snapshot::{Row, Snapshot};
 use arena_kit::prelude::*;
 use arena_kit::tags::{ChartScale, PER_TAG_RATIO};
 
@@ -50,9 +52,10 @@ impl Stop {
 }
 
 /// The stops, in order.
-pub const STOPS: [fn() -> Stop; 9] = [
+pub const STOPS: [fn() -> Stop; 10] = [
     layout_report,
     layout_checks,
+    layout_snapshot,
     soa_columns,
     arena_scopes,
     frame_arena,
@@ -122,6 +125,41 @@ fn layout_checks() -> Stop {
     s.say("");
     s.say("check: the message names stop 1's fix, (health, id, alive, kind) in 16 bytes;");
     s.say("also size = N, max_size, align, max_padding, and assert_layout!(Type<Args>, ...)");
+    s
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// A game command: three small variants and one big one.
+#[derive(Layout)]
+#[repr(u8)]
+enum Command {
+    Move { x: f32, y: f32 },
+    Fire { target: u32 },
+    Mesh([u64; 8]),
+    Quit,
+}
+
+fn layout_snapshot() -> Stop {
+    let mut s = Stop::new("enums, and a table of every layout a test checks", line!());
+    s.say_all(&Command::LAYOUT.to_string());
+    let (size, best) = (Command::LAYOUT.size(), Command::LAYOUT.best_size());
+    s.say(format!(
+        "check: every command takes {size} bytes for Mesh's 64; boxed, {best} (8 + the tag, aligned)"
+    ));
+    s.say("");
+    // The committed table says Enemy is 16 bytes (stop 1's reordered one); today's build has
+    // the 24-byte order. With the `layout-registry` feature, `snapshot::check(path)` builds the
+    // table from every #[derive(Layout)] type in the program instead of these rows.
+    let committed = Snapshot::from_rows([Row::of_struct("game::Enemy", &EnemyReordered::LAYOUT)]);
+    let path = support::output_dir().join("tour-layouts.txt");
+    let today = Snapshot::from_rows([Row::of_struct("game::Enemy", &Enemy::LAYOUT)]);
+    match committed.bless(&path).map(|()| today.compare(&path)) {
+        Ok(Err(diff)) => s.say_all(&diff.to_string()),
+        Ok(Ok(())) => s.say("the tables agree (they should not here)"),
+        Err(e) => s.say(format!("could not write the table: {e}")),
+    }
+    s.say("check: Enemy grew by 24 - 16 = 8 bytes, the saving stop 1's report names");
     s
 }
 
@@ -485,7 +523,7 @@ fn tags_and_budgets() -> Stop {
 
 fn pictures() -> Stop {
     let mut s = Stop::new("the pictures: usage chart and heap map", line!());
-    // Stop 8's game for 120 frames, charted: Textures grow to 512 KiB, AI holds 8 KiB.
+    // Stop 9's game for 120 frames, charted: Textures grow to 512 KiB, AI holds 8 KiB.
     let (_, chart, _) = play(120);
     let panels = chart.contains("one axis per tag");
     s.say(support::write_output("tour-memory-chart.svg", &chart));
@@ -494,7 +532,7 @@ fn pictures() -> Stop {
         "check: 512 KiB / 8 KiB = 64 >= PER_TAG_RATIO ({PER_TAG_RATIO}), so ChartScale::Auto"
     ));
     s.say(format!("       draws one panel per tag: {panels}"));
-    s.say("stop 7's heap map (tour-heap-map.svg) labels every block at least 40 px wide;");
+    s.say("stop 8's heap map (tour-heap-map.svg) labels every block at least 40 px wide;");
     s.say("scripts/render-pictures.sh renders the examples' pictures to docs/*.png");
     s
 }
