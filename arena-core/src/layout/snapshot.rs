@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! // tests/layout_snapshot.rs, run with `--features layout-registry`:
-//! # #[cfg(feature = "layout-registry")]
+//! #[cfg(feature = "layout-registry")]
 //! #[test]
 //! fn layouts_match_the_committed_table() {
 //!     arena_kit::layout::snapshot::check(arena_kit::layout::snapshot::default_path());
@@ -48,7 +48,7 @@
 //! let err = grown.compare(&path).unwrap_err();
 //! assert!(err.to_string().contains("`Enemy` grew by 8 bytes (16 -> 24)"));
 //! assert!(matches!(&err, SnapshotError::Changed { changes, .. } if changes.len() == 1));
-//! # std::fs::remove_file(&path).unwrap();
+//! std::fs::remove_file(&path).unwrap();
 //! ```
 
 use core::fmt;
