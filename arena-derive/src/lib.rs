@@ -72,7 +72,7 @@ mod soa;
 /// ```
 ///
 /// ```
-/// use arena_kit::{HasLayout, Layout};
+/// use arena_kit::{HasEnumLayout, HasLayout, Layout};
 ///
 /// #[derive(Layout)]
 /// #[layout(size = 16, max_padding = 6)]
