@@ -74,7 +74,7 @@ impl Drop for TempFile {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "writes and reads files in the temp directory, which Miri's isolation refuses")]
+#[cfg_attr(miri, ignore = "writes files; Miri isolates the file system")]
 fn a_field_added_to_a_struct_fails_the_check_until_blessed() {
     let file = TempFile::new("grown.txt");
     let before = Snapshot::from_rows([
@@ -111,7 +111,7 @@ fn a_field_added_to_a_struct_fails_the_check_until_blessed() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "writes and reads files in the temp directory, which Miri's isolation refuses")]
+#[cfg_attr(miri, ignore = "writes files; Miri isolates the file system")]
 fn new_gone_and_reshaped_types_are_named() {
     let file = TempFile::new("names.txt");
     Snapshot::from_rows([
@@ -140,7 +140,7 @@ fn new_gone_and_reshaped_types_are_named() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "writes and reads files in the temp directory, which Miri's isolation refuses")]
+#[cfg_attr(miri, ignore = "writes files; Miri isolates the file system")]
 fn crlf_line_ends_hold_the_same_table() {
     let file = TempFile::new("crlf.txt");
     let table = Snapshot::from_rows([Row::of_struct("game::Enemy", &EnemyV1::LAYOUT)]);
@@ -150,7 +150,7 @@ fn crlf_line_ends_hold_the_same_table() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "writes and reads files in the temp directory, which Miri's isolation refuses")]
+#[cfg_attr(miri, ignore = "writes files; Miri isolates the file system")]
 fn a_missing_file_says_how_to_write_it() {
     let file = TempFile::new("missing.txt");
     let err = Snapshot::default().compare(&file.0).unwrap_err();
