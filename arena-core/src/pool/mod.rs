@@ -83,7 +83,7 @@ use core::ops::{Index, IndexMut};
 #[cfg(feature = "serde")]
 pub use self::serde::{DEFAULT_MAX_BYTES, PoolDecodeError, PoolSeed};
 pub use chunks::MAX_CAPACITY;
-pub use error::{PoolCapacityError, PoolFull};
+pub use error::{PoolCapacityError, PoolFull, PoolReserveError};
 pub use handle::Handle;
 pub use iter::{Drain, IntoIter, Iter, IterMut};
 
@@ -148,7 +148,47 @@ pub(crate) const fn slot_bytes<T>() -> usize {
     size_of::<Slot<T>>()
 }
 
+/// The bytes of slots in one chunk of a [`Pool::new`] pool: as many slots as fit, rounded down to
+/// a power of two, at least [`NEW_CHUNK_MIN`] (a slot is at least 8 bytes, so at most 512).
+const NEW_CHUNK_BYTES: usize = 4096;
+/// The fewest slots in a chunk of a [`Pool::new`] pool (for values over 256 bytes).
+const NEW_CHUNK_MIN: usize = 16;
+
+/// The chunk size of [`Pool::new`] for `T`, as a power-of-two shift.
+const fn new_chunk_shift<T>() -> u32 {
+    let fit = NEW_CHUNK_BYTES / slot_bytes::<T>();
+    let slots = if fit < NEW_CHUNK_MIN {
+        NEW_CHUNK_MIN
+    } else {
+        fit
+    };
+    usize::BITS - 1 - slots.leading_zeros()
+}
+
 impl<T> Pool<T> {
+    /// An empty growable pool that allocates nothing until the first insert (or
+    /// [`reserve`](Self::reserve)); then it allocates chunks of as many slots as fit in 4 KiB
+    /// (a power of two, from 16 slots for values over 256 bytes to 512 for values of at most 4
+    /// bytes), as [`growable`](Self::growable) does. The same as [`Pool::default`].
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    ///
+    /// let mut names: Pool<&str> = Pool::new();
+    /// assert_eq!((names.capacity(), names.stats().blocks), (0, 0)); // nothing allocated
+    /// let ada = names.insert("Ada");
+    /// assert_eq!(names.capacity(), 128); // one chunk: 128 slots of 24 bytes
+    /// assert!(names.is_growable());
+    /// assert_eq!(names[ada], "Ada");
+    /// ```
+    pub fn new() -> Self {
+        Self::from_slots(SlotMap::lazy(
+            new_chunk_shift::<T>(),
+            size_of::<T>(),
+            "Pool",
+        ))
+    }
+
     /// A pool of exactly `capacity` slots, allocated now and never reallocated.
     ///
     /// # Panics
@@ -239,6 +279,57 @@ impl<T> Pool<T> {
     #[inline]
     pub fn capacity(&self) -> usize {
         self.slots.capacity() as usize
+    }
+
+    /// Makes room for at least `additional` more values, so that that many inserts allocate
+    /// nothing: free slots count, and a growable pool adds whole chunks for the rest (existing
+    /// values do not move).
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let mut pool: Pool<u64> = Pool::new();
+    /// pool.reserve(300);
+    /// assert_eq!(pool.capacity(), 512); // two chunks of 256 slots
+    /// ```
+    ///
+    /// # Panics
+    /// If the pool has a fixed capacity with fewer free slots, the slots would pass
+    /// [`MAX_CAPACITY`], or out of memory; see [`try_reserve`](Self::try_reserve).
+    #[track_caller]
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(e) = self.try_reserve(additional) {
+            panic!("Pool::reserve: {e}");
+        }
+    }
+
+    /// As [`reserve`](Self::reserve), returning an error instead of panicking; nothing changes
+    /// on failure. A fixed-capacity pool succeeds if it has `additional` free slots.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), PoolReserveError> {
+        self.slots.reserve(additional)
+    }
+
+    /// Frees what a growable pool allocated but never used: the chunks past the highest slot
+    /// any value was ever in (for a [`new`](Self::new) pool with no insert yet, everything).
+    /// Returns the number of slots freed; [`capacity`](Self::capacity) drops by as much.
+    ///
+    /// Slots that held a value keep their memory even when free: a slot's generation is what
+    /// makes old handles to it stale, and it lives in the slot, so releasing the slot would let
+    /// a later insert there hand out a generation an old handle still holds. A fixed-capacity
+    /// pool frees nothing.
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let mut pool: Pool<u64> = Pool::new();
+    /// pool.reserve(1000);
+    /// let first = pool.insert(1);
+    /// assert_eq!(pool.shrink_to_fit(), 768); // three of four chunks never held a value
+    /// assert_eq!(pool.capacity(), 256);
+    /// pool.remove(first);
+    /// assert_eq!(pool.shrink_to_fit(), 0); // slot 0 keeps its generation
+    /// assert!(pool.get(first).is_none());
+    /// ```
+    pub fn shrink_to_fit(&mut self) -> usize {
+        self.slots.shrink_to_fit() as usize
     }
 
     /// Whether the pool grows by chunks when full.
@@ -494,6 +585,13 @@ pub(crate) fn chunk_shift(chunk_capacity: usize) -> Result<u32, PoolCapacityErro
         });
     }
     Ok(chunk.trailing_zeros())
+}
+
+/// [`Pool::new`]: an empty growable pool that allocates nothing yet.
+impl<T> Default for Pool<T> {
+    fn default() -> Self {
+        Pool::new()
+    }
 }
 
 /// Reports (see [`set_drop_report`](Pool::set_drop_report)), then drops the live values; if one's

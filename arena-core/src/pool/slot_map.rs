@@ -21,7 +21,7 @@ use core::num::NonZeroU32;
 use super::chunks::Chunks;
 use super::generation::Generations;
 use super::slot::{Content, NO_SLOT, Slot};
-use super::{Handle, PoolCapacityError, PoolStats};
+use super::{Handle, PoolCapacityError, PoolReserveError, PoolStats};
 use crate::tags::{BudgetExceeded, BudgetGate};
 
 /// Why an insert found no slot.
@@ -235,6 +235,63 @@ impl<P> SlotMap<P> {
             requested: capacity,
         })?;
         Ok(Self::from_chunks(chunks, generations, unit, kind))
+    }
+
+    /// A growable map of chunks of `1 << shift` slots that allocates nothing until the first
+    /// insert (or [`reserve`](Self::reserve)).
+    pub(crate) fn lazy(shift: u32, unit: usize, kind: &'static str) -> Self {
+        let generations = Generations::for_new_pool(None);
+        let chunks = Chunks::lazy(shift).expect("an empty block allocates nothing");
+        Self::from_chunks(chunks, generations, unit, kind)
+    }
+
+    /// Makes room for `additional` more values without further allocation: free and never-used
+    /// slots count; a growable map adds whole chunks. On failure nothing changed.
+    pub(crate) fn reserve(&mut self, additional: usize) -> Result<(), PoolReserveError> {
+        let l = &self.ledger;
+        let in_use = l.len + l.retired;
+        let available = (self.chunks.capacity() - in_use) as usize;
+        if additional <= available {
+            return Ok(());
+        }
+        if self.chunks.chunk_len().is_none() {
+            return Err(PoolReserveError::NotGrowable {
+                additional,
+                available,
+            });
+        }
+        let too_many = PoolReserveError::TooManySlots {
+            additional,
+            in_use: in_use as usize,
+            max: super::MAX_CAPACITY,
+        };
+        let slots = (in_use as usize)
+            .checked_add(additional)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or(too_many.clone())?;
+        let target = self.chunks.capacity_for(slots).ok_or(too_many)?;
+        let was_lazy = self.chunks.first_len() == 0;
+        if !self.chunks.grow_to(target, self.ledger.generations.first()) {
+            return Err(PoolReserveError::OutOfMemory {
+                additional,
+                slots: (target - self.chunks.capacity()) as usize,
+            });
+        }
+        if was_lazy {
+            self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
+        }
+        Ok(())
+    }
+
+    /// Frees the chunks of a growable map that no value was ever in (those past the highest slot
+    /// ever used); returns the number of slots freed. Slots that held a value keep their memory,
+    /// and with it their generations.
+    pub(crate) fn shrink_to_fit(&mut self) -> u32 {
+        let freed = self.chunks.release_unused(self.ledger.high_water);
+        if freed != 0 {
+            self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
+        }
+        freed
     }
 
     fn from_chunks(
@@ -536,9 +593,7 @@ impl<P> SlotMap<P> {
         let l = &self.ledger;
         let (index, from_free) = if l.free_head != NO_SLOT {
             (l.free_head, true)
-        } else if l.high_water < self.chunks.capacity()
-            || self.chunks.grow(self.ledger.generations.first())
-        {
+        } else if l.high_water < self.chunks.capacity() || self.grow() {
             (self.ledger.high_water, false)
         } else {
             return None;
@@ -548,6 +603,20 @@ impl<P> SlotMap<P> {
             .ptr(index)
             .expect("a free or never-used slot index");
         Some((slot, index, from_free))
+    }
+
+    /// Adds a chunk; `false` if the map cannot grow. The first chunk of a lazy map is block 0,
+    /// which the inlined paths serve: `fast_end` is recomputed for it, counting the slot the
+    /// caller is about to fill.
+    fn grow(&mut self) -> bool {
+        let was_lazy = self.chunks.first_len() == 0;
+        if !self.chunks.grow(self.ledger.generations.first()) {
+            return false;
+        }
+        if was_lazy {
+            self.ledger.refresh_fast_end(self.chunks.first_len(), 1);
+        }
+        true
     }
 
     /// The payload of the occupied slot `handle` names, or `None` (stale, or, caught in debug

@@ -2,6 +2,7 @@
 mod behaviour;
 mod budget;
 mod foreign_and_stale_handles;
+mod growth;
 mod model;
 mod panic_safety;
 mod serde;
