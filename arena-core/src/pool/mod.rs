@@ -85,7 +85,7 @@ pub use self::serde::{DEFAULT_MAX_BYTES, PoolDecodeError, PoolSeed};
 pub use chunks::MAX_CAPACITY;
 pub use error::{PoolCapacityError, PoolFull, PoolReserveError};
 pub use handle::Handle;
-pub use iter::{Drain, IntoIter, Iter, IterMut};
+pub use iter::{Drain, IntoIter, IntoValues, Iter, IterMut, Keys, Values, ValuesMut};
 
 use slot::Slot;
 use slot_map::SlotMap;
@@ -490,26 +490,69 @@ impl<T> Pool<T> {
         self.slots.get_disjoint_mut(handles)
     }
 
-    /// Live values with their handles, in slot order. Free slots are skipped by testing their
-    /// generation; slots above the highest one ever used are not visited.
+    /// Live values with their handles, in slot order; from the back ([`Iterator::rev`],
+    /// [`DoubleEndedIterator::next_back`]) in reverse slot order, and from both ends at once.
+    /// Free slots are skipped by testing their generation; slots above the highest one ever used
+    /// are not visited. The length is exact ([`ExactSizeIterator`]).
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let mut pool = Pool::new();
+    /// let [a, b, c] = ['a', 'b', 'c'].map(|v| pool.insert(v));
+    /// pool.remove(b);
+    /// let mut it = pool.iter();
+    /// assert_eq!(it.len(), 2);
+    /// assert_eq!(it.next_back(), Some((c, &'c')));
+    /// assert_eq!(it.next(), Some((a, &'a')));
+    /// assert_eq!(it.next(), None);
+    /// ```
     pub fn iter(&self) -> Iter<'_, T> {
         Iter::new(self.slots.chunks(), self.slots.high_water(), self.len())
     }
 
-    /// Live values, mutably, with their handles, in slot order.
+    /// Live values, mutably, with their handles, in slot order (from either end, as
+    /// [`iter`](Self::iter)).
     pub fn iter_mut(&mut self) -> IterMut<'_, T> {
         let (high_water, len) = (self.slots.high_water(), self.len());
         IterMut::new(self.slots.chunks_mut(), high_water, len)
     }
 
-    /// The live values, in slot order.
-    pub fn values(&self) -> impl Iterator<Item = &T> + '_ {
-        self.iter().map(|(_, value)| value)
+    /// The handles of the live values, in slot order (from either end, as
+    /// [`iter`](Self::iter)).
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let mut pool = Pool::new();
+    /// let (a, b) = (pool.insert(1), pool.insert(2));
+    /// assert_eq!(pool.keys().collect::<Vec<_>>(), [a, b]);
+    /// assert_eq!(pool.keys().rev().collect::<Vec<_>>(), [b, a]);
+    /// ```
+    pub fn keys(&self) -> Keys<'_, T> {
+        Keys::new(self.iter())
     }
 
-    /// The live values mutably, in slot order.
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
-        self.iter_mut().map(|(_, value)| value)
+    /// The live values, in slot order (from either end, as [`iter`](Self::iter)).
+    pub fn values(&self) -> Values<'_, T> {
+        Values::new(self.iter())
+    }
+
+    /// The live values mutably, in slot order (from either end, as [`iter`](Self::iter)).
+    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
+        ValuesMut::new(self.iter_mut())
+    }
+
+    /// The values, by value, in slot order (from either end); the pool is consumed, and values
+    /// not taken are dropped with the iterator.
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let pool: Pool<String> = ["x", "y", "z"].map(String::from).into_iter().collect();
+    /// let mut values = pool.into_values();
+    /// assert_eq!(values.next_back().as_deref(), Some("z"));
+    /// assert_eq!(values.collect::<Vec<_>>(), ["x", "y"]);
+    /// ```
+    pub fn into_values(self) -> IntoValues<T> {
+        IntoValues::new(self.into_iter())
     }
 
     /// Keeps only the values for which `keep` returns `true`; the others are removed (and
@@ -518,8 +561,9 @@ impl<T> Pool<T> {
         self.slots.retain(keep, drop);
     }
 
-    /// Removes every value, yielding each with its handle. Values not consumed are removed when
-    /// the iterator is dropped. The handles are stale afterwards, as after `remove`.
+    /// Removes every value, yielding each with its handle, in slot order (or reversed, from the
+    /// back). Values not consumed are removed when the iterator is dropped. The handles are
+    /// stale afterwards, as after `remove`.
     pub fn drain(&mut self) -> Drain<'_, T> {
         Drain::new(self)
     }
@@ -528,12 +572,6 @@ impl<T> Pool<T> {
     /// generations, so old handles stay rejected.
     pub fn clear(&mut self) {
         self.retain(|_, _| false);
-    }
-
-    /// The next occupied slot at or after `*index`, removed: `(handle, value)`. Used by the
-    /// draining iterators.
-    fn take_next(&mut self, index: &mut u32) -> Option<(Handle<T>, T)> {
-        self.slots.take_next(index)
     }
 }
 
@@ -612,6 +650,67 @@ impl<T: Clone> Clone for Pool<T> {
         Pool::from_slots(self.slots.clone_with(T::clone))
     }
 }
+
+/// A [`Pool::new`] pool holding the values, inserted in order (so the `n`th value is in slot
+/// `n`).
+///
+/// ```
+/// use arena_kit::Pool;
+/// let pool: Pool<u32> = (1..=3).collect();
+/// assert_eq!(pool.values().sum::<u32>(), 6);
+/// ```
+impl<T> FromIterator<T> for Pool<T> {
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        let mut pool = Pool::new();
+        pool.extend(values);
+        pool
+    }
+}
+
+/// Inserts each value as [`Pool::insert`] does (the handles are not returned: use
+/// [`Pool::keys`], or `insert` in a loop).
+///
+/// # Panics
+/// As [`insert`](Pool::insert): on a full fixed-capacity pool or over a `Fail` or `Panic`
+/// budget; the values inserted before stay.
+impl<T> Extend<T> for Pool<T> {
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for value in values {
+            self.insert(value);
+        }
+    }
+}
+
+/// Two pools are equal when the same handles are live in both, with equal values. Capacity,
+/// fixed or growable layout, free-list order, retired slots, counters and budgets do not count.
+/// Handles are compared by index and generation counter, so pools built separately with the same
+/// operations are equal in debug builds too (where each pool's handles also carry its tag).
+///
+/// ```
+/// use arena_kit::Pool;
+/// let mut a = Pool::with_capacity(8);
+/// let mut b = Pool::new();
+/// for pool in [&mut a, &mut b] {
+///     let x = pool.insert('x');
+///     pool.insert('y');
+///     pool.remove(x);
+/// }
+/// assert_eq!(a, b);
+/// b.insert('z');
+/// assert_ne!(a, b);
+/// ```
+impl<T: PartialEq> PartialEq for Pool<T> {
+    fn eq(&self, other: &Self) -> bool {
+        let same = |(h, v): (Handle<T>, &T), (g, w): (Handle<T>, &T)| {
+            h.index() == g.index() && h.to_bits() == g.to_bits() && v == w
+        };
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(x, y)| same(x, y))
+    }
+}
+
+impl<T: Eq> Eq for Pool<T> {}
 
 /// Panics if `handle` is stale, with a message saying so.
 impl<T> Index<Handle<T>> for Pool<T> {

@@ -631,8 +631,8 @@ impl<P> SlotMap<P> {
         if let Some(payload) = slot.get(handle.generation()) {
             return Some(payload);
         }
-        self.miss(handle);
-        None
+        let adopted = self.miss(handle)?;
+        self.get_adopted(adopted)
     }
 
     /// [`get`](Self::get) past block 0.
@@ -644,29 +644,42 @@ impl<P> SlotMap<P> {
         {
             return Some(payload);
         }
-        self.miss(handle);
-        None
+        let adopted = self.miss(handle)?;
+        self.get_adopted(adopted)
+    }
+
+    /// [`get`](Self::get) of a handle [`miss`](Self::miss) gave this map's tag.
+    #[cold]
+    #[inline(never)]
+    fn get_adopted<X>(&self, handle: Handle<X>) -> Option<&P> {
+        self.chunks.get(handle.index())?.get(handle.generation())
     }
 
     /// [`get`](Self::get), mutably.
     #[inline]
     #[track_caller]
     pub(crate) fn get_mut<X>(&mut self, handle: Handle<X>) -> Option<&mut P> {
-        let generations = self.ledger.generations;
-        if let Some(slot) = self.chunks.get_mut(handle.index())
-            && let Some(payload) = slot.get_mut(handle.generation())
-        {
-            return Some(payload);
+        if let Some(slot) = self.chunks.ptr(handle.index()) {
+            // SAFETY: `ptr` gives a pointer to an initialized slot of this map, which is borrowed
+            // mutably; the reference is returned (tied to that borrow) or dead before the map
+            // is used again below.
+            if let Some(payload) = unsafe { &mut *slot }.get_mut(handle.generation()) {
+                return Some(payload);
+            }
         }
-        generations.check_foreign(handle);
-        None
+        let adopted = self.miss(handle)?;
+        self.chunks
+            .get_mut(adopted.index())?
+            .get_mut(adopted.generation())
     }
 
-    /// A lookup failed: the handle is stale, or (caught here) from another tagged map.
+    /// A lookup failed: the handle is stale (`None`), or (caught here, with a panic) from another
+    /// tagged map, or untagged in a tagged map: then it comes back with this map's tag, to look
+    /// up again (see [`Generations::check_foreign`]).
     #[inline]
     #[track_caller]
-    fn miss<X>(&self, handle: Handle<X>) {
-        self.ledger.generations.check_foreign(handle);
+    fn miss<X>(&self, handle: Handle<X>) -> Option<Handle<X>> {
+        self.ledger.generations.check_foreign(handle)
     }
 
     /// Removes the payload `handle` names, or `None` if it is not live (a double free does
@@ -679,8 +692,7 @@ impl<P> SlotMap<P> {
             return self.remove_slow(handle);
         };
         if slot.generation() != handle.generation().get() {
-            self.remove_miss(handle);
-            return None;
+            return self.remove_miss(handle);
         }
         // A slot's last value (once per 2^30 uses) retires it, out of line.
         let Some(vacant) = self.ledger.generations.vacate(slot.generation()) else {
@@ -698,10 +710,7 @@ impl<P> SlotMap<P> {
             Some(slot) if slot.generation() == handle.generation().get() => {
                 Some(self.ledger.release(slot, index))
             }
-            _ => {
-                self.miss(handle);
-                None
-            }
+            _ => self.remove_miss(handle),
         }
     }
 
@@ -713,12 +722,16 @@ impl<P> SlotMap<P> {
         self.remove_at(index)
     }
 
-    /// `remove` found no live value: out of line so `remove` inlines into callers' loops.
+    /// `remove` found no live value: out of line so `remove` inlines into callers' loops. A
+    /// handle [`miss`](Self::miss) gives this map's tag is removed if live.
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn remove_miss<X>(&self, handle: Handle<X>) {
-        self.miss(handle);
+    fn remove_miss<X>(&mut self, handle: Handle<X>) -> Option<P> {
+        let adopted = self.miss(handle)?;
+        let index = adopted.index();
+        let slot = self.chunks.get_mut(index)?;
+        (slot.generation() == adopted.generation().get()).then(|| self.ledger.release(slot, index))
     }
 
     /// The handle of occupied slot `index`, or `None` if it is vacant or out of range.
@@ -774,12 +787,24 @@ impl<P> SlotMap<P> {
         }
     }
 
-    /// The next occupied slot at or after `*index`, removed: `(handle, payload)`. Used by the
-    /// draining iterators.
-    pub(crate) fn take_next<X>(&mut self, index: &mut u32) -> Option<(Handle<X>, P)> {
-        while self.ledger.len > 0 && *index < self.ledger.high_water {
-            let at = *index;
-            *index += 1;
+    /// The first occupied slot in `*front..back`, removed: `(handle, payload)`; `*front` moves
+    /// past it. Used by the draining iterators.
+    pub(crate) fn take_front<X>(&mut self, front: &mut u32, back: u32) -> Option<(Handle<X>, P)> {
+        while self.ledger.len > 0 && *front < back {
+            let at = *front;
+            *front += 1;
+            if let Some(handle) = self.handle_at(at) {
+                return Some((handle, self.remove_at(at)));
+            }
+        }
+        None
+    }
+
+    /// The last occupied slot in `front..*back`, removed; `*back` moves down to it.
+    pub(crate) fn take_back<X>(&mut self, front: u32, back: &mut u32) -> Option<(Handle<X>, P)> {
+        while self.ledger.len > 0 && front < *back {
+            *back -= 1;
+            let at = *back;
             if let Some(handle) = self.handle_at(at) {
                 return Some((handle, self.remove_at(at)));
             }
@@ -794,6 +819,8 @@ impl<P> SlotMap<P> {
         &mut self,
         handles: [Handle<X>; N],
     ) -> Option<[&mut P; N]> {
+        let generations = self.ledger.generations;
+        let handles = handles.map(|handle| generations.adopted(handle));
         let mut slots = [core::ptr::null_mut::<Slot<P>>(); N];
         let mut claimed = 0;
         for (i, handle) in handles.iter().enumerate() {

@@ -5,6 +5,7 @@ mod foreign_and_stale_handles;
 mod growth;
 mod model;
 mod panic_safety;
+mod parity;
 mod serde;
 mod serde_validation;
 mod slot_core;
