@@ -9,7 +9,8 @@
 //! **Pick it** for many objects of one type with independent lifetimes (bullets, particles,
 //! enemies, network packets) when you want to refer to them by a small `Copy` key that survives
 //! their death safely, and want their addresses to stay put. Capacity is fixed at construction
-//! ([`Pool::with_capacity`]); [`Pool::growable`] adds fixed-size chunks instead of reallocating.
+//! ([`Pool::with_capacity`]); [`Pool::growable`] adds fixed-size chunks instead of reallocating,
+//! and [`Pool::new`] does the same with 4 KiB chunks, allocating nothing before the first insert.
 //!
 //! **Don't pick it** for values that all die together (a frame arena frees them in one step), for
 //! values of many sizes (a general heap), or when you mostly iterate and rarely look up (a dense
@@ -47,6 +48,9 @@
 //!   a 72-byte slot.
 //! - **Handles**: `u32` index + `NonZeroU32` generation = 8 bytes; the generation is never zero
 //!   (occupied generations are odd), which gives `Option<Handle<T>>` its niche.
+//!   [`Handle::to_bits`] packs one into a `u64` for scripts and network messages (the same layout
+//!   in every build profile), [`Handle::from_bits`] unpacks it, and [`Handle::null`] is found in
+//!   no pool.
 //! - **Lookup** is a bounds check and a generation compare; there is nothing else on the hit path.
 //! - **Generations never wrap.** A slot can hold 2^30 values in its life (2^23 in debug builds);
 //!   then it is *retired*: never reused, counted in [`PoolStats::retired`]. slotmap wraps instead,
@@ -58,6 +62,8 @@
 //!   The generations of different pools never match, and on a miss the pool compares tags and
 //!   panics, naming both, instead of returning `None` (slotmap, thunderdome and generational-arena
 //!   return the other container's value). Release builds use the whole counter and skip the check.
+//!   A handle without a tag ([`Handle::from_bits`]) is taken by index and generation, on the
+//!   miss path only, so hits cost the same.
 //! - **Free list**: LIFO through the free slots, as in a classic pool allocator. Slots that were never used are
 //!   handed out in index order after the free list is empty; iteration stops at the highest slot
 //!   ever used (and, in a growable pool, opens no further chunk once every live value was seen).
@@ -703,10 +709,10 @@ impl<T> Extend<T> for Pool<T> {
 /// ```
 impl<T: PartialEq> PartialEq for Pool<T> {
     fn eq(&self, other: &Self) -> bool {
-        let same = |(h, v): (Handle<T>, &T), (g, w): (Handle<T>, &T)| {
-            h.index() == g.index() && h.to_bits() == g.to_bits() && v == w
-        };
-        self.len() == other.len() && self.iter().zip(other.iter()).all(|(x, y)| same(x, y))
+        // Both walk in slot order; the bit form is the index and the untagged generation.
+        self.len() == other.len()
+            && (self.iter().zip(other.iter()))
+                .all(|((h, v), (g, w))| h.to_bits() == g.to_bits() && v == w)
     }
 }
 

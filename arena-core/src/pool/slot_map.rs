@@ -692,7 +692,9 @@ impl<P> SlotMap<P> {
             return self.remove_slow(handle);
         };
         if slot.generation() != handle.generation().get() {
-            return self.remove_miss(handle);
+            // Inline, so that without debug checks the compiler sees the constant `None`.
+            let adopted = self.miss(handle)?;
+            return self.remove_adopted(adopted);
         }
         // A slot's last value (once per 2^30 uses) retires it, out of line.
         let Some(vacant) = self.ledger.generations.vacate(slot.generation()) else {
@@ -729,6 +731,13 @@ impl<P> SlotMap<P> {
     #[track_caller]
     fn remove_miss<X>(&mut self, handle: Handle<X>) -> Option<P> {
         let adopted = self.miss(handle)?;
+        self.remove_adopted(adopted)
+    }
+
+    /// [`remove`](Self::remove) of a handle [`miss`](Self::miss) gave this map's tag.
+    #[cold]
+    #[inline(never)]
+    fn remove_adopted<X>(&mut self, adopted: Handle<X>) -> Option<P> {
         let index = adopted.index();
         let slot = self.chunks.get_mut(index)?;
         (slot.generation() == adopted.generation().get()).then(|| self.ledger.release(slot, index))

@@ -227,7 +227,10 @@ fn null_is_found_in_no_pool() {
         assert!(pool.get(null).is_none() && pool.get_mut(null).is_none());
         assert!(!pool.contains(null) && pool.remove(null).is_none());
         assert!(pool.get_disjoint_mut([null]).is_none());
-        assert!(pool.keys().all(|h| !h.is_null()));
+        assert!(pool.keys().all(|h| !h.is_null() && h != null));
+        let removed = pool.keys().next().unwrap();
+        pool.remove(removed);
+        assert!(!removed.is_null(), "a stale handle does not become null");
     }
     let mut soa = SoaPool::with_capacity(2);
     soa.insert(particle(1.0));
