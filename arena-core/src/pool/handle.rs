@@ -127,6 +127,8 @@ impl<T> Handle<T> {
     /// found. In debug builds, where each pool's handles carry its tag, the handle from
     /// `from_bits` carries none: a pool accepts it by index and generation (so it finds the
     /// value the original handle found), but it compares unequal to the original tagged handle.
+    /// (One case misses instead: a pool saved by a debug build and loaded by a release build
+    /// keeps its tag, and a release build does not adopt untagged handles.)
     ///
     /// ```
     /// use arena_kit::Handle;
