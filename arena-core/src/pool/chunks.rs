@@ -91,6 +91,20 @@ impl<T> Chunks<T> {
         Some(chunks)
     }
 
+    /// Chunks of `1 << shift` slots, none allocated yet: block 0 is empty (and allocates nothing)
+    /// until the first [`grow`](Self::grow).
+    pub(crate) fn lazy(shift: u32) -> Option<Self> {
+        let mut chunks = Chunks::fixed(0, 0)?;
+        chunks.shift = Some(shift);
+        Some(chunks)
+    }
+
+    /// Whether this is a growable layout whose block 0 is not allocated yet.
+    #[inline]
+    fn is_lazy(&self) -> bool {
+        self.first_len == 0 && self.shift.is_some()
+    }
+
     /// `capacity` slots laid out as a fixed pool (`chunk_len` = `None`) or as whole chunks of
     /// `chunk_len` (a power of two); `None` if out of memory or the layout is impossible.
     pub(crate) fn with_layout(
@@ -101,6 +115,9 @@ impl<T> Chunks<T> {
         let Some(len) = chunk_len else {
             return Chunks::fixed(capacity, generation);
         };
+        if capacity == 0 && len.is_power_of_two() {
+            return Chunks::lazy(len.trailing_zeros());
+        }
         if !len.is_power_of_two() || capacity < len || !capacity.is_multiple_of(len) {
             return None;
         }
@@ -142,12 +159,13 @@ impl<T> Chunks<T> {
         self.shift.map(|s| 1 << s)
     }
 
-    /// The number of blocks.
+    /// The number of allocated blocks (a fixed pool of capacity 0 counts its empty block).
     pub(crate) fn blocks(&self) -> usize {
-        1 + self.rest.len()
+        usize::from(!self.is_lazy()) + self.rest.len()
     }
 
-    /// Adds one chunk of vacant slots; `false` if not growable, out of indexes or out of memory.
+    /// Adds one chunk of vacant slots (block 0 first, if it is not allocated yet); `false` if not
+    /// growable, out of indexes or out of memory.
     pub(crate) fn grow(&mut self, generation: u32) -> bool {
         let Some(shift) = self.shift else {
             return false;
@@ -156,15 +174,94 @@ impl<T> Chunks<T> {
         let Some(capacity) = self.capacity.checked_add(len) else {
             return false;
         };
-        if self.rest.try_reserve(1).is_err() {
-            return false;
+        if self.is_lazy() {
+            let Some(block) = alloc_block(len, generation) else {
+                return false;
+            };
+            // SAFETY: the empty block 0 came from `alloc_block(0, _)` and is replaced here.
+            unsafe { free_block(self.first, 0) };
+            self.first = block;
+            self.first_len = len;
+        } else {
+            if self.rest.try_reserve(1).is_err() {
+                return false;
+            }
+            let Some(block) = alloc_block(len, generation) else {
+                return false;
+            };
+            self.rest.push(block);
         }
-        let Some(block) = alloc_block(len, generation) else {
-            return false;
-        };
-        self.rest.push(block);
         self.capacity = capacity;
         true
+    }
+
+    /// The capacity a growable layout reaches with the fewest whole chunks added to hold at least
+    /// `slots`: `Some(capacity)` if it has that many already, `None` if not growable or the
+    /// chunks would pass [`MAX_CAPACITY`].
+    pub(crate) fn capacity_for(&self, slots: u32) -> Option<u32> {
+        if slots <= self.capacity {
+            return Some(self.capacity);
+        }
+        let len = 1u32 << self.shift?;
+        let missing = slots - self.capacity;
+        let chunks = missing.div_ceil(len);
+        self.capacity.checked_add(chunks.checked_mul(len)?)
+    }
+
+    /// Grows by whole chunks to `capacity` (from [`capacity_for`](Self::capacity_for)); `false`
+    /// if out of memory, and then the chunks added by this call are freed again: nothing changed.
+    pub(crate) fn grow_to(&mut self, capacity: u32, generation: u32) -> bool {
+        let (blocks, old_capacity) = (self.blocks(), self.capacity);
+        while self.capacity < capacity {
+            if !self.grow(generation) {
+                self.release_blocks_after(blocks);
+                debug_assert_eq!(self.capacity, old_capacity);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Frees the trailing chunks of a growable layout that start at or above slot `used` (slots
+    /// no value was ever in, so their generations are the first one and nothing is lost); block
+    /// 0 too if `used` is 0. Returns the number of slots freed. A fixed layout frees nothing.
+    pub(crate) fn release_unused(&mut self, used: u32) -> u32 {
+        let Some(shift) = self.shift else {
+            return 0;
+        };
+        let before = self.capacity;
+        // Chunk `i` of `rest` starts at `first_len + (i << shift)`: keep those starting below.
+        let keep = used.saturating_sub(self.first_len).div_ceil(1 << shift) as usize;
+        let blocks = if used == 0 { 0 } else { 1 + keep };
+        self.release_blocks_after(blocks);
+        before - self.capacity
+    }
+
+    /// Frees every block after the first `blocks` (a growable layout's block 0 too if `blocks`
+    /// is 0, leaving it lazy); their slots must hold no values.
+    fn release_blocks_after(&mut self, blocks: usize) {
+        let Some(shift) = self.shift else {
+            return;
+        };
+        let len = 1u32 << shift;
+        let keep_rest = blocks.saturating_sub(1);
+        while self.rest.len() > keep_rest {
+            let block = self.rest.pop().expect("more blocks than kept");
+            // SAFETY: every chunk in `rest` came from `alloc_block(len, _)`; it is out of `rest`
+            // now, so never used again.
+            unsafe { free_block(block, len) };
+            self.capacity -= len;
+        }
+        if blocks == 0 && !self.is_lazy() {
+            let Some(empty) = alloc_block::<T>(0, 0) else {
+                return; // cannot happen: an empty block allocates nothing
+            };
+            let block = core::mem::replace(&mut self.first, empty);
+            // SAFETY: block 0 came from `alloc_block(first_len, _)` and was just replaced.
+            unsafe { free_block(block, self.first_len) };
+            self.capacity -= self.first_len;
+            self.first_len = 0;
+        }
     }
 
     /// A raw pointer to slot `index`, or `None` if out of range. The pointer is valid until the

@@ -127,3 +127,73 @@ impl fmt::Display for PoolCapacityError {
 }
 
 impl core::error::Error for PoolCapacityError {}
+
+/// A pool could not make room for more values: returned by
+/// [`Pool::try_reserve`](super::Pool::try_reserve). Nothing was changed.
+///
+/// ```
+/// use arena_kit::Pool;
+/// use arena_kit::pool::PoolReserveError;
+/// let mut fixed: Pool<u8> = Pool::with_capacity(2);
+/// let err = fixed.try_reserve(3).unwrap_err();
+/// assert_eq!(err, PoolReserveError::NotGrowable { additional: 3, available: 2 });
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PoolReserveError {
+    /// The pool has a fixed capacity and fewer free slots than asked for.
+    NotGrowable {
+        /// The values room was asked for.
+        additional: usize,
+        /// The slots still free (neither live nor retired).
+        available: usize,
+    },
+    /// The slots in use (live or retired) plus those asked for pass the most a pool can have.
+    TooManySlots {
+        /// The values room was asked for.
+        additional: usize,
+        /// The slots live or retired now.
+        in_use: usize,
+        /// The most a pool can have ([`MAX_CAPACITY`](super::MAX_CAPACITY)).
+        max: usize,
+    },
+    /// The allocator could not provide the new chunks.
+    OutOfMemory {
+        /// The values room was asked for.
+        additional: usize,
+        /// The slots the new chunks would have held.
+        slots: usize,
+    },
+}
+
+impl fmt::Display for PoolReserveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolReserveError::NotGrowable {
+                additional,
+                available,
+            } => write!(
+                f,
+                "room for {additional} more values was asked of a fixed-capacity pool with \
+                 {available} free slots: remove values first, or use a growable pool"
+            ),
+            PoolReserveError::TooManySlots {
+                additional,
+                in_use,
+                max,
+            } => write!(
+                f,
+                "room for {additional} more values was asked of a pool with {in_use} slots in \
+                 use, but at most {max} slots fit (u32 indexes): ask for fewer, or split the \
+                 objects over several pools"
+            ),
+            PoolReserveError::OutOfMemory { additional, slots } => write!(
+                f,
+                "out of memory adding {slots} slots to make room for {additional} more values: \
+                 ask for fewer"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for PoolReserveError {}

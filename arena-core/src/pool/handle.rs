@@ -72,6 +72,97 @@ impl<T> Handle<T> {
     pub const fn generation(self) -> NonZeroU32 {
         self.generation
     }
+
+    /// The handle that points at nothing: no pool ever holds a value for it (its index is
+    /// `u32::MAX`, past the last slot any pool can have), so `get(Handle::null())` is `None` on
+    /// every pool. Also [`Handle::default`]. For a field that needs a handle before its value
+    /// exists; `Option<Handle<T>>` (also 8 bytes) says the same in the type.
+    ///
+    /// ```
+    /// use arena_kit::{Handle, Pool};
+    /// let mut pool = Pool::new();
+    /// pool.insert(5);
+    /// let nothing: Handle<i32> = Handle::null();
+    /// assert!(nothing.is_null() && pool.get(nothing).is_none());
+    /// assert_eq!(Handle::<i32>::default(), nothing);
+    /// ```
+    #[inline]
+    pub const fn null() -> Self {
+        Handle::new(NULL_INDEX, NonZeroU32::MIN)
+    }
+
+    /// Whether this is [`Handle::null`]. No pool returns a null handle.
+    #[inline]
+    pub const fn is_null(self) -> bool {
+        self.index == NULL_INDEX
+    }
+
+    /// The handle as 64 bits, for a scripting language or a network message: the slot index in
+    /// the low 32 bits and the generation in the high 32 bits (odd, below 2^31). The layout is
+    /// the same in every build profile; the pool tag a debug-build handle carries is not part of
+    /// it (see [`from_bits`](Self::from_bits)).
+    ///
+    /// ```
+    /// use arena_kit::{Handle, Pool};
+    /// let mut pool = Pool::new();
+    /// pool.insert("first");
+    /// let second = pool.insert("second");
+    /// let bits = second.to_bits();
+    /// assert_eq!(bits, 1 << 32 | 1); // generation 1, slot 1
+    /// let back: Handle<&str> = Handle::from_bits(bits).unwrap();
+    /// assert_eq!(pool[back], "second");
+    /// assert_eq!(Handle::<&str>::null().to_bits(), 1 << 32 | 0xFFFF_FFFF);
+    /// ```
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        (generation::counter_of(self.generation.get()) as u64) << 32 | self.index as u64
+    }
+
+    /// The handle whose [`to_bits`](Self::to_bits) is `bits`, or `None` if no handle has that
+    /// pattern: an even generation (slots of live values have odd ones), a generation of 2^31
+    /// or more, or slot index `u32::MAX` (past [`MAX_CAPACITY`](super::MAX_CAPACITY)) other than
+    /// [`Handle::null`]'s pattern, which gives the null handle.
+    ///
+    /// The handle is checked like any other when used: a stale or made-up one is simply not
+    /// found. In debug builds, where each pool's handles carry its tag, the handle from
+    /// `from_bits` carries none: a pool accepts it by index and generation (so it finds the
+    /// value the original handle found), but it compares unequal to the original tagged handle.
+    /// (One case misses instead: a pool saved by a debug build and loaded by a release build
+    /// keeps its tag, and a release build does not adopt untagged handles.)
+    ///
+    /// ```
+    /// use arena_kit::Handle;
+    /// assert!(Handle::<u8>::from_bits(0).is_none()); // generation 0
+    /// assert!(Handle::<u8>::from_bits(2 << 32 | 7).is_none()); // an even generation
+    /// assert!(Handle::<u8>::from_bits(Handle::<u8>::null().to_bits()).unwrap().is_null());
+    /// ```
+    #[inline]
+    pub const fn from_bits(bits: u64) -> Option<Self> {
+        let index = bits as u32;
+        let raw = (bits >> 32) as u32;
+        if index == NULL_INDEX {
+            return if raw == 1 { Some(Self::null()) } else { None };
+        }
+        if raw & 1 == 0 || raw & (1 << 31) != 0 {
+            return None;
+        }
+        match NonZeroU32::new(raw) {
+            Some(generation) => Some(Handle::new(index, generation)),
+            None => None,
+        }
+    }
+}
+
+/// The index of [`Handle::null`]: past the last slot of a pool of
+/// [`MAX_CAPACITY`](super::MAX_CAPACITY) slots.
+const NULL_INDEX: u32 = u32::MAX;
+
+/// [`Handle::null`].
+impl<T> Default for Handle<T> {
+    #[inline]
+    fn default() -> Self {
+        Handle::null()
+    }
 }
 
 impl<T> Clone for Handle<T> {

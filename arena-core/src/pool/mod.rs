@@ -9,7 +9,8 @@
 //! **Pick it** for many objects of one type with independent lifetimes (bullets, particles,
 //! enemies, network packets) when you want to refer to them by a small `Copy` key that survives
 //! their death safely, and want their addresses to stay put. Capacity is fixed at construction
-//! ([`Pool::with_capacity`]); [`Pool::growable`] adds fixed-size chunks instead of reallocating.
+//! ([`Pool::with_capacity`]); [`Pool::growable`] adds fixed-size chunks instead of reallocating,
+//! and [`Pool::new`] does the same with 4 KiB chunks, allocating nothing before the first insert.
 //!
 //! **Don't pick it** for values that all die together (a frame arena frees them in one step), for
 //! values of many sizes (a general heap), or when you mostly iterate and rarely look up (a dense
@@ -47,6 +48,9 @@
 //!   a 72-byte slot.
 //! - **Handles**: `u32` index + `NonZeroU32` generation = 8 bytes; the generation is never zero
 //!   (occupied generations are odd), which gives `Option<Handle<T>>` its niche.
+//!   [`Handle::to_bits`] packs one into a `u64` for scripts and network messages (the same layout
+//!   in every build profile), [`Handle::from_bits`] unpacks it, and [`Handle::null`] is found in
+//!   no pool.
 //! - **Lookup** is a bounds check and a generation compare; there is nothing else on the hit path.
 //! - **Generations never wrap.** A slot can hold 2^30 values in its life (2^23 in debug builds);
 //!   then it is *retired*: never reused, counted in [`PoolStats::retired`]. slotmap wraps instead,
@@ -58,6 +62,8 @@
 //!   The generations of different pools never match, and on a miss the pool compares tags and
 //!   panics, naming both, instead of returning `None` (slotmap, thunderdome and generational-arena
 //!   return the other container's value). Release builds use the whole counter and skip the check.
+//!   A handle without a tag ([`Handle::from_bits`]) is taken by index and generation, on the
+//!   miss path only, so hits cost the same.
 //! - **Free list**: LIFO through the free slots, as in a classic pool allocator. Slots that were never used are
 //!   handed out in index order after the free list is empty; iteration stops at the highest slot
 //!   ever used (and, in a growable pool, opens no further chunk once every live value was seen).
@@ -83,9 +89,9 @@ use core::ops::{Index, IndexMut};
 #[cfg(feature = "serde")]
 pub use self::serde::{DEFAULT_MAX_BYTES, PoolDecodeError, PoolSeed};
 pub use chunks::MAX_CAPACITY;
-pub use error::{PoolCapacityError, PoolFull};
+pub use error::{PoolCapacityError, PoolFull, PoolReserveError};
 pub use handle::Handle;
-pub use iter::{Drain, IntoIter, Iter, IterMut};
+pub use iter::{Drain, IntoIter, IntoValues, Iter, IterMut, Keys, Values, ValuesMut};
 
 use slot::Slot;
 use slot_map::SlotMap;
@@ -148,7 +154,47 @@ pub(crate) const fn slot_bytes<T>() -> usize {
     size_of::<Slot<T>>()
 }
 
+/// The bytes of slots in one chunk of a [`Pool::new`] pool: as many slots as fit, rounded down to
+/// a power of two, at least [`NEW_CHUNK_MIN`] (a slot is at least 8 bytes, so at most 512).
+const NEW_CHUNK_BYTES: usize = 4096;
+/// The fewest slots in a chunk of a [`Pool::new`] pool (for values over 256 bytes).
+const NEW_CHUNK_MIN: usize = 16;
+
+/// The chunk size of [`Pool::new`] for `T`, as a power-of-two shift.
+const fn new_chunk_shift<T>() -> u32 {
+    let fit = NEW_CHUNK_BYTES / slot_bytes::<T>();
+    let slots = if fit < NEW_CHUNK_MIN {
+        NEW_CHUNK_MIN
+    } else {
+        fit
+    };
+    usize::BITS - 1 - slots.leading_zeros()
+}
+
 impl<T> Pool<T> {
+    /// An empty growable pool that allocates nothing until the first insert (or
+    /// [`reserve`](Self::reserve)); then it allocates chunks of as many slots as fit in 4 KiB
+    /// (a power of two, from 16 slots for values over 256 bytes to 512 for values of at most 4
+    /// bytes), as [`growable`](Self::growable) does. The same as [`Pool::default`].
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    ///
+    /// let mut names: Pool<&str> = Pool::new();
+    /// assert_eq!((names.capacity(), names.stats().blocks), (0, 0)); // nothing allocated
+    /// let ada = names.insert("Ada");
+    /// assert_eq!(names.capacity(), 128); // one chunk: 128 slots of 24 bytes
+    /// assert!(names.is_growable());
+    /// assert_eq!(names[ada], "Ada");
+    /// ```
+    pub fn new() -> Self {
+        Self::from_slots(SlotMap::lazy(
+            new_chunk_shift::<T>(),
+            size_of::<T>(),
+            "Pool",
+        ))
+    }
+
     /// A pool of exactly `capacity` slots, allocated now and never reallocated.
     ///
     /// # Panics
@@ -239,6 +285,57 @@ impl<T> Pool<T> {
     #[inline]
     pub fn capacity(&self) -> usize {
         self.slots.capacity() as usize
+    }
+
+    /// Makes room for at least `additional` more values, so that that many inserts allocate
+    /// nothing: free slots count, and a growable pool adds whole chunks for the rest (existing
+    /// values do not move).
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let mut pool: Pool<u64> = Pool::new();
+    /// pool.reserve(300);
+    /// assert_eq!(pool.capacity(), 512); // two chunks of 256 slots
+    /// ```
+    ///
+    /// # Panics
+    /// If the pool has a fixed capacity with fewer free slots, the slots would pass
+    /// [`MAX_CAPACITY`], or out of memory; see [`try_reserve`](Self::try_reserve).
+    #[track_caller]
+    pub fn reserve(&mut self, additional: usize) {
+        if let Err(e) = self.try_reserve(additional) {
+            panic!("Pool::reserve: {e}");
+        }
+    }
+
+    /// As [`reserve`](Self::reserve), returning an error instead of panicking; nothing changes
+    /// on failure. A fixed-capacity pool succeeds if it has `additional` free slots.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), PoolReserveError> {
+        self.slots.reserve(additional)
+    }
+
+    /// Frees what a growable pool allocated but never used: the chunks past the highest slot
+    /// any value was ever in (for a [`new`](Self::new) pool with no insert yet, everything).
+    /// Returns the number of slots freed; [`capacity`](Self::capacity) drops by as much.
+    ///
+    /// Slots that held a value keep their memory even when free: a slot's generation is what
+    /// makes old handles to it stale, and it lives in the slot, so releasing the slot would let
+    /// a later insert there hand out a generation an old handle still holds. A fixed-capacity
+    /// pool frees nothing.
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let mut pool: Pool<u64> = Pool::new();
+    /// pool.reserve(1000);
+    /// let first = pool.insert(1);
+    /// assert_eq!(pool.shrink_to_fit(), 768); // three of four chunks never held a value
+    /// assert_eq!(pool.capacity(), 256);
+    /// pool.remove(first);
+    /// assert_eq!(pool.shrink_to_fit(), 0); // slot 0 keeps its generation
+    /// assert!(pool.get(first).is_none());
+    /// ```
+    pub fn shrink_to_fit(&mut self) -> usize {
+        self.slots.shrink_to_fit() as usize
     }
 
     /// Whether the pool grows by chunks when full.
@@ -399,26 +496,69 @@ impl<T> Pool<T> {
         self.slots.get_disjoint_mut(handles)
     }
 
-    /// Live values with their handles, in slot order. Free slots are skipped by testing their
-    /// generation; slots above the highest one ever used are not visited.
+    /// Live values with their handles, in slot order; from the back ([`Iterator::rev`],
+    /// [`DoubleEndedIterator::next_back`]) in reverse slot order, and from both ends at once.
+    /// Free slots are skipped by testing their generation; slots above the highest one ever used
+    /// are not visited. The length is exact ([`ExactSizeIterator`]).
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let mut pool = Pool::new();
+    /// let [a, b, c] = ['a', 'b', 'c'].map(|v| pool.insert(v));
+    /// pool.remove(b);
+    /// let mut it = pool.iter();
+    /// assert_eq!(it.len(), 2);
+    /// assert_eq!(it.next_back(), Some((c, &'c')));
+    /// assert_eq!(it.next(), Some((a, &'a')));
+    /// assert_eq!(it.next(), None);
+    /// ```
     pub fn iter(&self) -> Iter<'_, T> {
         Iter::new(self.slots.chunks(), self.slots.high_water(), self.len())
     }
 
-    /// Live values, mutably, with their handles, in slot order.
+    /// Live values, mutably, with their handles, in slot order (from either end, as
+    /// [`iter`](Self::iter)).
     pub fn iter_mut(&mut self) -> IterMut<'_, T> {
         let (high_water, len) = (self.slots.high_water(), self.len());
         IterMut::new(self.slots.chunks_mut(), high_water, len)
     }
 
-    /// The live values, in slot order.
-    pub fn values(&self) -> impl Iterator<Item = &T> + '_ {
-        self.iter().map(|(_, value)| value)
+    /// The handles of the live values, in slot order (from either end, as
+    /// [`iter`](Self::iter)).
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let mut pool = Pool::new();
+    /// let (a, b) = (pool.insert(1), pool.insert(2));
+    /// assert_eq!(pool.keys().collect::<Vec<_>>(), [a, b]);
+    /// assert_eq!(pool.keys().rev().collect::<Vec<_>>(), [b, a]);
+    /// ```
+    pub fn keys(&self) -> Keys<'_, T> {
+        Keys::new(self.iter())
     }
 
-    /// The live values mutably, in slot order.
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
-        self.iter_mut().map(|(_, value)| value)
+    /// The live values, in slot order (from either end, as [`iter`](Self::iter)).
+    pub fn values(&self) -> Values<'_, T> {
+        Values::new(self.iter())
+    }
+
+    /// The live values mutably, in slot order (from either end, as [`iter`](Self::iter)).
+    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
+        ValuesMut::new(self.iter_mut())
+    }
+
+    /// The values, by value, in slot order (from either end); the pool is consumed, and values
+    /// not taken are dropped with the iterator.
+    ///
+    /// ```
+    /// use arena_kit::Pool;
+    /// let pool: Pool<String> = ["x", "y", "z"].map(String::from).into_iter().collect();
+    /// let mut values = pool.into_values();
+    /// assert_eq!(values.next_back().as_deref(), Some("z"));
+    /// assert_eq!(values.collect::<Vec<_>>(), ["x", "y"]);
+    /// ```
+    pub fn into_values(self) -> IntoValues<T> {
+        IntoValues::new(self.into_iter())
     }
 
     /// Keeps only the values for which `keep` returns `true`; the others are removed (and
@@ -427,8 +567,9 @@ impl<T> Pool<T> {
         self.slots.retain(keep, drop);
     }
 
-    /// Removes every value, yielding each with its handle. Values not consumed are removed when
-    /// the iterator is dropped. The handles are stale afterwards, as after `remove`.
+    /// Removes every value, yielding each with its handle, in slot order (or reversed, from the
+    /// back). Values not consumed are removed when the iterator is dropped. The handles are
+    /// stale afterwards, as after `remove`.
     pub fn drain(&mut self) -> Drain<'_, T> {
         Drain::new(self)
     }
@@ -437,12 +578,6 @@ impl<T> Pool<T> {
     /// generations, so old handles stay rejected.
     pub fn clear(&mut self) {
         self.retain(|_, _| false);
-    }
-
-    /// The next occupied slot at or after `*index`, removed: `(handle, value)`. Used by the
-    /// draining iterators.
-    fn take_next(&mut self, index: &mut u32) -> Option<(Handle<T>, T)> {
-        self.slots.take_next(index)
     }
 }
 
@@ -496,6 +631,13 @@ pub(crate) fn chunk_shift(chunk_capacity: usize) -> Result<u32, PoolCapacityErro
     Ok(chunk.trailing_zeros())
 }
 
+/// [`Pool::new`]: an empty growable pool that allocates nothing yet.
+impl<T> Default for Pool<T> {
+    fn default() -> Self {
+        Pool::new()
+    }
+}
+
 /// Reports (see [`set_drop_report`](Pool::set_drop_report)), then drops the live values; if one's
 /// drop panics, the values after it are still dropped (as `Vec` does).
 impl<T> Drop for Pool<T> {
@@ -514,6 +656,67 @@ impl<T: Clone> Clone for Pool<T> {
         Pool::from_slots(self.slots.clone_with(T::clone))
     }
 }
+
+/// A [`Pool::new`] pool holding the values, inserted in order (so the `n`th value is in slot
+/// `n`).
+///
+/// ```
+/// use arena_kit::Pool;
+/// let pool: Pool<u32> = (1..=3).collect();
+/// assert_eq!(pool.values().sum::<u32>(), 6);
+/// ```
+impl<T> FromIterator<T> for Pool<T> {
+    #[track_caller]
+    fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
+        let mut pool = Pool::new();
+        pool.extend(values);
+        pool
+    }
+}
+
+/// Inserts each value as [`Pool::insert`] does (the handles are not returned: use
+/// [`Pool::keys`], or `insert` in a loop).
+///
+/// # Panics
+/// As [`insert`](Pool::insert): on a full fixed-capacity pool or over a `Fail` or `Panic`
+/// budget; the values inserted before stay.
+impl<T> Extend<T> for Pool<T> {
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
+        for value in values {
+            self.insert(value);
+        }
+    }
+}
+
+/// Two pools are equal when the same handles are live in both, with equal values. Capacity,
+/// fixed or growable layout, free-list order, retired slots, counters and budgets do not count.
+/// Handles are compared by index and generation counter, so pools built separately with the same
+/// operations are equal in debug builds too (where each pool's handles also carry its tag).
+///
+/// ```
+/// use arena_kit::Pool;
+/// let mut a = Pool::with_capacity(8);
+/// let mut b = Pool::new();
+/// for pool in [&mut a, &mut b] {
+///     let x = pool.insert('x');
+///     pool.insert('y');
+///     pool.remove(x);
+/// }
+/// assert_eq!(a, b);
+/// b.insert('z');
+/// assert_ne!(a, b);
+/// ```
+impl<T: PartialEq> PartialEq for Pool<T> {
+    fn eq(&self, other: &Self) -> bool {
+        // Both walk in slot order; the bit form is the index and the untagged generation.
+        self.len() == other.len()
+            && (self.iter().zip(other.iter()))
+                .all(|((h, v), (g, w))| h.to_bits() == g.to_bits() && v == w)
+    }
+}
+
+impl<T: Eq> Eq for Pool<T> {}
 
 /// Panics if `handle` is stale, with a message saying so.
 impl<T> Index<Handle<T>> for Pool<T> {

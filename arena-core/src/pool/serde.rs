@@ -532,7 +532,7 @@ impl<T> Repr<T> {
         if let Some(chunk) = r.chunk
             && (!chunk.is_power_of_two()
                 || chunk > 1 << 31
-                || r.capacity < chunk
+                || (r.capacity != 0 && r.capacity < chunk)
                 || !r.capacity.is_multiple_of(chunk))
         {
             return Err(ChunkLayout {

@@ -21,7 +21,7 @@ use core::num::NonZeroU32;
 use super::chunks::Chunks;
 use super::generation::Generations;
 use super::slot::{Content, NO_SLOT, Slot};
-use super::{Handle, PoolCapacityError, PoolStats};
+use super::{Handle, PoolCapacityError, PoolReserveError, PoolStats};
 use crate::tags::{BudgetExceeded, BudgetGate};
 
 /// Why an insert found no slot.
@@ -235,6 +235,63 @@ impl<P> SlotMap<P> {
             requested: capacity,
         })?;
         Ok(Self::from_chunks(chunks, generations, unit, kind))
+    }
+
+    /// A growable map of chunks of `1 << shift` slots that allocates nothing until the first
+    /// insert (or [`reserve`](Self::reserve)).
+    pub(crate) fn lazy(shift: u32, unit: usize, kind: &'static str) -> Self {
+        let generations = Generations::for_new_pool(None);
+        let chunks = Chunks::lazy(shift).expect("an empty block allocates nothing");
+        Self::from_chunks(chunks, generations, unit, kind)
+    }
+
+    /// Makes room for `additional` more values without further allocation: free and never-used
+    /// slots count; a growable map adds whole chunks. On failure nothing changed.
+    pub(crate) fn reserve(&mut self, additional: usize) -> Result<(), PoolReserveError> {
+        let l = &self.ledger;
+        let in_use = l.len + l.retired;
+        let available = (self.chunks.capacity() - in_use) as usize;
+        if additional <= available {
+            return Ok(());
+        }
+        if self.chunks.chunk_len().is_none() {
+            return Err(PoolReserveError::NotGrowable {
+                additional,
+                available,
+            });
+        }
+        let too_many = PoolReserveError::TooManySlots {
+            additional,
+            in_use: in_use as usize,
+            max: super::MAX_CAPACITY,
+        };
+        let slots = (in_use as usize)
+            .checked_add(additional)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or(too_many.clone())?;
+        let target = self.chunks.capacity_for(slots).ok_or(too_many)?;
+        let was_lazy = self.chunks.first_len() == 0;
+        if !self.chunks.grow_to(target, self.ledger.generations.first()) {
+            return Err(PoolReserveError::OutOfMemory {
+                additional,
+                slots: (target - self.chunks.capacity()) as usize,
+            });
+        }
+        if was_lazy {
+            self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
+        }
+        Ok(())
+    }
+
+    /// Frees the chunks of a growable map that no value was ever in (those past the highest slot
+    /// ever used); returns the number of slots freed. Slots that held a value keep their memory,
+    /// and with it their generations.
+    pub(crate) fn shrink_to_fit(&mut self) -> u32 {
+        let freed = self.chunks.release_unused(self.ledger.high_water);
+        if freed != 0 {
+            self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
+        }
+        freed
     }
 
     fn from_chunks(
@@ -536,9 +593,7 @@ impl<P> SlotMap<P> {
         let l = &self.ledger;
         let (index, from_free) = if l.free_head != NO_SLOT {
             (l.free_head, true)
-        } else if l.high_water < self.chunks.capacity()
-            || self.chunks.grow(self.ledger.generations.first())
-        {
+        } else if l.high_water < self.chunks.capacity() || self.grow() {
             (self.ledger.high_water, false)
         } else {
             return None;
@@ -548,6 +603,20 @@ impl<P> SlotMap<P> {
             .ptr(index)
             .expect("a free or never-used slot index");
         Some((slot, index, from_free))
+    }
+
+    /// Adds a chunk; `false` if the map cannot grow. The first chunk of a lazy map is block 0,
+    /// which the inlined paths serve: `fast_end` is recomputed for it, counting the slot the
+    /// caller is about to fill.
+    fn grow(&mut self) -> bool {
+        let was_lazy = self.chunks.first_len() == 0;
+        if !self.chunks.grow(self.ledger.generations.first()) {
+            return false;
+        }
+        if was_lazy {
+            self.ledger.refresh_fast_end(self.chunks.first_len(), 1);
+        }
+        true
     }
 
     /// The payload of the occupied slot `handle` names, or `None` (stale, or, caught in debug
@@ -562,8 +631,8 @@ impl<P> SlotMap<P> {
         if let Some(payload) = slot.get(handle.generation()) {
             return Some(payload);
         }
-        self.miss(handle);
-        None
+        let adopted = self.miss(handle)?;
+        self.get_adopted(adopted)
     }
 
     /// [`get`](Self::get) past block 0.
@@ -575,29 +644,42 @@ impl<P> SlotMap<P> {
         {
             return Some(payload);
         }
-        self.miss(handle);
-        None
+        let adopted = self.miss(handle)?;
+        self.get_adopted(adopted)
+    }
+
+    /// [`get`](Self::get) of a handle [`miss`](Self::miss) gave this map's tag.
+    #[cold]
+    #[inline(never)]
+    fn get_adopted<X>(&self, handle: Handle<X>) -> Option<&P> {
+        self.chunks.get(handle.index())?.get(handle.generation())
     }
 
     /// [`get`](Self::get), mutably.
     #[inline]
     #[track_caller]
     pub(crate) fn get_mut<X>(&mut self, handle: Handle<X>) -> Option<&mut P> {
-        let generations = self.ledger.generations;
-        if let Some(slot) = self.chunks.get_mut(handle.index())
-            && let Some(payload) = slot.get_mut(handle.generation())
-        {
-            return Some(payload);
+        if let Some(slot) = self.chunks.ptr(handle.index()) {
+            // SAFETY: `ptr` gives a pointer to an initialized slot of this map, which is borrowed
+            // mutably; the reference is returned (tied to that borrow) or dead before the map
+            // is used again below.
+            if let Some(payload) = unsafe { &mut *slot }.get_mut(handle.generation()) {
+                return Some(payload);
+            }
         }
-        generations.check_foreign(handle);
-        None
+        let adopted = self.miss(handle)?;
+        self.chunks
+            .get_mut(adopted.index())?
+            .get_mut(adopted.generation())
     }
 
-    /// A lookup failed: the handle is stale, or (caught here) from another tagged map.
+    /// A lookup failed: the handle is stale (`None`), or (caught here, with a panic) from another
+    /// tagged map, or untagged in a tagged map: then it comes back with this map's tag, to look
+    /// up again (see [`Generations::check_foreign`]).
     #[inline]
     #[track_caller]
-    fn miss<X>(&self, handle: Handle<X>) {
-        self.ledger.generations.check_foreign(handle);
+    fn miss<X>(&self, handle: Handle<X>) -> Option<Handle<X>> {
+        self.ledger.generations.check_foreign(handle)
     }
 
     /// Removes the payload `handle` names, or `None` if it is not live (a double free does
@@ -610,8 +692,9 @@ impl<P> SlotMap<P> {
             return self.remove_slow(handle);
         };
         if slot.generation() != handle.generation().get() {
-            self.remove_miss(handle);
-            return None;
+            // Inline, so that without debug checks the compiler sees the constant `None`.
+            let adopted = self.miss(handle)?;
+            return self.remove_adopted(adopted);
         }
         // A slot's last value (once per 2^30 uses) retires it, out of line.
         let Some(vacant) = self.ledger.generations.vacate(slot.generation()) else {
@@ -629,10 +712,7 @@ impl<P> SlotMap<P> {
             Some(slot) if slot.generation() == handle.generation().get() => {
                 Some(self.ledger.release(slot, index))
             }
-            _ => {
-                self.miss(handle);
-                None
-            }
+            _ => self.remove_miss(handle),
         }
     }
 
@@ -644,12 +724,23 @@ impl<P> SlotMap<P> {
         self.remove_at(index)
     }
 
-    /// `remove` found no live value: out of line so `remove` inlines into callers' loops.
+    /// `remove` found no live value: out of line so `remove` inlines into callers' loops. A
+    /// handle [`miss`](Self::miss) gives this map's tag is removed if live.
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn remove_miss<X>(&self, handle: Handle<X>) {
-        self.miss(handle);
+    fn remove_miss<X>(&mut self, handle: Handle<X>) -> Option<P> {
+        let adopted = self.miss(handle)?;
+        self.remove_adopted(adopted)
+    }
+
+    /// [`remove`](Self::remove) of a handle [`miss`](Self::miss) gave this map's tag.
+    #[cold]
+    #[inline(never)]
+    fn remove_adopted<X>(&mut self, adopted: Handle<X>) -> Option<P> {
+        let index = adopted.index();
+        let slot = self.chunks.get_mut(index)?;
+        (slot.generation() == adopted.generation().get()).then(|| self.ledger.release(slot, index))
     }
 
     /// The handle of occupied slot `index`, or `None` if it is vacant or out of range.
@@ -705,12 +796,24 @@ impl<P> SlotMap<P> {
         }
     }
 
-    /// The next occupied slot at or after `*index`, removed: `(handle, payload)`. Used by the
-    /// draining iterators.
-    pub(crate) fn take_next<X>(&mut self, index: &mut u32) -> Option<(Handle<X>, P)> {
-        while self.ledger.len > 0 && *index < self.ledger.high_water {
-            let at = *index;
-            *index += 1;
+    /// The first occupied slot in `*front..back`, removed: `(handle, payload)`; `*front` moves
+    /// past it. Used by the draining iterators.
+    pub(crate) fn take_front<X>(&mut self, front: &mut u32, back: u32) -> Option<(Handle<X>, P)> {
+        while self.ledger.len > 0 && *front < back {
+            let at = *front;
+            *front += 1;
+            if let Some(handle) = self.handle_at(at) {
+                return Some((handle, self.remove_at(at)));
+            }
+        }
+        None
+    }
+
+    /// The last occupied slot in `front..*back`, removed; `*back` moves down to it.
+    pub(crate) fn take_back<X>(&mut self, front: u32, back: &mut u32) -> Option<(Handle<X>, P)> {
+        while self.ledger.len > 0 && front < *back {
+            *back -= 1;
+            let at = *back;
             if let Some(handle) = self.handle_at(at) {
                 return Some((handle, self.remove_at(at)));
             }
@@ -725,6 +828,8 @@ impl<P> SlotMap<P> {
         &mut self,
         handles: [Handle<X>; N],
     ) -> Option<[&mut P; N]> {
+        let generations = self.ledger.generations;
+        let handles = handles.map(|handle| generations.adopted(handle));
         let mut slots = [core::ptr::null_mut::<Slot<P>>(); N];
         let mut claimed = 0;
         for (i, handle) in handles.iter().enumerate() {

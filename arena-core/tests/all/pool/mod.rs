@@ -2,8 +2,10 @@
 mod behaviour;
 mod budget;
 mod foreign_and_stale_handles;
+mod growth;
 mod model;
 mod panic_safety;
+mod parity;
 mod serde;
 mod serde_validation;
 mod slot_core;

@@ -1,6 +1,8 @@
 //! Model-based property tests: random sequences of insert, remove, get, get_mut, stale access,
-//! disjoint borrows, retain, drain and clear on a `Pool`, checked step by step against a
-//! `HashMap<Handle, id>` model, with every value counting its drops.
+//! disjoint borrows, retain, drain (from either end), clear, reserve, shrink_to_fit, iteration
+//! from both ends and handles through their bit form, on every kind of `Pool` (`Pool::new`
+//! included), checked step by step against a `HashMap<Handle, id>` model, with every value
+//! counting its drops; and pool equality against the equality of two models.
 
 use crate::support;
 
@@ -23,7 +25,15 @@ enum Op {
     Disjoint(usize, usize, usize),
     RetainEven,
     DrainSome(usize),
+    /// Drain this many from the back, then drop the rest.
+    DrainBack(usize),
     Clear,
+    Reserve(usize),
+    ShrinkToFit,
+    /// Iterate taking from the front (bit 1) or the back (bit 0), bit by bit.
+    IterBoth(u64),
+    /// Look a handle up through `Handle::from_bits(handle.to_bits())`.
+    Bits(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -36,7 +46,12 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (any::<usize>(), any::<usize>(), any::<usize>()).prop_map(|(a, b, c)| Op::Disjoint(a, b, c)),
         1 => Just(Op::RetainEven),
         1 => (0usize..4).prop_map(Op::DrainSome),
+        1 => (0usize..4).prop_map(Op::DrainBack),
         1 => Just(Op::Clear),
+        1 => (0usize..40).prop_map(Op::Reserve),
+        2 => Just(Op::ShrinkToFit),
+        2 => any::<u64>().prop_map(Op::IterBoth),
+        2 => any::<usize>().prop_map(Op::Bits),
     ]
 }
 
@@ -46,10 +61,13 @@ enum Kind {
     Growable(usize),
     /// Fixed, with a small generation budget so slots retire during the run.
     Budget(usize, u32),
+    /// `Pool::new`: nothing allocated until the first insert.
+    New,
 }
 
 fn kind() -> impl Strategy<Value = Kind> {
     prop_oneof![
+        Just(Kind::New),
         (0usize..10).prop_map(Kind::Fixed),
         (1usize..5).prop_map(Kind::Growable),
         ((1usize..6), (1u32..4)).prop_map(|(n, b)| Kind::Budget(n, b)),
@@ -73,6 +91,7 @@ impl Harness {
             Kind::Fixed(n) => Pool::with_capacity(n),
             Kind::Growable(n) => Pool::growable(n),
             Kind::Budget(n, b) => Pool::with_capacity_and_generation_budget(n, b),
+            Kind::New => Pool::new(),
         };
         Harness {
             pool,
@@ -108,7 +127,7 @@ impl Harness {
                     Ok(h) => self.issued_new(h, id),
                     Err(full) => {
                         assert!(
-                            !matches!(self.kind, Kind::Growable(_)),
+                            !matches!(self.kind, Kind::Growable(_) | Kind::New),
                             "a growable pool grows"
                         );
                         let stats = self.pool.stats();
@@ -199,13 +218,102 @@ impl Harness {
                 self.removed += self.model.len();
                 self.model.clear();
             }
+            Op::DrainBack(n) => {
+                let mut drain = self.pool.drain();
+                let mut last = None;
+                for _ in 0..n {
+                    if let Some((h, v)) = drain.next_back() {
+                        assert_eq!(self.model.get(&h), Some(&v.id));
+                        assert!(
+                            last.is_none_or(|l| h < l),
+                            "from the back, in reverse order"
+                        );
+                        last = Some(h);
+                    }
+                }
+                drop(drain);
+                self.removed += self.model.len();
+                self.model.clear();
+            }
             Op::Clear => {
                 self.pool.clear();
                 self.removed += self.model.len();
                 self.model.clear();
             }
+            Op::Reserve(n) => {
+                let before = self.pool.stats();
+                let room = before.capacity - before.len - before.retired;
+                match self.pool.try_reserve(n) {
+                    Ok(()) => {
+                        let after = self.pool.stats();
+                        assert!(after.capacity - after.len - after.retired >= n);
+                        assert!(room >= n || self.pool.is_growable());
+                    }
+                    Err(_) => {
+                        assert!(room < n && !self.pool.is_growable());
+                        assert_eq!(self.pool.stats(), before, "nothing changed");
+                    }
+                }
+            }
+            Op::ShrinkToFit => {
+                let before = self.pool.capacity();
+                let freed = self.pool.shrink_to_fit();
+                assert_eq!(self.pool.capacity(), before - freed);
+                if !self.pool.is_growable() {
+                    assert_eq!(freed, 0);
+                }
+            }
+            Op::IterBoth(pattern) => {
+                let mut it = self.pool.iter();
+                let (mut front, mut back) = (Vec::new(), Vec::new());
+                for bit in 0.. {
+                    assert_eq!(it.len(), self.model.len() - front.len() - back.len());
+                    let next = if bit < 64 && pattern >> bit & 1 == 1 {
+                        it.next().map(|x| front.push(x))
+                    } else {
+                        it.next_back().map(|x| back.push(x))
+                    };
+                    if next.is_none() {
+                        break;
+                    }
+                }
+                assert!(it.next().is_none() && it.next_back().is_none(), "fused");
+                back.reverse();
+                front.extend(back);
+                let walked: Vec<_> = front.iter().map(|(h, v)| (*h, v.id)).collect();
+                assert_eq!(walked, self.sorted_model());
+            }
+            Op::Bits(i) => {
+                if let Some(h) = self.pick(i) {
+                    let back = Handle::from_bits(h.to_bits()).expect("a pool's handle");
+                    assert_eq!(back.to_bits(), h.to_bits());
+                    assert_eq!(
+                        self.pool.get(back).map(|v| v.id),
+                        self.model.get(&h).copied()
+                    );
+                }
+            }
         }
         self.check();
+    }
+
+    /// The model in slot order: handles sort by index first, and a slot holds one live value.
+    fn sorted_model(&self) -> Vec<(Handle<DropCounter>, u64)> {
+        let mut sorted: Vec<_> = self.model.iter().map(|(&h, &id)| (h, id)).collect();
+        sorted.sort();
+        sorted
+    }
+
+    /// The model keyed by the handles' bit form (which drops the debug-build pool tag), as pool
+    /// equality compares them.
+    fn bits_model(&self) -> Vec<(u64, u64)> {
+        let mut bits: Vec<_> = self
+            .model
+            .iter()
+            .map(|(h, &id)| (h.to_bits(), id))
+            .collect();
+        bits.sort();
+        bits
     }
 
     fn check(&self) {
@@ -222,6 +330,15 @@ impl Harness {
             "iteration yields each live value once"
         );
         assert_eq!(seen, self.model);
+        let sorted = self.sorted_model();
+        let forward: Vec<_> = self.pool.iter().map(|(h, v)| (h, v.id)).collect();
+        assert_eq!(forward, sorted, "in slot order");
+        let mut backward: Vec<_> = self.pool.iter().rev().map(|(h, v)| (h, v.id)).collect();
+        backward.reverse();
+        assert_eq!(backward, sorted, "reversed from the back");
+        let keys: Vec<_> = self.pool.keys().rev().collect();
+        assert!(keys.iter().rev().eq(sorted.iter().map(|(h, _)| h)));
+        assert_eq!(self.pool.values().len(), self.model.len());
         let stats = self.pool.stats();
         assert!(stats.len + stats.retired <= stats.capacity);
         assert!(stats.peak_live >= stats.len);
@@ -240,5 +357,22 @@ proptest! {
         let (drops, live, removed) = (Rc::clone(&h.drops), h.model.len(), h.removed);
         drop(h.pool);
         prop_assert_eq!(drops.get(), removed + live, "dropping the pool drops the live values");
+    }
+
+    /// Two pools of any kinds, given the same operations, are equal exactly when their models
+    /// hold the same handles (by bit form) with the same values; a pool equals itself.
+    #[test]
+    fn pool_equality_matches_model_equality(
+        a in kind(),
+        b in kind(),
+        ops in prop::collection::vec(op(), 0..support::miri_or(48, 16)),
+    ) {
+        let (mut x, mut y) = (Harness::new(a), Harness::new(b));
+        for op in &ops {
+            x.step(op);
+            y.step(op);
+            prop_assert_eq!(x.pool == y.pool, x.bits_model() == y.bits_model());
+            prop_assert!(x.pool == x.pool);
+        }
     }
 }

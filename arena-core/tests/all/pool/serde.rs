@@ -108,3 +108,22 @@ fn tampered_data_is_refused() {
     let err = tamper(&|v| v["capacity"] = 2.into());
     assert!(err.contains("capacity"), "{err}");
 }
+
+/// A `Pool::new` pool round-trips before its first insert (capacity 0, nothing allocated) and
+/// after growing; the loaded one grows the same way.
+#[test]
+fn round_trip_of_a_new_pool_before_and_after_growth() {
+    let mut pool: Pool<String> = Pool::new();
+    let json = serde_json::to_string(&pool).unwrap();
+    let mut empty: Pool<String> = serde_json::from_str(&json).unwrap();
+    assert_eq!((empty.capacity(), empty.stats().blocks), (0, 0));
+    let a = pool.insert("a".to_string());
+    assert_eq!(empty.insert("a".to_string()), a);
+    assert_eq!(empty.capacity(), pool.capacity());
+    let json = serde_json::to_string(&pool).unwrap();
+    let grown: Pool<String> = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (grown.capacity(), &grown[a]),
+        (pool.capacity(), &"a".to_string())
+    );
+}

@@ -37,6 +37,13 @@ impl DropCounter {
     }
 }
 
+/// Equal ids (the counter they share does not count).
+impl PartialEq for DropCounter {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
 impl Drop for DropCounter {
     fn drop(&mut self) {
         self.drops.set(self.drops.get() + 1);

@@ -1,0 +1,228 @@
+//! `Pool::new` (allocates nothing until the first insert), `reserve` / `try_reserve` and
+//! `shrink_to_fit`: what they allocate and free, that failures change nothing, and that a slot's
+//! generation survives shrinking and growing again.
+
+use crate::support::{self, DropCounter};
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use arena_kit_core::pool::{MAX_CAPACITY, Pool, PoolReserveError, PoolStats};
+
+#[test]
+fn new_pool_allocates_nothing_until_the_first_insert() {
+    let mut pool: Pool<u64> = Pool::new();
+    assert_eq!(
+        (pool.len(), pool.capacity(), pool.stats().blocks),
+        (0, 0, 0)
+    );
+    assert!(pool.is_growable() && pool.is_empty());
+    assert_eq!(pool.iter().count(), 0);
+    let a = pool.insert(7);
+    assert_eq!((pool.capacity(), pool.stats().blocks), (256, 1));
+    assert_eq!(pool[a], 7);
+    let default: Pool<u64> = Pool::default();
+    assert_eq!(default.capacity(), 0);
+}
+
+#[test]
+fn new_pool_chunk_size_follows_the_value_size() {
+    fn first_chunk<T>(value: T) -> usize {
+        let mut pool = Pool::new();
+        pool.insert(value);
+        pool.capacity()
+    }
+    assert_eq!(first_chunk(()), 512); // the smallest slot: 8 bytes
+    assert_eq!(first_chunk(0u8), 512);
+    assert_eq!(first_chunk(0u64), 256);
+    assert_eq!(first_chunk([0u64; 8]), 32); // 72-byte slots: 56 fit, rounded down
+    assert_eq!(first_chunk([0u8; 1000]), 16); // at least 16
+}
+
+/// A new pool grows chunk by chunk past its first and serves every value from the right slot.
+#[test]
+fn new_pool_grows_past_its_first_chunk() {
+    let n = support::miri_or(2000, 300);
+    let mut pool = Pool::new();
+    let handles: Vec<_> = (0..n).map(|i| pool.insert([i; 8])).collect();
+    assert_eq!(pool.len(), n);
+    assert_eq!(pool.capacity(), n.div_ceil(32) * 32);
+    for (i, &h) in handles.iter().enumerate() {
+        assert_eq!(pool[h], [i; 8]);
+    }
+    for &h in handles.iter().step_by(3) {
+        assert!(pool.remove(h).is_some());
+    }
+    assert_eq!(pool.len(), n - n.div_ceil(3));
+}
+
+#[test]
+fn reserve_adds_whole_chunks_and_counts_free_slots() {
+    let mut pool: Pool<u64> = Pool::new();
+    pool.reserve(0);
+    assert_eq!(pool.capacity(), 0);
+    pool.reserve(300);
+    assert_eq!((pool.capacity(), pool.stats().blocks), (512, 2));
+    let handles: Vec<_> = (0..300).map(|i| pool.insert(i)).collect();
+    assert_eq!(
+        pool.capacity(),
+        512,
+        "the reserved inserts allocated nothing"
+    );
+    pool.reserve(212);
+    assert_eq!(pool.capacity(), 512, "212 free slots were there already");
+    for &h in &handles[..100] {
+        pool.remove(h);
+    }
+    pool.reserve(312);
+    assert_eq!(pool.capacity(), 512, "freed slots count as room");
+    pool.reserve(313);
+    assert_eq!(pool.capacity(), 768);
+}
+
+#[test]
+fn try_reserve_on_a_fixed_pool_uses_its_free_slots_only() {
+    let mut pool = Pool::with_capacity(4);
+    let a = pool.insert('a');
+    assert_eq!(pool.try_reserve(3), Ok(()));
+    let err = pool.try_reserve(4).unwrap_err();
+    assert_eq!(
+        err,
+        PoolReserveError::NotGrowable {
+            additional: 4,
+            available: 3
+        }
+    );
+    assert!(err.to_string().contains("growable pool"), "{err}");
+    assert_eq!((pool.capacity(), pool[a]), (4, 'a'));
+}
+
+/// Retired slots are in use for good: they are not room.
+#[test]
+fn retired_slots_are_not_room() {
+    let mut pool = Pool::with_capacity_and_generation_budget(2, 1);
+    let a = pool.insert(1);
+    pool.remove(a);
+    assert_eq!(pool.stats().retired, 1);
+    assert_eq!(
+        pool.try_reserve(2),
+        Err(PoolReserveError::NotGrowable {
+            additional: 2,
+            available: 1
+        })
+    );
+}
+
+#[test]
+fn try_reserve_past_the_index_space_changes_nothing() {
+    let mut pool: Pool<u8> = Pool::new();
+    let a = pool.insert(1);
+    let before = pool.stats();
+    for additional in [MAX_CAPACITY, usize::MAX] {
+        let err = pool.try_reserve(additional).unwrap_err();
+        assert!(
+            matches!(err, PoolReserveError::TooManySlots { in_use: 1, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("at most"), "{err}");
+    }
+    assert_eq!(pool.stats(), before);
+    assert_eq!(pool[a], 1);
+}
+
+#[test]
+#[should_panic(
+    expected = "Pool::reserve: room for 9 more values was asked of a fixed-capacity pool"
+)]
+fn reserve_panics_with_the_error_text() {
+    let mut pool: Pool<u8> = Pool::with_capacity(8);
+    pool.reserve(9);
+}
+
+#[test]
+fn shrink_to_fit_frees_only_chunks_no_value_was_in() {
+    let mut pool: Pool<u64> = Pool::new();
+    pool.reserve(1000);
+    assert_eq!(pool.capacity(), 1024);
+    assert_eq!(pool.shrink_to_fit(), 1024, "nothing was ever inserted");
+    assert_eq!((pool.capacity(), pool.stats().blocks), (0, 0));
+
+    let handles: Vec<_> = (0..300).map(|i| pool.insert(i)).collect();
+    pool.reserve(1000);
+    assert_eq!(pool.capacity(), 1536);
+    assert_eq!(pool.shrink_to_fit(), 1024);
+    assert_eq!(
+        pool.capacity(),
+        512,
+        "slots 0..300 were used: two chunks stay"
+    );
+    for h in handles {
+        pool.remove(h);
+    }
+    assert_eq!(
+        pool.shrink_to_fit(),
+        0,
+        "emptied slots keep their generations"
+    );
+    assert_eq!(pool.capacity(), 512);
+
+    let mut fixed: Pool<u64> = Pool::with_capacity(8);
+    assert_eq!(fixed.shrink_to_fit(), 0);
+    assert_eq!(fixed.capacity(), 8);
+    let mut growable: Pool<u64> = Pool::growable(4);
+    assert_eq!(
+        growable.shrink_to_fit(),
+        4,
+        "its first chunk was never used"
+    );
+    let h = growable.insert(5);
+    assert_eq!((growable.capacity(), growable[h]), (4, 5));
+}
+
+/// The stale-handle guarantee across shrinking: remove values, shrink, then insert until a slot
+/// of each old handle is reused; every old handle is still rejected.
+#[test]
+fn stale_handles_stay_stale_across_shrink_and_regrow() {
+    for mut pool in [Pool::new(), Pool::growable(4), Pool::with_capacity(40)] {
+        let old: Vec<_> = (0..40u32).map(|i| pool.insert(i)).collect();
+        let _ = pool.try_reserve(100); // refused by the fixed pool
+        for &h in &old {
+            assert!(pool.remove(h).is_some());
+        }
+        pool.shrink_to_fit();
+        let mut reused = 0;
+        let mut fresh = Vec::new();
+        while reused < old.len() {
+            let h = pool.insert(1000);
+            if old.iter().any(|o| o.index() == h.index()) {
+                reused += 1;
+            }
+            fresh.push(h);
+        }
+        for &h in &old {
+            assert!(pool.get(h).is_none() && pool.remove(h).is_none(), "{h:?}");
+        }
+        for &h in &fresh {
+            assert_eq!(pool[h], 1000);
+        }
+        // Shrinking again with everything live frees nothing that holds a value.
+        pool.shrink_to_fit();
+        assert!(fresh.iter().all(|&h| pool.contains(h)));
+    }
+}
+
+#[test]
+fn clone_and_drop_of_an_unallocated_pool() {
+    let pool: Pool<String> = Pool::new();
+    let mut copy = pool.clone();
+    assert_eq!(copy.stats(), PoolStats::default());
+    let h = copy.insert("x".to_string());
+    let copy2 = copy.clone();
+    drop((pool, copy));
+    assert_eq!(copy2[h], "x");
+    let drops = Rc::new(Cell::new(0));
+    let mut counted = Pool::new();
+    counted.insert(DropCounter::new(1, &drops));
+    drop(counted);
+    assert_eq!(drops.get(), 1);
+}
