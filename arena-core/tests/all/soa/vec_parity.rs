@@ -211,13 +211,15 @@ mod nested {
 
     #[test]
     fn ord_is_lexicographic_like_vec_through_nested_fields() {
-        let rows = [
+        let all = [
             item(1, 2, 3),
             item(1, 2, 4),
             item(1, 3, 0),
             item(0, 9, 9),
             item(1, 2, 3),
         ];
+        // Every pair of sub-slices: 400 comparisons natively, 81 under Miri.
+        let rows = &all[..if cfg!(miri) { 3 } else { 5 }];
         let cases: Vec<Vec<Item>> = (0..rows.len())
             .flat_map(|a| (a..=rows.len()).map(move |b| (a, b)))
             .map(|(a, b)| rows[a..b].to_vec())
