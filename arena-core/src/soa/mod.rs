@@ -106,6 +106,12 @@ pub trait Soa: Sized {
         Self: 'a;
     /// The alignment every column starts on (`#[soa(align = 64)]`); a power of two.
     const ALIGN: usize = 1;
+    /// The fields' names in declaration order (`["id", "pos"]`; a tuple struct's are `"0"`,
+    /// `"1"`), written by the derive. The named column format of the `serde` feature
+    /// (`soa::serde::named_columns`) keys each column by them, a nested field's columns as
+    /// `"pos.x"`. A hand-written impl that leaves them out cannot use
+    /// that format (it says so instead of writing unnamed columns).
+    const FIELD_NAMES: &'static [&'static str] = &[];
 
     /// Splits a row into its column values.
     fn into_columns(self) -> <Self::Columns as Columns>::Owned;

@@ -261,6 +261,7 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
         .as_ref()
         .map(|lit| quote!(const ALIGN: usize = #lit;));
     let nested_checks = nested_checks(input, fields, &soa);
+    let field_names = fields.iter().map(|f| f.name());
 
     quote! {
         #views
@@ -277,6 +278,7 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
                 type Columns = #columns;
                 #assoc_types
                 #align
+                const FIELD_NAMES: &'static [&'static str] = &[#(#field_names),*];
                 #[inline(always)]
                 fn into_columns(self) -> <Self::Columns as #soa::Columns>::Owned {
                     let Self #build = self;
