@@ -390,7 +390,7 @@ fn sort(c: &mut Criterion) {
                 BatchSize::LargeInput,
             )
         });
-        // Unstable and in place (no allocation): a heapsort of whole-row swaps.
+        // Unstable and in place (no allocation): an introsort of whole-row swaps.
         g.bench_function(BenchmarkId::new("soavec_unstable", n), |b| {
             b.iter_batched_ref(
                 || ours.clone(),

@@ -572,7 +572,7 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
     }
 
     /// Sorts the rows with a comparator over views, unstably (like `<[T]>::sort_unstable_by`),
-    /// in place: no allocation, O(n log n) comparisons (a heapsort of whole-row swaps).
+    /// in place: no allocation, O(n log n) comparisons (an introsort of whole-row swaps).
     ///
     /// Every step swaps two whole rows, so a panicking `compare` leaves the rows a permutation of
     /// what they were.
@@ -581,20 +581,17 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
         F: for<'r> FnMut(T::Ref<'r>, T::Ref<'r>) -> Ordering,
     {
         let cols = self.cols;
-        let less = |i: usize, j: usize, compare: &mut F| {
-            // SAFETY: `heapsort` only passes indices below `len`: initialised rows, shared
+        let mut less = |i: usize, j: usize| {
+            // SAFETY: `unstable_sort` only passes indices below `len`: initialised rows, shared
             // while `compare` runs (no row moves until it returns).
             let (a, b) = unsafe { (T::view(cols.get(i)), T::view(cols.get(j))) };
             compare(a, b) == Ordering::Less
         };
-        heapsort(
-            self.len,
-            |i, j| less(i, j, &mut compare),
-            |i, j| {
-                // SAFETY: both indices are below `len`, initialised and exclusively borrowed.
-                unsafe { cols.swap(i, j) }
-            },
-        );
+        let mut swap = |i: usize, j: usize| {
+            // SAFETY: both indices are below `len`, initialised and exclusively borrowed.
+            unsafe { cols.swap(i, j) }
+        };
+        unstable_sort(self.len, &mut less, &mut swap);
     }
 
     /// Sorts the rows by a key, unstably and in place (no allocation). The key is computed on
@@ -723,42 +720,131 @@ where
     }
 }
 
-/// Sorts `0..len` in place with `less` and `swap` on indices: heapsort (no allocation,
-/// O(n log n) comparisons, every step one swap of two indices below `len`).
-fn heapsort(
-    len: usize,
-    mut less: impl FnMut(usize, usize) -> bool,
-    mut swap: impl FnMut(usize, usize),
-) {
-    for node in (0..len / 2).rev() {
-        sift_down(node, len, &mut less, &mut swap);
-    }
-    for end in (1..len).rev() {
-        // The greatest row goes to the end; the rest is made a heap again.
-        swap(0, end);
-        sift_down(0, end, &mut less, &mut swap);
+/// Sorts `0..len` in place with `less` and `swap` on indices: introsort (quicksort with a
+/// median-of-three pivot, insertion sort for short runs, heapsort past a depth limit), so no
+/// allocation and O(n log n) comparisons. Every step swaps two indices below `len`, and no
+/// index leaves `0..len` even if `less` is inconsistent (the order is then unspecified).
+fn unstable_sort<L, S>(len: usize, less: &mut L, swap: &mut S)
+where
+    L: FnMut(usize, usize) -> bool,
+    S: FnMut(usize, usize),
+{
+    let depth = 2 * (usize::BITS - len.leading_zeros()) as usize;
+    introsort(0, len, depth, less, swap);
+}
+
+/// Runs this short are finished by insertion sort.
+const INSERTION_MAX: usize = 16;
+
+fn introsort<L, S>(mut lo: usize, mut hi: usize, mut depth: usize, less: &mut L, swap: &mut S)
+where
+    L: FnMut(usize, usize) -> bool,
+    S: FnMut(usize, usize),
+{
+    loop {
+        let n = hi - lo;
+        if n <= INSERTION_MAX {
+            for k in lo + 1..hi {
+                let mut m = k;
+                while m > lo && less(m, m - 1) {
+                    swap(m, m - 1);
+                    m -= 1;
+                }
+            }
+            return;
+        }
+        if depth == 0 {
+            heapsort(lo, hi, less, swap);
+            return;
+        }
+        depth -= 1;
+        let p = partition(lo, hi, less, swap);
+        // Recurse into the shorter side, loop on the longer: stack depth O(log n).
+        if p - lo < hi - p - 1 {
+            introsort(lo, p, depth, less, swap);
+            lo = p + 1;
+        } else {
+            introsort(p + 1, hi, depth, less, swap);
+            hi = p;
+        }
     }
 }
 
-/// Moves `node` down the heap `0..end` until neither child is greater.
-fn sift_down(
-    mut node: usize,
-    end: usize,
-    less: &mut impl FnMut(usize, usize) -> bool,
-    swap: &mut impl FnMut(usize, usize),
-) {
+/// Partitions `lo..hi` (at least 3 long) around a median-of-three pivot; returns the pivot's
+/// final index `p`: nothing in `lo..p` is greater than it, nothing in `p + 1..hi` less.
+fn partition<L, S>(lo: usize, hi: usize, less: &mut L, swap: &mut S) -> usize
+where
+    L: FnMut(usize, usize) -> bool,
+    S: FnMut(usize, usize),
+{
+    let last = hi - 1;
+    let mid = lo + (hi - lo) / 2;
+    // Order `lo <= mid <= last`, then move the median to `lo` as the pivot.
+    if less(mid, lo) {
+        swap(mid, lo);
+    }
+    if less(last, mid) {
+        swap(last, mid);
+        if less(mid, lo) {
+            swap(mid, lo);
+        }
+    }
+    swap(lo, mid);
+    let (mut i, mut j) = (lo, hi);
+    loop {
+        i += 1;
+        while i < last && less(i, lo) {
+            i += 1;
+        }
+        j -= 1;
+        while j > lo && less(lo, j) {
+            j -= 1;
+        }
+        if i >= j {
+            break;
+        }
+        swap(i, j);
+    }
+    swap(lo, j);
+    j
+}
+
+/// Heapsort of `lo..hi` (the depth-limit fallback: O(n log n) whatever the input).
+fn heapsort<L, S>(lo: usize, hi: usize, less: &mut L, swap: &mut S)
+where
+    L: FnMut(usize, usize) -> bool,
+    S: FnMut(usize, usize),
+{
+    let len = hi - lo;
+    for node in (0..len / 2).rev() {
+        sift_down(lo, node, len, less, swap);
+    }
+    for end in (1..len).rev() {
+        // The greatest row goes to the end; the rest is made a heap again.
+        swap(lo, lo + end);
+        sift_down(lo, 0, end, less, swap);
+    }
+}
+
+/// Moves `node` down the heap `lo..lo + end` (indices relative to `lo`) until neither child is
+/// greater.
+fn sift_down<L, S>(lo: usize, mut node: usize, end: usize, less: &mut L, swap: &mut S)
+where
+    L: FnMut(usize, usize) -> bool,
+    S: FnMut(usize, usize),
+{
     loop {
         let mut child = 2 * node + 1;
         if child >= end {
             break;
         }
-        if child + 1 < end && less(child, child + 1) {
+        if child + 1 < end && less(lo + child, lo + child + 1) {
             child += 1;
         }
-        if !less(node, child) {
+        if !less(lo + node, lo + child) {
             break;
         }
-        swap(node, child);
+        swap(lo + node, lo + child);
         node = child;
     }
 }

@@ -636,7 +636,7 @@ impl<T: Soa> SoaVec<T> {
     }
 
     /// Sorts the rows unstably with a comparator over views, in place without allocating: a
-    /// heapsort of whole-row swaps, so a panicking comparator leaves a permutation of the rows.
+    /// introsort of whole-row swaps, so a panicking comparator leaves a permutation of the rows.
     ///
     /// ```
     /// use arena_kit::{Soa, SoaVec};

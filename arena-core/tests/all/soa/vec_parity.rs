@@ -601,3 +601,62 @@ fn a_panicking_clone_in_to_value_drops_the_fields_cloned_so_far() {
     drop(v);
     assert_eq!(drops.get(), 2);
 }
+
+#[test]
+fn unstable_sort_handles_sorted_reversed_equal_and_sawtooth_inputs() {
+    #[derive(Debug, Clone, Copy, PartialEq, Soa)]
+    #[soa(crate = arena_kit_core)]
+    struct K {
+        k: u32,
+        id: u32,
+    }
+    let lens: &[usize] = if cfg!(miri) {
+        &[0, 1, 2, 3, 17, 40]
+    } else {
+        &[0, 1, 2, 3, 15, 16, 17, 33, 100, 1000, 5000]
+    };
+    let mut seed = 0x1234_5678_9abc_def0u64;
+    let mut rand = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for &n in lens {
+        let n32 = n as u32;
+        let patterns: Vec<Vec<u32>> = vec![
+            (0..n32).collect(),
+            (0..n32).rev().collect(),
+            vec![7; n],
+            (0..n32).map(|i| i % 5).collect(),
+            (0..n32).map(|_| (rand() % 50) as u32).collect(),
+        ];
+        for keys in patterns {
+            let mut v: SoaVec<K> = keys
+                .iter()
+                .zip(0..)
+                .map(|(&k, id)| K { k, id })
+                .collect();
+            v.sort_unstable_by_key(|r| *r.k);
+            let mut want = keys.clone();
+            want.sort_unstable();
+            assert_eq!(v.slices().k, &want[..], "n = {n}");
+            let mut ids = v.slices().id.to_vec();
+            ids.sort_unstable();
+            assert_eq!(ids, (0..n32).collect::<Vec<_>>(), "a permutation of the rows");
+            // Each row kept its fields together.
+            assert!(v.iter().all(|r| keys[*r.id as usize] == *r.k));
+        }
+        // An inconsistent comparator: terminates, stays in bounds, keeps a permutation.
+        let mut v: SoaVec<K> = (0..n32).map(|i| K { k: i, id: i }).collect();
+        v.sort_unstable_by(|_, _| match rand() % 3 {
+            0 => Ordering::Less,
+            1 => Ordering::Equal,
+            _ => Ordering::Greater,
+        });
+        let mut ids = v.slices().id.to_vec();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..n32).collect::<Vec<_>>());
+        assert!(v.iter().all(|r| r.k == r.id));
+    }
+}
