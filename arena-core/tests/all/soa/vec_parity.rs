@@ -632,18 +632,18 @@ fn unstable_sort_handles_sorted_reversed_equal_and_sawtooth_inputs() {
             (0..n32).map(|_| (rand() % 50) as u32).collect(),
         ];
         for keys in patterns {
-            let mut v: SoaVec<K> = keys
-                .iter()
-                .zip(0..)
-                .map(|(&k, id)| K { k, id })
-                .collect();
+            let mut v: SoaVec<K> = keys.iter().zip(0..).map(|(&k, id)| K { k, id }).collect();
             v.sort_unstable_by_key(|r| *r.k);
             let mut want = keys.clone();
             want.sort_unstable();
             assert_eq!(v.slices().k, &want[..], "n = {n}");
             let mut ids = v.slices().id.to_vec();
             ids.sort_unstable();
-            assert_eq!(ids, (0..n32).collect::<Vec<_>>(), "a permutation of the rows");
+            assert_eq!(
+                ids,
+                (0..n32).collect::<Vec<_>>(),
+                "a permutation of the rows"
+            );
             // Each row kept its fields together.
             assert!(v.iter().all(|r| keys[*r.id as usize] == *r.k));
         }
