@@ -223,6 +223,22 @@ impl<'a, T: Soa + 'a> SoaSlice<'a, T> {
         self.get(self.len.wrapping_sub(1))
     }
 
+    /// The first row and the rows after it, or `None` if there are none.
+    #[inline]
+    pub fn split_first(&self) -> Option<(T::Ref<'a>, SoaSlice<'a, T>)> {
+        let first = self.first()?;
+        // SAFETY: `len >= 1`, so `1..len` is within `0..len`.
+        Some((first, unsafe { self.sub(1, self.len) }))
+    }
+
+    /// The last row and the rows before it, or `None` if there are none.
+    #[inline]
+    pub fn split_last(&self) -> Option<(T::Ref<'a>, SoaSlice<'a, T>)> {
+        let last = self.last()?;
+        // SAFETY: `len >= 1`, so `0..len - 1` is within `0..len`.
+        Some((last, unsafe { self.sub(0, self.len - 1) }))
+    }
+
     /// References to row `index`'s fields, without a bounds check.
     ///
     /// # Safety
@@ -549,6 +565,21 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
     #[inline]
     pub fn last_mut(&mut self) -> Option<T::Mut<'_>> {
         self.get_mut(self.len.wrapping_sub(1))
+    }
+
+    /// The first row, exclusively, and the rows after it, or `None` if there are none.
+    #[inline]
+    pub fn split_first_mut(&mut self) -> Option<(T::Mut<'_>, SoaSliceMut<'_, T>)> {
+        let (head, tail) = self.reborrow().into_split_at_mut(1)?;
+        Some((head.into_get_mut(0)?, tail))
+    }
+
+    /// The last row, exclusively, and the rows before it, or `None` if there are none.
+    #[inline]
+    pub fn split_last_mut(&mut self) -> Option<(T::Mut<'_>, SoaSliceMut<'_, T>)> {
+        let mid = self.len.checked_sub(1)?;
+        let (init, last) = self.reborrow().into_split_at_mut(mid)?;
+        Some((last.into_get_mut(0)?, init))
     }
 
     /// References to row `index`'s fields, without a bounds check.

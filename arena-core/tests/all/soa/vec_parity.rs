@@ -152,6 +152,38 @@ fn split_at_gives_both_halves_and_split_at_mut_lets_both_be_written() {
 }
 
 #[test]
+fn split_first_and_last_match_a_slice() {
+    let model = atoms();
+    let mut v: SoaVec<Atom> = model.clone().into();
+    for n in 0..=model.len() {
+        let s = v.slice(..n);
+        let (f, rest) = match (s.split_first(), model[..n].split_first()) {
+            (Some((f, rest)), Some((mf, mrest))) => {
+                assert_eq!(f.to_value(), *mf);
+                (f.to_value(), rows_of(rest) == mrest)
+            }
+            (None, None) => continue,
+            _ => panic!("split_first disagrees at {n}"),
+        };
+        assert!(rest, "the rest after {f:?}");
+        let (l, init) = s.split_last().unwrap();
+        let (ml, minit) = model[..n].split_last().unwrap();
+        assert_eq!((l.to_value(), rows_of(init)), (ml.clone(), minit.to_vec()));
+    }
+    let mut s = v.as_soa_slice_mut();
+    let (first, mut rest) = s.split_first_mut().unwrap();
+    *first.mass += *rest.first().unwrap().mass; // both at once
+    rest.last_mut().unwrap().name.push('!');
+    let (last, init) = s.split_last_mut().unwrap();
+    *last.mass = init.len() as f32;
+    assert_eq!(v.slices().mass, &[3.0, 2.0, 3.0, 3.0]);
+    assert_eq!(v.slices().name[3], "Zn!");
+    let mut empty: SoaVec<Atom> = SoaVec::new();
+    assert!(empty.as_soa_slice_mut().split_first_mut().is_none());
+    assert!(empty.as_soa_slice_mut().split_last_mut().is_none());
+}
+
+#[test]
 fn unchecked_access_reads_and_writes_the_row() {
     let mut v: SoaVec<Atom> = atoms().into();
     // SAFETY: both indices are below the length, 4.
