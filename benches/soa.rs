@@ -390,6 +390,14 @@ fn sort(c: &mut Criterion) {
                 BatchSize::LargeInput,
             )
         });
+        // Unstable and in place (no allocation): an introsort of whole-row swaps.
+        g.bench_function(BenchmarkId::new("soavec_unstable", n), |b| {
+            b.iter_batched_ref(
+                || ours.clone(),
+                |v| v.sort_unstable_by(|a, b| a.life.total_cmp(b.life)),
+                BatchSize::LargeInput,
+            )
+        });
         let mut sdv = sd::ParticleVec::with_capacity(n);
         (0..n).for_each(|i| sdv.push(to_sd(seed(i))));
         g.bench_function(BenchmarkId::new("soa_derive", n), |b| {

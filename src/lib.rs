@@ -22,7 +22,7 @@ pub mod prelude {
     pub use arena_kit_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::pool::{Handle, Pool, PoolFull};
-    pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut};
+    pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut, ToValue};
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::soa::{SoaPool, SoaVec};
     pub use arena_kit_core::tags::{

@@ -287,3 +287,85 @@ fn column_format_of_a_type_with_no_columns_terminates() {
     assert_eq!(r.unwrap(), 0);
     assert!(peak < 4096);
 }
+
+/// The named column format (`{"0": [..]}`) never trusts a declared column length, refuses a
+/// repeated, unknown or missing key with its name, and reads keys in any order.
+#[test]
+fn named_columns_refuse_repeats_and_never_trust_a_length() {
+    use arena_kit_core::soa::serde::named_columns;
+    let huge = if usize::BITS > 32 {
+        1usize << 32
+    } else {
+        usize::MAX
+    };
+    let declared = |n| Node::Declared {
+        declared: n,
+        items: vec![],
+    };
+    let (r, peak) = measure(|| {
+        named_columns::deserialize::<hostile::Unit, _>(Top(vec![("0", declared(huge))]))
+    });
+    assert_eq!(r.map(|v| v.len()), Ok(0));
+    assert!(
+        peak < 64 << 10,
+        "a declared 2^32-value column grew the heap by {peak} bytes"
+    );
+    let twice = named_columns::deserialize::<hostile::Unit, _>(Top(vec![
+        ("0", declared(0)),
+        ("0", declared(huge)),
+    ]));
+    let err = twice.unwrap_err().to_string();
+    assert!(err.contains("`0` appears twice"), "{err}");
+    let unknown =
+        named_columns::deserialize::<hostile::Unit, _>(Top(vec![("1", declared(0))])).unwrap_err();
+    assert!(
+        unknown.to_string().contains("unknown SoA column `1`"),
+        "{unknown}"
+    );
+    let missing = named_columns::deserialize::<hostile::Unit, _>(Top(vec![])).unwrap_err();
+    assert!(missing.to_string().contains("`0` is missing"), "{missing}");
+    // Repeated keys in JSON text, in and out of declaration order.
+    let mob = r#"{"pos.y":[2.0],"name":["a"],"id":[1],"pos.x":[1.0]}"#;
+    let v: SoaVec<hostile::Mob> =
+        named_columns::deserialize(&mut serde_json::Deserializer::from_str(mob)).unwrap();
+    assert_eq!(v.len(), 1);
+    let repeated = r#"{"id":[1],"id":[1],"pos.x":[1.0],"pos.y":[2.0],"name":["a"]}"#;
+    assert!(
+        named_columns::deserialize::<hostile::Mob, _>(&mut serde_json::Deserializer::from_str(
+            repeated
+        ))
+        .is_err()
+    );
+    let unequal = r#"{"id":[1,2],"pos.x":[1.0],"pos.y":[2.0],"name":["a"]}"#;
+    let err = named_columns::deserialize::<hostile::Mob, _>(
+        &mut serde_json::Deserializer::from_str(unequal),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("different lengths") && err.contains("`id`"),
+        "{err}"
+    );
+}
+
+/// The generator feeds the named format to the column target too.
+#[test]
+fn the_column_target_also_generates_the_named_format() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut named = 0;
+    for _ in 0..if cfg!(miri) { 30 } else { 300 } {
+        let data: Vec<u8> = (0..64)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        let mut u = arbitrary::Unstructured::new(&data);
+        if let Ok(v) = hostile::columns_tree(&mut u, 0) {
+            named += usize::from(v.is_object());
+        }
+    }
+    assert!(named > 0, "no named-format input was generated");
+}

@@ -368,6 +368,7 @@ type PosCols = (Col<f32>, (Col<f32>, ()));
 
 impl Soa for Pos {
     type Columns = PosCols;
+    const FIELD_NAMES: &'static [&'static str] = &["x", "y"];
     type Ref<'a> = <PosCols as Columns>::Ref<'a>;
     type Mut<'a> = <PosCols as Columns>::Mut<'a>;
     type Slices<'a> = <PosCols as Columns>::Slices<'a>;
@@ -405,6 +406,7 @@ type MobCols = (Col<u32>, (Nested<Pos>, (Col<String>, ())));
 
 impl Soa for Mob {
     type Columns = MobCols;
+    const FIELD_NAMES: &'static [&'static str] = &["id", "pos", "name"];
     type Ref<'a> = <MobCols as Columns>::Ref<'a>;
     type Mut<'a> = <MobCols as Columns>::Mut<'a>;
     type Slices<'a> = <MobCols as Columns>::Slices<'a>;
@@ -463,6 +465,7 @@ pub struct Unit(pub ());
 
 impl Soa for Unit {
     type Columns = (Col<()>, ());
+    const FIELD_NAMES: &'static [&'static str] = &["0"];
     type Ref<'a> = (&'a (), ());
     type Mut<'a> = (&'a mut (), ());
     type Slices<'a> = (&'a [()], ());
@@ -587,7 +590,34 @@ pub fn columns_tree(u: &mut Unstructured<'_>, kind: u8) -> Result<Value> {
             .collect::<Result<Vec<_>>>()?;
         cols.push(Value::Array(col));
     }
+    // The named format now and then, decided last so that inputs written for the positional
+    // format (and exhausted input, which reads as 0) keep meaning what they meant.
+    if u.int_in_range(0u8..=2)? == 2 {
+        return named_tree(u, kind, cols);
+    }
     Ok(Value::Array(cols))
+}
+
+/// The column names of each row kind in the named format.
+const NAMED: [&[&str]; 3] = [&["id", "pos.x", "pos.y", "name"], &[], &["0"]];
+
+/// `cols` keyed by the kind's column names, sometimes with a key renamed, dropped or added
+/// (a JSON object cannot repeat a key; tests/serde_hostile_input.rs covers repeats).
+fn named_tree(u: &mut Unstructured<'_>, kind: u8, cols: Vec<Value>) -> Result<Value> {
+    let names = NAMED[kind as usize];
+    let mut m = Map::new();
+    for (i, col) in cols.into_iter().enumerate() {
+        let key = match (names.get(i), u.int_in_range(0u8..=7)?) {
+            (Some(name), 1..) => name.to_string(),
+            _ => short_string(u)?,
+        };
+        m.insert(key, col);
+    }
+    if u.int_in_range(0u8..=7)? == 0 && !m.is_empty() {
+        let first = m.keys().next().cloned().unwrap_or_default();
+        m.remove(&first);
+    }
+    Ok(Value::Object(m))
 }
 
 // -------------------------------------------------------------------------------------------
@@ -723,9 +753,59 @@ where
     arena_kit_core::soa::serde::columns::deserialize(v)
 }
 
+fn named_of<T>(v: Value) -> core::result::Result<SoaVec<T>, serde_json::Error>
+where
+    T: Soa,
+    T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>
+        + arena_kit_core::soa::serde::columns::NamedColumns,
+{
+    arena_kit_core::soa::serde::named_columns::deserialize(v)
+}
+
+/// The named format's input in the positional format, if its keys are exactly the kind's
+/// column names.
+fn named_as_positional(kind: u8, v: &Value) -> Option<Value> {
+    let obj = v.as_object()?;
+    let names = NAMED[kind as usize];
+    let exact = obj.len() == names.len() && names.iter().all(|n| obj.contains_key(*n));
+    exact.then(|| Value::Array(names.iter().map(|n| obj[*n].clone()).collect()))
+}
+
+/// The named format agrees with the positional one on the same columns, and refuses any other
+/// set of keys; memory stays proportional to the input.
+fn named_like_positional<T>(what: &str, kind: u8, v: Value)
+where
+    T: Soa + PartialEq + core::fmt::Debug,
+    T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>
+        + arena_kit_core::soa::serde::columns::NamedColumns,
+{
+    let len = input_len(&v);
+    let want = named_as_positional(kind, &v).and_then(|p| columns_of::<T>(p).ok());
+    let (got, peak) = measure(|| named_of::<T>(v));
+    assert_bounded(what, peak, 0, len);
+    match (got, want) {
+        (Ok(got), Some(want)) => assert_eq!(got.into_vec(), want.into_vec()),
+        (Err(e), None) => assert!(!e.to_string().is_empty()),
+        (got, want) => panic!(
+            "{what}: the named format gave {:?}, the positional one {:?}",
+            got.map(|v| v.len()),
+            want.map(|v| v.len())
+        ),
+    }
+}
+
 /// `SoaVec<T>` in the column format: accepted exactly when the columns read as the field types
-/// and agree in length, and then holds those rows; terminates for a type with no columns.
+/// and agree in length, and then holds those rows; terminates for a type with no columns. A
+/// map is the named format, checked against the positional one.
 pub fn check_columns(kind: u8, v: Value) {
+    if v.is_object() {
+        match kind {
+            0 => named_like_positional::<Mob>("SoaVec<Mob> named columns", kind, v),
+            1 => named_like_positional::<Empty>("SoaVec<Empty> named columns", kind, v),
+            _ => named_like_positional::<Unit>("SoaVec<Unit> named columns", kind, v),
+        }
+        return;
+    }
     let len = input_len(&v);
     match kind {
         0 => {

@@ -442,3 +442,98 @@ fn generic_nested_and_tuple_rows_print_their_views() {
     let pairs: SoaVec<Pair> = vec![Pair(1, "a".into())].into();
     assert_eq!(format!("{:?}", pairs.get(0).unwrap()), r#"PairRef(1, "a")"#);
 }
+
+/// A row with a field that is not `Clone`: it still derives, only `to_value` is unavailable.
+#[derive(Soa)]
+pub struct Unclonable {
+    /// Not `Clone`.
+    pub lock: std::sync::Mutex<u8>,
+    /// Clone.
+    pub n: u8,
+}
+
+#[test]
+fn to_value_on_every_struct_shape_the_derive_accepts() {
+    // Tuple struct.
+    let v: SoaVec<Pair> = [Pair(1, "a".into()), Pair(2, "b".into())].into();
+    let Pair(n, s) = v.get(1).unwrap().to_value();
+    assert_eq!((n, s.as_str()), (2, "b"));
+    // Generics, a lifetime, a const parameter and a zero-sized field.
+    let owner = String::from("orc");
+    let mut t: SoaVec<Tagged<'_, Vec<u32>, 2>> = SoaVec::new();
+    t.push(Tagged {
+        name: &owner,
+        value: vec![7],
+        arr: [1, 2],
+        marker: PhantomData,
+    });
+    let back = t.get_mut(0).unwrap().to_value();
+    assert_eq!((back.name, back.value, back.arr), ("orc", vec![7], [1, 2]));
+    // A nested field on 64-byte columns, through the `Mut` view too.
+    let mut b: SoaVec<Body> = SoaVec::new();
+    b.push(Body {
+        pos: Vec3 {
+            x: 1.0,
+            y: 2.0,
+            z: 3.0,
+        },
+        mass: 4.0,
+        name: "b".into(),
+    });
+    let want = Body {
+        pos: Vec3 {
+            x: 1.0,
+            y: 2.0,
+            z: 3.0,
+        },
+        mass: 4.0,
+        name: "b".into(),
+    };
+    assert_eq!(b.get(0).unwrap().to_value(), want);
+    assert_eq!(b.get_mut(0).unwrap().to_value(), want);
+    // Without `Clone` fields the views exist and work, `to_value` does not apply.
+    let u: SoaVec<Unclonable> = [Unclonable {
+        lock: std::sync::Mutex::new(1),
+        n: 2,
+    }]
+    .into();
+    assert_eq!(*u.get(0).unwrap().n, 2);
+}
+
+/// A row whose views compare: the generic sort and `SoaVec`'s own order through the facade.
+#[derive(Soa, Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[soa(derive(PartialEq, Eq, PartialOrd, Ord))]
+pub struct Score {
+    /// Points.
+    pub points: u32,
+    /// Who.
+    pub who: String,
+}
+
+fn sort_generic<T: Soa>(v: &mut SoaVec<T>)
+where
+    for<'a> T::Ref<'a>: PartialOrd,
+{
+    v.sort_by(|a, b| a.partial_cmp(&b).expect("a total order"));
+}
+
+#[test]
+fn generic_code_sorts_and_vectors_order_like_vec() {
+    let rows = [(3, "c"), (1, "z"), (3, "a"), (2, "m")]
+        .map(|(points, who)| Score {
+            points,
+            who: who.into(),
+        })
+        .to_vec();
+    let mut v: SoaVec<Score> = rows.clone().into();
+    sort_generic(&mut v);
+    let mut want = rows.clone();
+    want.sort();
+    assert_eq!(v.iter().map(|r| r.to_value()).collect::<Vec<_>>(), want);
+    let unsorted: SoaVec<Score> = rows.clone().into();
+    assert_eq!(v.cmp(&unsorted), want.cmp(&rows));
+    assert!(v != unsorted);
+    let mut u = unsorted.clone();
+    u.sort_unstable();
+    assert_eq!(u, v);
+}

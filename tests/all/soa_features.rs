@@ -74,6 +74,75 @@ fn columns_of_unequal_length_are_an_error() {
     );
 }
 
+/// A nested field and a tuple struct: keys `pos.0`, `pos.1`, `hp`.
+#[derive(Soa, Debug, Clone, Copy, PartialEq)]
+pub struct At(pub f32, pub f32);
+
+/// A row with a nested field, for the named column format.
+#[derive(Soa, Debug, Clone, PartialEq)]
+pub struct Unit {
+    /// Position: columns `pos.0` and `pos.1`.
+    #[soa(nested)]
+    pub pos: At,
+    /// Hit points.
+    pub hp: u32,
+}
+
+/// The named column format through `#[serde(with)]`, the shape soa_derive writes.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Army {
+    #[serde(with = "arena_kit::soa::serde::named_columns")]
+    units: SoaVec<Unit>,
+}
+
+#[test]
+fn named_column_format_round_trips_with_keys_in_any_order() {
+    let units: SoaVec<Unit> = [
+        Unit {
+            pos: At(1.0, 2.0),
+            hp: 3,
+        },
+        Unit {
+            pos: At(4.0, 5.0),
+            hp: 6,
+        },
+    ]
+    .into();
+    let army = Army { units };
+    let json = serde_json::to_string(&army).unwrap();
+    assert_eq!(
+        json,
+        r#"{"units":{"pos.0":[1.0,4.0],"pos.1":[2.0,5.0],"hp":[3,6]}}"#
+    );
+    let back: Army = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.units, army.units);
+    let shuffled: Army =
+        serde_json::from_str(r#"{"units":{"hp":[3,6],"pos.1":[2.0,5.0],"pos.0":[1.0,4.0]}}"#)
+            .unwrap();
+    assert_eq!(shuffled.units, army.units);
+    for (bad, says) in [
+        (
+            r#"{"units":{"pos.0":[1.0],"pos.1":[2.0]}}"#,
+            "`hp` is missing",
+        ),
+        (
+            r#"{"units":{"pos.0":[1.0],"pos.1":[2.0],"hp":[3],"mp":[1]}}"#,
+            "unknown SoA column `mp`",
+        ),
+        (
+            r#"{"units":{"pos.0":[1.0],"pos.1":[2.0,5.0],"hp":[3]}}"#,
+            "different lengths",
+        ),
+        (r#"{"units":[[1.0],[2.0],[3]]}"#, "a map of 3 named columns"),
+    ] {
+        let err = serde_json::from_str::<Army>(bad)
+            .err()
+            .expect(bad)
+            .to_string();
+        assert!(err.contains(says), "{bad}: {err}");
+    }
+}
+
 #[test]
 fn parallel_iteration_visits_every_row_once() {
     let mut v: SoaVec<Enemy> = (0..1000)

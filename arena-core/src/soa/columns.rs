@@ -7,6 +7,8 @@
 //! [`Columns`] trait is sealed: only these shapes implement it, so a (safe) `Soa` impl can only say
 //! which field types it stores, never how they are laid out or accessed.
 
+use core::cmp::Ordering;
+use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 use core::ptr;
 
@@ -268,6 +270,13 @@ pub trait Columns: Copy + sealed::Sealed {
     /// - both rows are initialised.
     unsafe fn swap(self, i: usize, j: usize);
 
+    /// The same columns starting `n` rows later (row `k` of the result is row `n + k` of `self`).
+    /// Runs no user code.
+    ///
+    /// # Safety
+    /// - `n` is at most the number of rows every column of `self` has room for.
+    unsafe fn offset(self, n: usize) -> Self;
+
     /// Drops rows `start..start + count` in place. If a drop panics, the remaining columns are
     /// still dropped.
     ///
@@ -337,6 +346,8 @@ impl Columns for () {
     unsafe fn shift_up(_: Self, _: Self, _: usize) {}
     #[inline]
     unsafe fn swap(self, _: usize, _: usize) {}
+    #[inline(always)]
+    unsafe fn offset(self, _: usize) -> Self {}
     #[inline]
     unsafe fn drop_range(self, _: usize, _: usize) {}
     #[inline]
@@ -436,6 +447,14 @@ impl<F> Columns for Col<F> {
     unsafe fn swap(self, i: usize, j: usize) {
         // SAFETY: the caller guarantees both rows are initialised; `ptr::swap` allows `i == j`.
         unsafe { ptr::swap(self.ptr.add(i), self.ptr.add(j)) }
+    }
+    #[inline(always)]
+    unsafe fn offset(self, n: usize) -> Self {
+        Col {
+            // SAFETY: the caller guarantees `n` rows fit in this column's block.
+            ptr: unsafe { self.ptr.add(n) },
+            _marker: PhantomData,
+        }
     }
     #[inline]
     unsafe fn drop_range(self, start: usize, count: usize) {
@@ -574,6 +593,11 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
             self.1.swap(i, j);
         }
     }
+    #[inline(always)]
+    unsafe fn offset(self, n: usize) -> Self {
+        // SAFETY: forwarded from the caller.
+        unsafe { (self.0.offset(n), self.1.offset(n)) }
+    }
     #[inline]
     unsafe fn drop_range(self, start: usize, count: usize) {
         if Self::NEEDS_DROP {
@@ -689,6 +713,13 @@ impl<S: Soa> Columns for Nested<S> {
         // SAFETY: forwarded from the caller.
         unsafe { self.inner.swap(i, j) }
     }
+    #[inline(always)]
+    unsafe fn offset(self, n: usize) -> Self {
+        Nested {
+            // SAFETY: forwarded from the caller.
+            inner: unsafe { self.inner.offset(n) },
+        }
+    }
     #[inline]
     unsafe fn drop_range(self, start: usize, count: usize) {
         // SAFETY: forwarded from the caller.
@@ -785,6 +816,158 @@ where
     unsafe fn eq_rows(a: Self, b: Self, len: usize) -> bool {
         // SAFETY: forwarded from the caller.
         unsafe { S::Columns::eq_rows(a.inner, b.inner, len) }
+    }
+}
+
+/// Columns whose every value is `Eq`: `Eq` on the containers.
+#[diagnostic::on_unimplemented(
+    message = "every field of the `Soa` type must implement `Eq` for its container to be `Eq`",
+    label = "a column of this type is not `Eq`"
+)]
+pub trait TotalEqColumns: EqColumns {}
+
+impl TotalEqColumns for () {}
+impl<F: Eq> TotalEqColumns for Col<F> {}
+impl<A: TotalEqColumns, B: TotalEqColumns> TotalEqColumns for (A, B) {}
+impl<S: Soa> TotalEqColumns for Nested<S> where S::Columns: TotalEqColumns {}
+
+/// Columns whose every value can be ordered: lexicographic `PartialOrd` on the containers, row
+/// by row and, within a row, field by field in declaration order (what `#[derive(PartialOrd)]`
+/// on the row compares, so a `SoaVec<T>` orders like a `Vec<T>`).
+#[diagnostic::on_unimplemented(
+    message = "every field of the `Soa` type must implement `PartialOrd` to order its containers",
+    label = "a column of this type is not `PartialOrd`"
+)]
+pub trait PartialOrdColumns: EqColumns {
+    /// Compares row `i` of `a` with row `j` of `b`, field by field.
+    ///
+    /// # Safety
+    /// - row `i` of `a` and row `j` of `b` are initialised.
+    unsafe fn partial_cmp_row(a: Self, i: usize, b: Self, j: usize) -> Option<Ordering>;
+}
+
+/// Columns whose every value is `Ord`: lexicographic `Ord` on the containers (see
+/// [`PartialOrdColumns`]).
+#[diagnostic::on_unimplemented(
+    message = "every field of the `Soa` type must implement `Ord` to order its containers",
+    label = "a column of this type is not `Ord`"
+)]
+pub trait OrdColumns: PartialOrdColumns + TotalEqColumns {
+    /// Compares row `i` of `a` with row `j` of `b`, field by field.
+    ///
+    /// # Safety
+    /// - row `i` of `a` and row `j` of `b` are initialised.
+    unsafe fn cmp_row(a: Self, i: usize, b: Self, j: usize) -> Ordering;
+}
+
+impl PartialOrdColumns for () {
+    #[inline]
+    unsafe fn partial_cmp_row(_: Self, _: usize, _: Self, _: usize) -> Option<Ordering> {
+        Some(Ordering::Equal)
+    }
+}
+impl OrdColumns for () {
+    #[inline]
+    unsafe fn cmp_row(_: Self, _: usize, _: Self, _: usize) -> Ordering {
+        Ordering::Equal
+    }
+}
+impl<F: PartialOrd> PartialOrdColumns for Col<F> {
+    #[inline]
+    unsafe fn partial_cmp_row(a: Self, i: usize, b: Self, j: usize) -> Option<Ordering> {
+        // SAFETY: the caller guarantees both rows are initialised.
+        unsafe { (*a.ptr.add(i)).partial_cmp(&*b.ptr.add(j)) }
+    }
+}
+impl<F: Ord> OrdColumns for Col<F> {
+    #[inline]
+    unsafe fn cmp_row(a: Self, i: usize, b: Self, j: usize) -> Ordering {
+        // SAFETY: the caller guarantees both rows are initialised.
+        unsafe { (*a.ptr.add(i)).cmp(&*b.ptr.add(j)) }
+    }
+}
+impl<A: PartialOrdColumns, B: PartialOrdColumns> PartialOrdColumns for (A, B) {
+    #[inline]
+    unsafe fn partial_cmp_row(a: Self, i: usize, b: Self, j: usize) -> Option<Ordering> {
+        // SAFETY: forwarded from the caller.
+        match unsafe { A::partial_cmp_row(a.0, i, b.0, j) } {
+            // SAFETY: forwarded from the caller.
+            Some(Ordering::Equal) => unsafe { B::partial_cmp_row(a.1, i, b.1, j) },
+            other => other,
+        }
+    }
+}
+impl<A: OrdColumns, B: OrdColumns> OrdColumns for (A, B) {
+    #[inline]
+    unsafe fn cmp_row(a: Self, i: usize, b: Self, j: usize) -> Ordering {
+        // SAFETY: forwarded from the caller.
+        unsafe { A::cmp_row(a.0, i, b.0, j).then_with(|| B::cmp_row(a.1, i, b.1, j)) }
+    }
+}
+impl<S: Soa> PartialOrdColumns for Nested<S>
+where
+    S::Columns: PartialOrdColumns,
+{
+    #[inline]
+    unsafe fn partial_cmp_row(a: Self, i: usize, b: Self, j: usize) -> Option<Ordering> {
+        // SAFETY: forwarded from the caller.
+        unsafe { S::Columns::partial_cmp_row(a.inner, i, b.inner, j) }
+    }
+}
+impl<S: Soa> OrdColumns for Nested<S>
+where
+    S::Columns: OrdColumns,
+{
+    #[inline]
+    unsafe fn cmp_row(a: Self, i: usize, b: Self, j: usize) -> Ordering {
+        // SAFETY: forwarded from the caller.
+        unsafe { S::Columns::cmp_row(a.inner, i, b.inner, j) }
+    }
+}
+
+/// Columns whose every value can be hashed: `Hash` on the containers, column by column (equal
+/// containers have equal columns, so the hash agrees with `Eq`).
+#[diagnostic::on_unimplemented(
+    message = "every field of the `Soa` type must implement `Hash` to hash its containers",
+    label = "a column of this type is not `Hash`"
+)]
+pub trait HashColumns: Columns {
+    /// Feeds rows `0..len` of every column to `state`, one column after another.
+    ///
+    /// # Safety
+    /// - rows `0..len` are initialised.
+    unsafe fn hash_rows<H: Hasher>(self, len: usize, state: &mut H);
+}
+
+impl HashColumns for () {
+    #[inline]
+    unsafe fn hash_rows<H: Hasher>(self, _: usize, _: &mut H) {}
+}
+impl<F: Hash> HashColumns for Col<F> {
+    #[inline]
+    unsafe fn hash_rows<H: Hasher>(self, len: usize, state: &mut H) {
+        // SAFETY: the caller guarantees the column holds `len` initialised values.
+        F::hash_slice(unsafe { self.slices(0, len) }, state)
+    }
+}
+impl<A: HashColumns, B: HashColumns> HashColumns for (A, B) {
+    #[inline]
+    unsafe fn hash_rows<H: Hasher>(self, len: usize, state: &mut H) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.0.hash_rows(len, state);
+            self.1.hash_rows(len, state);
+        }
+    }
+}
+impl<S: Soa> HashColumns for Nested<S>
+where
+    S::Columns: HashColumns,
+{
+    #[inline]
+    unsafe fn hash_rows<H: Hasher>(self, len: usize, state: &mut H) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.inner.hash_rows(len, state) }
     }
 }
 

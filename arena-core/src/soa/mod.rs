@@ -53,13 +53,16 @@ mod slice;
 #[cfg(feature = "alloc")]
 mod vec;
 
-pub use columns::{CloneColumns, Col, Columns, Cursor, EqColumns, Nested};
+pub use columns::{
+    CloneColumns, Col, Columns, Cursor, EqColumns, HashColumns, Nested, OrdColumns,
+    PartialOrdColumns, TotalEqColumns,
+};
 pub use iter::{ChunksExact, ChunksExactMut, Iter, IterMut};
 #[cfg(feature = "alloc")]
 pub use pool::{SoaPool, SoaPoolDrain};
 pub use slice::{SoaSlice, SoaSliceMut};
 #[cfg(feature = "alloc")]
-pub use vec::{IntoIter, SoaVec, TryPushError};
+pub use vec::{Drain, IntoIter, SoaVec, TryPushError};
 
 /// A struct stored as one column per field. Implemented by `#[derive(Soa)]`.
 ///
@@ -103,6 +106,12 @@ pub trait Soa: Sized {
         Self: 'a;
     /// The alignment every column starts on (`#[soa(align = 64)]`); a power of two.
     const ALIGN: usize = 1;
+    /// The fields' names in declaration order (`["id", "pos"]`; a tuple struct's are `"0"`,
+    /// `"1"`), written by the derive. The named column format of the `serde` feature
+    /// (`soa::serde::named_columns`) keys each column by them, a nested field's columns as
+    /// `"pos.x"`. A hand-written impl that leaves them out cannot use
+    /// that format (it says so instead of writing unnamed columns).
+    const FIELD_NAMES: &'static [&'static str] = &[];
 
     /// Splits a row into its column values.
     fn into_columns(self) -> <Self::Columns as Columns>::Owned;
@@ -126,6 +135,31 @@ pub trait Soa: Sized {
     ) -> Self::SlicesMut<'a>
     where
         Self: 'a;
+}
+
+/// A row view that can rebuild the value it views, by cloning every field: implemented by
+/// `#[derive(Soa)]` for the [`Ref`](Soa::Ref) and [`Mut`](Soa::Mut) views (when every field is
+/// `Clone`; a nested field through its own view's `ToValue`).
+///
+/// ```
+/// use arena_kit::soa::ToValue;
+/// use arena_kit::{Soa, SoaVec};
+///
+/// #[derive(Soa, Debug, PartialEq)]
+/// struct Enemy { name: String, hp: u32 }
+///
+/// let enemies: SoaVec<Enemy> = [Enemy { name: "imp".into(), hp: 3 }].into();
+/// let copy: Enemy = enemies.get(0).unwrap().to_value();
+/// assert_eq!(copy, Enemy { name: "imp".into(), hp: 3 });
+/// ```
+///
+/// Generic code names it as a bound: `where for<'a> T::Ref<'a>: ToValue<Value = T>`.
+pub trait ToValue {
+    /// The row type the view reads (`Enemy` for `EnemyRef<'a>`).
+    type Value;
+    /// A new row holding a clone of every field the view references. If a `Clone` panics, the
+    /// fields cloned so far are dropped.
+    fn to_value(&self) -> Self::Value;
 }
 
 /// Why a SoA block could not be allocated. Nothing was changed.

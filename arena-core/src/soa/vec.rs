@@ -6,8 +6,9 @@ use core::iter::FusedIterator;
 
 use super::raw::{RawSoa, unwrap_alloc};
 use super::{
-    ChunksExact, ChunksExactMut, CloneColumns, Columns, EqColumns, Iter, IterMut, Soa,
-    SoaAllocError, SoaSlice, SoaSliceMut, row_from_raw, row_to_raw,
+    ChunksExact, ChunksExactMut, CloneColumns, Columns, EqColumns, HashColumns, Iter, IterMut,
+    OrdColumns, PartialOrdColumns, Soa, SoaAllocError, SoaSlice, SoaSliceMut, TotalEqColumns,
+    row_from_raw, row_to_raw,
 };
 use crate::tags::{BudgetExceeded, BudgetGate};
 
@@ -383,8 +384,7 @@ impl<T: Soa> SoaVec<T> {
     /// Exclusive references to row `index`'s fields, or `None` if out of bounds.
     #[inline]
     pub fn get_mut(&mut self, index: usize) -> Option<T::Mut<'_>> {
-        // SAFETY: `index < len`, an initialised row, exclusive for the borrow.
-        (index < self.len).then(|| T::view_mut(unsafe { self.raw.cols.get_mut(index) }))
+        self.as_soa_slice_mut().into_get_mut(index)
     }
 
     /// Exclusive references to the fields of `N` distinct rows at once, or `None` if any index
@@ -411,6 +411,131 @@ impl<T: Soa> SoaVec<T> {
     #[track_caller]
     pub fn swap(&mut self, a: usize, b: usize) {
         self.as_soa_slice_mut().swap(a, b);
+    }
+
+    /// The rows in `range` as a shared view (see [`SoaSlice::slice`]).
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa)]
+    /// struct Mob { x: f32, hp: u32 }
+    ///
+    /// let mut mobs: SoaVec<Mob> = (0..6).map(|i| Mob { x: i as f32, hp: 10 }).collect();
+    /// assert_eq!(mobs.slice(2..4).slices().x, &[2.0, 3.0]);
+    /// for hp in mobs.slice_mut(..2).slices_mut().hp {
+    ///     *hp = 0;
+    /// }
+    /// assert_eq!(mobs.slices().hp, &[0, 0, 10, 10, 10, 10]);
+    /// assert!(mobs.get_slice(5..7).is_none());
+    /// ```
+    ///
+    /// # Panics
+    /// If the range is reversed or reaches past `len`; see [`get_slice`](Self::get_slice).
+    #[inline]
+    #[track_caller]
+    pub fn slice(&self, range: impl core::ops::RangeBounds<usize>) -> SoaSlice<'_, T> {
+        self.as_soa_slice().slice(range)
+    }
+
+    /// The rows in `range` as a shared view, or `None` if it is reversed or reaches past `len`.
+    #[inline]
+    pub fn get_slice(&self, range: impl core::ops::RangeBounds<usize>) -> Option<SoaSlice<'_, T>> {
+        self.as_soa_slice().get_slice(range)
+    }
+
+    /// The rows in `range` as an exclusive view (see [`SoaSliceMut::slice_mut`]).
+    ///
+    /// # Panics
+    /// If the range is reversed or reaches past `len`; see [`get_slice_mut`](Self::get_slice_mut).
+    #[inline]
+    #[track_caller]
+    pub fn slice_mut(&mut self, range: impl core::ops::RangeBounds<usize>) -> SoaSliceMut<'_, T> {
+        self.as_soa_slice_mut().into_slice_mut(range)
+    }
+
+    /// The rows in `range` as an exclusive view, or `None` if it is reversed or reaches past
+    /// `len`.
+    #[inline]
+    pub fn get_slice_mut(
+        &mut self,
+        range: impl core::ops::RangeBounds<usize>,
+    ) -> Option<SoaSliceMut<'_, T>> {
+        let (start, end) = super::slice::checked_range(range, self.len)?;
+        Some(self.as_soa_slice_mut().into_slice_mut(start..end))
+    }
+
+    /// The rows before `mid` and the rows from `mid` on, as shared views.
+    ///
+    /// # Panics
+    /// If `mid > len`; see [`SoaSlice::split_at_checked`].
+    #[inline]
+    #[track_caller]
+    pub fn split_at(&self, mid: usize) -> (SoaSlice<'_, T>, SoaSlice<'_, T>) {
+        self.as_soa_slice().split_at(mid)
+    }
+
+    /// The rows before `mid` and the rows from `mid` on, as two exclusive views (see
+    /// [`SoaSliceMut::split_at_mut`]).
+    ///
+    /// # Panics
+    /// If `mid > len`; see [`SoaSliceMut::split_at_mut_checked`].
+    #[inline]
+    #[track_caller]
+    pub fn split_at_mut(&mut self, mid: usize) -> (SoaSliceMut<'_, T>, SoaSliceMut<'_, T>) {
+        let len = self.len;
+        match self.as_soa_slice_mut().into_split_at_mut(mid) {
+            Some(halves) => halves,
+            None => {
+                panic!("split_at_mut({mid}) out of bounds for {len} rows: mid must be at most len")
+            }
+        }
+    }
+
+    /// The first row, or `None` if empty.
+    #[inline]
+    pub fn first(&self) -> Option<T::Ref<'_>> {
+        self.as_soa_slice().first()
+    }
+
+    /// The last row, or `None` if empty.
+    #[inline]
+    pub fn last(&self) -> Option<T::Ref<'_>> {
+        self.as_soa_slice().last()
+    }
+
+    /// The first row, exclusively, or `None` if empty.
+    #[inline]
+    pub fn first_mut(&mut self) -> Option<T::Mut<'_>> {
+        self.get_mut(0)
+    }
+
+    /// The last row, exclusively, or `None` if empty.
+    #[inline]
+    pub fn last_mut(&mut self) -> Option<T::Mut<'_>> {
+        self.get_mut(self.len.wrapping_sub(1))
+    }
+
+    /// References to row `index`'s fields, without a bounds check (see
+    /// [`SoaSlice::get_unchecked`]).
+    ///
+    /// # Safety
+    /// - `index < len`.
+    #[inline]
+    pub unsafe fn get_unchecked(&self, index: usize) -> T::Ref<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.as_soa_slice().get_unchecked(index) }
+    }
+
+    /// Exclusive references to row `index`'s fields, without a bounds check (see
+    /// [`SoaSliceMut::get_unchecked_mut`]).
+    ///
+    /// # Safety
+    /// - `index < len`.
+    #[inline]
+    pub unsafe fn get_unchecked_mut(&mut self, index: usize) -> T::Mut<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.as_soa_slice_mut().into_get_unchecked_mut(index) }
     }
 
     /// The rows as [`Soa::Ref`] views.
@@ -453,9 +578,31 @@ impl<T: Soa> SoaVec<T> {
     /// Sorts the rows stably with a comparator over views (see [`SoaSliceMut::sort_by`]). The
     /// order is computed on row indices, then every column is gathered once into a new block
     /// that replaces the old one.
+    ///
+    /// Both views share one lifetime, so generic code can compare them with their own
+    /// `PartialOrd`:
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// fn sort_generic<T: Soa>(v: &mut SoaVec<T>)
+    /// where
+    ///     for<'a> T::Ref<'a>: PartialOrd,
+    /// {
+    ///     v.sort_by(|a, b| a.partial_cmp(&b).expect("no NaN"));
+    /// }
+    ///
+    /// #[derive(Soa)]
+    /// #[soa(derive(PartialEq, PartialOrd))]
+    /// struct Hit { time: f32, id: u32 }
+    ///
+    /// let mut hits: SoaVec<Hit> = [Hit { time: 2.0, id: 0 }, Hit { time: 1.0, id: 1 }].into();
+    /// sort_generic(&mut hits);
+    /// assert_eq!(hits.slices().id, &[1, 0]);
+    /// ```
     pub fn sort_by<F>(&mut self, compare: F)
     where
-        F: FnMut(T::Ref<'_>, T::Ref<'_>) -> core::cmp::Ordering,
+        F: for<'a> FnMut(T::Ref<'a>, T::Ref<'a>) -> core::cmp::Ordering,
     {
         let order = self.as_soa_slice().sort_order(compare);
         self.reorder(&order);
@@ -468,6 +615,61 @@ impl<T: Soa> SoaVec<T> {
     {
         let order = self.as_soa_slice().key_order(key);
         self.reorder(&order);
+    }
+
+    /// Sorts the rows stably by their views' `Ord` (`#[soa(derive(PartialEq, Eq, PartialOrd,
+    /// Ord))]` gives the views the row's field-by-field order).
+    pub fn sort(&mut self)
+    where
+        for<'a> T::Ref<'a>: Ord,
+    {
+        self.sort_by(|a, b| a.cmp(&b));
+    }
+
+    /// Sorts the rows unstably by their views' `Ord`, in place without allocating (see
+    /// [`SoaSliceMut::sort_unstable_by`]).
+    pub fn sort_unstable(&mut self)
+    where
+        for<'a> T::Ref<'a>: Ord,
+    {
+        self.as_soa_slice_mut().sort_unstable();
+    }
+
+    /// Sorts the rows unstably with a comparator over views, in place without allocating: an
+    /// introsort of whole-row swaps, so a panicking comparator leaves a permutation of the rows.
+    ///
+    /// Every swap touches every column, so on wide rows it is slower than the stable
+    /// [`sort_by`](Self::sort_by), which moves each column once but allocates a row order and a
+    /// second block: on 1M rows of seven `f32` about 255 ms against 110-150 ms (`cargo bench -p
+    /// arena-kit-benches --bench soa -- soa/sort_by_life`, a shared 2-core machine). Pick it when
+    /// that memory matters.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa)]
+    /// struct Sprite { depth: f32, id: u32 }
+    ///
+    /// let mut sprites: SoaVec<Sprite> = (0..4u32)
+    ///     .map(|id| Sprite { depth: (id % 3) as f32, id })
+    ///     .collect();
+    /// sprites.sort_unstable_by(|a, b| b.depth.total_cmp(a.depth).then(a.id.cmp(b.id)));
+    /// assert_eq!(sprites.slices().id, &[2, 1, 0, 3]);
+    /// ```
+    pub fn sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: for<'a> FnMut(T::Ref<'a>, T::Ref<'a>) -> core::cmp::Ordering,
+    {
+        self.as_soa_slice_mut().sort_unstable_by(compare);
+    }
+
+    /// Sorts the rows unstably by a key (computed on every comparison), in place without
+    /// allocating.
+    pub fn sort_unstable_by_key<K: Ord, F>(&mut self, key: F)
+    where
+        F: for<'a> FnMut(T::Ref<'a>) -> K,
+    {
+        self.as_soa_slice_mut().sort_unstable_by_key(key);
     }
 
     /// Makes row `k` the old row `order[k]`, gathering each column into a new block.
@@ -492,6 +694,81 @@ impl<T: Soa> SoaVec<T> {
     where
         F: FnMut(T::Ref<'_>) -> bool,
     {
+        // SAFETY: `retain_by` passes initialised rows, not otherwise borrowed during the call.
+        self.retain_by(|cols, i| keep(T::view(unsafe { cols.get(i) })));
+    }
+
+    /// Keeps only the rows for which `keep` returns `true`, in order, letting `keep` change the
+    /// rows it sees: update and cull in one pass.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa)]
+    /// struct Spark { life: f32, x: f32 }
+    ///
+    /// let mut sparks: SoaVec<Spark> =
+    ///     [0.5, 2.0, 1.5].map(|life| Spark { life, x: 0.0 }).into();
+    /// sparks.retain_mut(|s| {
+    ///     *s.life -= 1.0;
+    ///     *s.x += 1.0;
+    ///     *s.life > 0.0
+    /// });
+    /// assert_eq!(sparks.slices().life, &[1.0, 0.5]);
+    /// ```
+    ///
+    /// If `keep` or a drop panics, the rows not yet visited are kept (with what `keep` wrote to
+    /// them) and nothing is dropped twice.
+    pub fn retain_mut<F>(&mut self, mut keep: F)
+    where
+        F: FnMut(T::Mut<'_>) -> bool,
+    {
+        // SAFETY: `retain_by` passes initialised rows, not otherwise borrowed during the call.
+        self.retain_by(|cols, i| keep(T::view_mut(unsafe { cols.get_mut(i) })));
+    }
+
+    /// Removes consecutive rows whose keys are equal, keeping the first of each run (like
+    /// `Vec::dedup_by_key`). The key is computed once per row, in order.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa)]
+    /// struct Sample { t: u32, bucket: u8 }
+    ///
+    /// let mut s: SoaVec<Sample> = [(0, 1), (1, 1), (2, 2), (3, 1)]
+    ///     .map(|(t, bucket)| Sample { t, bucket })
+    ///     .into();
+    /// s.dedup_by_key(|r| *r.bucket);
+    /// assert_eq!(s.slices().t, &[0, 2, 3]);
+    /// ```
+    ///
+    /// If `key`, a key's `PartialEq` or a drop panics, the rows not yet visited are kept and
+    /// nothing is dropped twice.
+    pub fn dedup_by_key<K, F>(&mut self, mut key: F)
+    where
+        K: PartialEq,
+        F: FnMut(T::Mut<'_>) -> K,
+    {
+        let mut last: Option<K> = None;
+        self.retain_by(|cols, i| {
+            // SAFETY: `retain_by` passes initialised rows, not otherwise borrowed during the call.
+            let k = key(T::view_mut(unsafe { cols.get_mut(i) }));
+            if last.as_ref().is_some_and(|l| *l == k) {
+                false
+            } else {
+                last = Some(k);
+                true
+            }
+        });
+    }
+
+    /// The one compaction loop behind `retain`, `retain_mut` and `dedup_by_key`: `keep(cols, i)`
+    /// decides row `i` (rows are visited in order, each once, at its original index, before any
+    /// later row moves), and the kept rows close up.
+    ///
+    /// `keep` may borrow row `i` of `cols` for the duration of the call only.
+    fn retain_by(&mut self, mut keep: impl FnMut(T::Columns, usize) -> bool) {
         /// Closes the gap on drop (also while unwinding): rows `next..len` move down by `deleted`.
         struct Gap<'v, T: Soa> {
             vec: &'v mut SoaVec<T>,
@@ -521,8 +798,7 @@ impl<T: Soa> SoaVec<T> {
         while g.next < old_len {
             let cols = g.vec.raw.cols;
             let i = g.next;
-            // SAFETY: row `i` is initialised.
-            let kept = keep(T::view(unsafe { cols.get(i) }));
+            let kept = keep(cols, i);
             g.next += 1;
             if kept {
                 if g.deleted > 0 {
@@ -534,6 +810,181 @@ impl<T: Soa> SoaVec<T> {
                 // SAFETY: row `i` is initialised and now counted as a hole.
                 unsafe { cols.drop_range(i, 1) };
             }
+        }
+    }
+
+    /// Removes the rows in `range` and yields them as values, front to back or back to front
+    /// (like `Vec::drain`). The rows after the range close up when the `Drain` is dropped, even
+    /// if not every row was taken.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa, Debug, PartialEq)]
+    /// struct Job { id: u32, cost: f32 }
+    ///
+    /// let mut jobs: SoaVec<Job> = (0..5).map(|id| Job { id, cost: 1.0 }).collect();
+    /// let taken: Vec<Job> = jobs.drain(1..3).collect();
+    /// assert_eq!(taken, [Job { id: 1, cost: 1.0 }, Job { id: 2, cost: 1.0 }]);
+    /// assert_eq!(jobs.slices().id, &[0, 3, 4]);
+    /// assert_eq!(jobs.drain(..).next_back(), Some(Job { id: 4, cost: 1.0 }));
+    /// assert!(jobs.is_empty()); // the rows not taken were dropped
+    /// ```
+    ///
+    /// If the `Drain` is leaked (`mem::forget`), the vector keeps the rows before the range
+    /// and loses (leaks) the rest, as `Vec` does; nothing is dropped twice.
+    ///
+    /// # Panics
+    /// If the range is reversed or reaches past `len`.
+    #[track_caller]
+    pub fn drain(&mut self, range: impl core::ops::RangeBounds<usize>) -> Drain<'_, T> {
+        let (start, end) = super::slice::range_or_panic(range, self.len);
+        let tail_len = self.len - end;
+        // Leak amplification: until the `Drain` is dropped, the vector owns only the rows
+        // before the range.
+        self.len = start;
+        Drain {
+            vec: self,
+            rows: Remaining {
+                front: start,
+                back: end,
+            },
+            tail_start: end,
+            tail_len,
+        }
+    }
+
+    /// Resizes to `new_len` rows: drops the rows past it, or appends rows made by `f`.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa)]
+    /// struct Slot { id: u32 }
+    ///
+    /// let mut next = 0;
+    /// let mut slots: SoaVec<Slot> = SoaVec::new();
+    /// slots.resize_with(3, || { next += 1; Slot { id: next } });
+    /// assert_eq!(slots.slices().id, &[1, 2, 3]);
+    /// slots.resize_with(1, || unreachable!());
+    /// assert_eq!(slots.len(), 1);
+    /// ```
+    ///
+    /// If `f` panics, the rows made so far stay.
+    ///
+    /// # Panics
+    /// If the allocation fails, or over a `Fail` or `Panic` budget (as [`push`](Self::push)).
+    #[track_caller]
+    pub fn resize_with<F: FnMut() -> T>(&mut self, new_len: usize, mut f: F) {
+        if new_len <= self.len {
+            self.truncate(new_len);
+            return;
+        }
+        self.reserve(new_len - self.len);
+        while self.len < new_len {
+            self.push(f());
+        }
+    }
+
+    /// Moves every row of `other` to the end of this vector, leaving `other` empty (its
+    /// capacity stays). Without a budget the columns are copied in bulk.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa)]
+    /// struct P { x: f32 }
+    ///
+    /// let mut a: SoaVec<P> = [P { x: 1.0 }].into();
+    /// let mut b: SoaVec<P> = [P { x: 2.0 }, P { x: 3.0 }].into();
+    /// a.append(&mut b);
+    /// assert_eq!(a.slices().x, &[1.0, 2.0, 3.0]);
+    /// assert!(b.is_empty());
+    /// ```
+    ///
+    /// # Panics
+    /// If the allocation fails, or over a `Fail` or `Panic` budget; the rows past the budget
+    /// are then dropped with the unwinding.
+    #[track_caller]
+    pub fn append(&mut self, other: &mut SoaVec<T>) {
+        if self.budget.is_some() {
+            // Row by row, so the budget sees each one.
+            self.extend(other.drain(..));
+            return;
+        }
+        let n = other.len;
+        self.reserve(n);
+        // SAFETY: `reserve` made room for `n` rows past `len`; the rows `0..n` of `other` are
+        // initialised, in another block, and given up by `other` (its length becomes 0).
+        unsafe { T::Columns::copy(other.raw.cols, 0, self.raw.cols, self.len, n) };
+        other.len = 0;
+        self.len += n;
+    }
+
+    /// Splits off the rows from `at` on into a new vector (with capacity for just them; no
+    /// budget), keeping `0..at` here.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa)]
+    /// struct P { x: f32 }
+    ///
+    /// let mut a: SoaVec<P> = [1.0, 2.0, 3.0].map(|x| P { x }).into();
+    /// let b = a.split_off(1);
+    /// assert_eq!((a.slices().x, b.slices().x), (&[1.0][..], &[2.0, 3.0][..]));
+    /// ```
+    ///
+    /// # Panics
+    /// If `at > len`, or the allocation fails.
+    #[track_caller]
+    pub fn split_off(&mut self, at: usize) -> SoaVec<T> {
+        assert!(
+            at <= self.len,
+            "split_off index {at} out of bounds (len {})",
+            self.len
+        );
+        let n = self.len - at;
+        let mut other = SoaVec::with_capacity(n);
+        // SAFETY: `other` has room for `n` rows; rows `at..len` are initialised, in another
+        // block, and given up by `self` (its length becomes `at`).
+        unsafe { T::Columns::copy(self.raw.cols, at, other.raw.cols, 0, n) };
+        self.len = at;
+        other.len = n;
+        other
+    }
+
+    /// Appends a clone of every row of `rows` (from this or any other SoA container), row by
+    /// row, each field cloned column by column.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    ///
+    /// #[derive(Soa)]
+    /// struct Tag { name: String }
+    ///
+    /// let src: SoaVec<Tag> = ["a", "b", "c"].map(|n| Tag { name: n.into() }).into();
+    /// let mut dst: SoaVec<Tag> = SoaVec::new();
+    /// dst.extend_from_slice(src.slice(1..));
+    /// assert_eq!(dst.slices().name, &["b", "c"]);
+    /// ```
+    ///
+    /// If a `Clone` panics, the rows cloned so far stay and the panicking row's cloned fields are
+    /// dropped.
+    ///
+    /// # Panics
+    /// If the allocation fails, or over a `Fail` or `Panic` budget (as [`push`](Self::push)).
+    #[track_caller]
+    pub fn extend_from_slice(&mut self, rows: SoaSlice<'_, T>)
+    where
+        T::Columns: CloneColumns,
+    {
+        let _ = self.try_reserve(rows.len());
+        let cols = rows.columns();
+        for i in 0..rows.len() {
+            // SAFETY: `i < rows.len()`, an initialised row of the borrowed slice.
+            let row = unsafe { cols.clone_row(i) };
+            self.push_raw(row);
         }
     }
 
@@ -685,6 +1136,12 @@ impl<T: Soa> From<Vec<T>> for SoaVec<T> {
     }
 }
 
+impl<T: Soa, const N: usize> From<[T; N]> for SoaVec<T> {
+    fn from(values: [T; N]) -> Self {
+        values.into_iter().collect()
+    }
+}
+
 impl<T: Soa> From<SoaVec<T>> for Vec<T> {
     fn from(values: SoaVec<T>) -> Self {
         values.into_vec()
@@ -714,6 +1171,39 @@ where
     /// Column by column: equal lengths and equal columns.
     fn eq(&self, other: &Self) -> bool {
         self.as_soa_slice() == other.as_soa_slice()
+    }
+}
+
+impl<T: Soa> Eq for SoaVec<T> where T::Columns: TotalEqColumns {}
+
+impl<T: Soa> PartialOrd for SoaVec<T>
+where
+    T::Columns: PartialOrdColumns,
+{
+    /// Lexicographic, like `Vec<T>`: row by row, each row field by field in declaration order
+    /// (what `#[derive(PartialOrd)]` on `T` compares).
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        self.as_soa_slice().partial_cmp(&other.as_soa_slice())
+    }
+}
+
+impl<T: Soa> Ord for SoaVec<T>
+where
+    T::Columns: OrdColumns,
+{
+    /// Lexicographic, like `Vec<T>` (see [`PartialOrd`](#impl-PartialOrd-for-SoaVec<T>)).
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.as_soa_slice().cmp(&other.as_soa_slice())
+    }
+}
+
+impl<T: Soa> core::hash::Hash for SoaVec<T>
+where
+    T::Columns: HashColumns,
+{
+    /// The length, then every column: equal vectors hash equally.
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.as_soa_slice().hash(state);
     }
 }
 
@@ -753,8 +1243,10 @@ impl<T: Soa> IntoIterator for SoaVec<T> {
         this.len = 0;
         IntoIter {
             raw,
-            front: 0,
-            back: len,
+            rows: Remaining {
+                front: 0,
+                back: len,
+            },
         }
     }
 }
@@ -767,42 +1259,78 @@ impl<T: Soa> IntoIterator for SoaVec<T> {
 /// covariant, as it owns the rows it yields.)
 pub struct IntoIter<T: Soa> {
     raw: RawSoa<T>,
+    rows: Remaining,
+}
+
+/// The rows `front..back` of a block not yet moved out: the one cursor of [`IntoIter`] and
+/// [`Drain`]. Each `take_*` hands out an index once.
+#[derive(Clone, Copy)]
+struct Remaining {
     front: usize,
     back: usize,
+}
+
+impl Remaining {
+    #[inline(always)]
+    fn take_front(&mut self) -> Option<usize> {
+        (self.front < self.back).then(|| {
+            self.front += 1;
+            self.front - 1
+        })
+    }
+
+    #[inline(always)]
+    fn take_back(&mut self) -> Option<usize> {
+        (self.front < self.back).then(|| {
+            self.back -= 1;
+            self.back
+        })
+    }
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.back - self.front
+    }
+
+    /// Takes every remaining index at once: `(first, count)`.
+    #[inline(always)]
+    fn take_all(&mut self) -> (usize, usize) {
+        let (first, count) = (self.front, self.len());
+        self.front = self.back;
+        (first, count)
+    }
+}
+
+/// Moves row `i` out of `cols` and rebuilds it.
+///
+/// # Safety
+/// - row `i` is initialised and is treated as moved-out afterwards (a [`Remaining`] handed it out).
+#[inline(always)]
+unsafe fn take_row<T: Soa>(cols: T::Columns, i: usize) -> T {
+    // SAFETY: forwarded from the caller.
+    row_from_raw(unsafe { cols.read(i) })
 }
 
 impl<T: Soa> Iterator for IntoIter<T> {
     type Item = T;
     #[inline]
     fn next(&mut self) -> Option<T> {
-        if self.front < self.back {
-            let i = self.front;
-            self.front += 1;
-            // SAFETY: row `i` is initialised and taken once (`front` already passed it).
-            let raw = unsafe { self.raw.cols.read(i) };
-            Some(row_from_raw(raw))
-        } else {
-            None
-        }
+        let i = self.rows.take_front()?;
+        // SAFETY: row `i` is initialised and handed out once.
+        Some(unsafe { take_row(self.raw.cols, i) })
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.back - self.front;
-        (n, Some(n))
+        (self.rows.len(), Some(self.rows.len()))
     }
 }
 
 impl<T: Soa> DoubleEndedIterator for IntoIter<T> {
     #[inline]
     fn next_back(&mut self) -> Option<T> {
-        if self.front < self.back {
-            self.back -= 1;
-            // SAFETY: row `back` is initialised and taken once (`back` already passed it).
-            let raw = unsafe { self.raw.cols.read(self.back) };
-            Some(row_from_raw(raw))
-        } else {
-            None
-        }
+        let i = self.rows.take_back()?;
+        // SAFETY: row `i` is initialised and handed out once.
+        Some(unsafe { take_row(self.raw.cols, i) })
     }
 }
 
@@ -811,10 +1339,82 @@ impl<T: Soa> FusedIterator for IntoIter<T> {}
 
 impl<T: Soa> Drop for IntoIter<T> {
     fn drop(&mut self) {
-        let (front, back) = (self.front, self.back);
-        self.front = back;
-        // SAFETY: rows `front..back` are initialised and not yet taken; `raw` frees the block.
-        unsafe { self.raw.cols.drop_range(front, back - front) };
+        let (first, count) = self.rows.take_all();
+        // SAFETY: those rows are initialised and not yet taken; `raw` frees the block.
+        unsafe { self.raw.cols.drop_range(first, count) };
+    }
+}
+
+/// The rows of a range of a [`SoaVec`], moved out as values: from [`SoaVec::drain`]. Dropping
+/// it drops the rows not taken and closes the gap.
+///
+/// # Variance
+///
+/// Covariant in `'v`; invariant in `T` (it borrows the `SoaVec<T>` exclusively).
+pub struct Drain<'v, T: Soa> {
+    vec: &'v mut SoaVec<T>,
+    /// The rows of the range still to be yielded.
+    rows: Remaining,
+    /// The rows after the range, which move down to the vector's length on drop.
+    tail_start: usize,
+    tail_len: usize,
+}
+
+impl<T: Soa> Iterator for Drain<'_, T> {
+    type Item = T;
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        let i = self.rows.take_front()?;
+        // SAFETY: row `i` is initialised and handed out once.
+        Some(unsafe { take_row(self.vec.raw.cols, i) })
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.rows.len(), Some(self.rows.len()))
+    }
+}
+
+impl<T: Soa> DoubleEndedIterator for Drain<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        let i = self.rows.take_back()?;
+        // SAFETY: row `i` is initialised and handed out once.
+        Some(unsafe { take_row(self.vec.raw.cols, i) })
+    }
+}
+
+impl<T: Soa> ExactSizeIterator for Drain<'_, T> {}
+impl<T: Soa> FusedIterator for Drain<'_, T> {}
+
+impl<T: Soa> Drop for Drain<'_, T> {
+    fn drop(&mut self) {
+        /// Moves the tail down to the vector's length, also if a drop below panics.
+        struct CloseGap<'d, 'v, T: Soa>(&'d mut Drain<'v, T>);
+        impl<T: Soa> Drop for CloseGap<'_, '_, T> {
+            fn drop(&mut self) {
+                let d = &mut *self.0;
+                let cols = d.vec.raw.cols;
+                let start = d.vec.len;
+                // SAFETY: rows `tail_start..tail_start + tail_len` are initialised and owned by
+                // the drain; rows `start..tail_start` are moved out or dropped.
+                unsafe { T::Columns::copy(cols, d.tail_start, cols, start, d.tail_len) };
+                d.vec.len = start + d.tail_len;
+            }
+        }
+        let (first, count) = self.rows.take_all();
+        let guard = CloseGap(self);
+        // SAFETY: those rows are initialised and not yet taken (`take_all` marked them gone). A
+        // panicking drop still drops the others, then the guard closes the gap.
+        unsafe { guard.0.vec.raw.cols.drop_range(first, count) };
+        drop(guard);
+    }
+}
+
+impl<T: Soa> fmt::Debug for Drain<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Drain")
+            .field("remaining", &self.rows.len())
+            .finish_non_exhaustive()
     }
 }
 

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use arena_kit_core::pool::{Handle, Pool};
 use arena_kit_core::soa::{
-    ChunksExact, ChunksExactMut, IntoIter, Iter, IterMut, SoaPool, SoaSlice,
+    ChunksExact, ChunksExactMut, Drain, IntoIter, Iter, IterMut, SoaPool, SoaSlice,
 };
 use arena_kit_core::soa::{SoaSliceMut, SoaVec};
 use arena_kit_derive::Soa;
@@ -58,6 +58,7 @@ macro_rules! assert_not {
 fn owning_and_exclusive_types_need_send_values() {
     is_send::<SoaVec<Counter>>();
     is_send::<IntoIter<Counter>>();
+    is_send::<Drain<'static, Counter>>();
     is_send::<SoaSliceMut<'static, Counter>>();
     is_send::<IterMut<'static, Counter>>();
     is_send::<ChunksExactMut<'static, Counter, 4>>();
@@ -65,6 +66,7 @@ fn owning_and_exclusive_types_need_send_values() {
     is_send::<Pool<Cell<u32>>>();
     assert_not!(SoaVec<Shared>: Send);
     assert_not!(IntoIter<Shared>: Send);
+    assert_not!(Drain<'static, Shared>: Send);
     assert_not!(SoaSliceMut<'static, Shared>: Send);
     assert_not!(IterMut<'static, Shared>: Send);
     assert_not!(SoaPool<Shared>: Send);
@@ -92,6 +94,7 @@ fn sharing_anything_needs_sync_values() {
     assert_not!(Iter<'static, Counter>: Sync);
     assert_not!(IterMut<'static, Counter>: Sync);
     assert_not!(IntoIter<Counter>: Sync);
+    assert_not!(Drain<'static, Counter>: Sync);
     assert_not!(ChunksExactMut<'static, Counter, 4>: Sync);
     assert_not!(SoaPool<Counter>: Sync);
     assert_not!(Pool<Cell<u32>>: Sync);

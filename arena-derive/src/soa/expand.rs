@@ -112,6 +112,10 @@ impl View {
     fn shared(self) -> bool {
         matches!(self, View::Ref | View::Slices)
     }
+
+    fn is_slices(self) -> bool {
+        matches!(self, View::Slices | View::SlicesMut)
+    }
 }
 
 fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStream {
@@ -227,6 +231,17 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
             #[allow(dead_code)]
             #vis struct #view_name<#decl_params> #body
         });
+        if !view.is_slices() {
+            views.extend(to_value_impl(
+                input,
+                &view_name,
+                view,
+                fields,
+                &nested,
+                (&view_generics, view_ty.clone(), view_where),
+                (&lt, &soa, &private),
+            ));
+        }
         let (assoc, f) = view.assoc();
         assoc_types.extend(quote! {
             type #assoc<#lt> = #view_name #view_ty where Self: #lt;
@@ -246,6 +261,7 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
         .as_ref()
         .map(|lit| quote!(const ALIGN: usize = #lit;));
     let nested_checks = nested_checks(input, fields, &soa);
+    let field_names = fields.iter().map(|f| f.name());
 
     quote! {
         #views
@@ -262,6 +278,7 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
                 type Columns = #columns;
                 #assoc_types
                 #align
+                const FIELD_NAMES: &'static [&'static str] = &[#(#field_names),*];
                 #[inline(always)]
                 fn into_columns(self) -> <Self::Columns as #soa::Columns>::Owned {
                     let Self #build = self;
@@ -278,6 +295,13 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
     }
 }
 
+/// A view's generics for an impl on it: the declaration, its type arguments, its where clause.
+type ViewGenerics<'g> = (
+    &'g syn::Generics,
+    syn::TypeGenerics<'g>,
+    Option<&'g syn::WhereClause>,
+);
+
 /// `Debug` for a view, bounded on its field types (`&'a F: Debug` for `ParticleRef`), printing
 /// what `#[derive(Debug)]` on the view would: `ParticleRef { pos: .., vel: .. }`. Always emitted,
 /// so `{:?}` on a view works without `#[soa(derive(Debug))]` (rustc's "add `#[derive(Debug)]` to
@@ -289,11 +313,7 @@ fn debug_impl(
     style: Style,
     fields: &[Field<'_>],
     nested: &[bool],
-    (generics, view_ty, view_where): (
-        &syn::Generics,
-        syn::TypeGenerics<'_>,
-        Option<&syn::WhereClause>,
-    ),
+    (generics, view_ty, view_where): ViewGenerics<'_>,
     field_ty: impl Fn(&syn::Type, bool) -> TokenStream,
     private: &TokenStream,
 ) -> TokenStream {
@@ -318,6 +338,50 @@ fn debug_impl(
         impl #impl_generics #fmt::Debug for #view_name #view_ty #wc {
             fn fmt(&self, __f: &mut #fmt::Formatter<'_>) -> #fmt::Result {
                 #body
+            }
+        }
+    }
+}
+
+/// `ToValue` for a row view (`Ref` or `Mut`): a new row with every field cloned, a nested field
+/// through its own view's `ToValue`. The bounds carry a binder (`for<'__soa_clone> F: Clone`) so
+/// a row with a field that is not `Clone` still compiles; only calling `to_value` on it fails.
+fn to_value_impl(
+    input: &Input<'_>,
+    view_name: &Ident,
+    view: View,
+    fields: &[Field<'_>],
+    nested: &[bool],
+    (generics, view_ty, view_where): ViewGenerics<'_>,
+    (lt, soa, private): (&Lifetime, &TokenStream, &TokenStream),
+) -> TokenStream {
+    let clone = quote!(#private::core::clone::Clone);
+    let mut wc = view_where.cloned().unwrap_or_else(|| parse_quote!(where));
+    let values = fields.iter().zip(nested).map(|(f, &n)| {
+        let ty = f.ty;
+        let m = &f.member;
+        if n {
+            let vty = view.field_ty(ty, true, lt, soa);
+            wc.predicates
+                .push(parse_quote!(for<'__soa_clone> #vty: #soa::ToValue<Value = #ty>));
+            quote!(#m: #soa::ToValue::to_value(&self.#m))
+        } else {
+            wc.predicates
+                .push(parse_quote!(for<'__soa_clone> #ty: #clone));
+            quote!(#m: <#ty as #clone>::clone(&*self.#m))
+        }
+    });
+    let values: Vec<TokenStream> = values.collect();
+    let (impl_generics, _, _) = generics.split_for_impl();
+    let ident = input.ident;
+    let (_, row_ty, _) = input.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #soa::ToValue for #view_name #view_ty #wc {
+            type Value = #ident #row_ty;
+            #[inline]
+            fn to_value(&self) -> #ident #row_ty {
+                #ident { #(#values,)* }
             }
         }
     }

@@ -108,6 +108,28 @@ macro_rules! soa_vec_fail_policy_tests {
         }
 
         #[test]
+        fn append_resize_with_and_extend_from_slice() {
+            let src: SoaVec<Enemy> = (1..10).map(enemy).collect();
+            for op in ["append", "resize_with", "extend_from_slice"] {
+                let mut v = ($make)(Budget::fail(FIT * ROW));
+                v.push(enemy(0));
+                let mut other = src.clone();
+                let text = panic_text(|| match op {
+                    "append" => v.append(&mut other),
+                    "resize_with" => v.resize_with(10, || enemy(5)),
+                    _ => v.extend_from_slice(src.as_soa_slice()),
+                });
+                assert!(text.contains("memory budget exceeded"), "{op}: {text}");
+                // The rows that fit were added, the first one over was refused.
+                assert_eq!(v.len(), FIT, "{op}");
+                assert_eq!(v.usage().current, FIT * ROW, "{op}");
+                if op == "append" {
+                    assert!(other.is_empty(), "the rows past the budget were dropped");
+                }
+            }
+        }
+
+        #[test]
         fn warn_lifts_and_rearms_after_pops() {
             let mut v = ($make)(Budget::warn(FIT * ROW));
             for i in 0..=FIT {

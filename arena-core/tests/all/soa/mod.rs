@@ -7,3 +7,4 @@ mod pool_model;
 mod pool_parity;
 mod pool_serde;
 mod vec;
+mod vec_parity;

@@ -198,6 +198,114 @@ fn soa_vec_clone_survives_a_panicking_clone() {
     );
 }
 
+#[test]
+fn soa_vec_retain_mut_and_dedup_survive_a_panicking_callback_or_drop() {
+    vec_case("retain_mut", ROWS, |v| {
+        v.retain_mut(|r| {
+            tick();
+            *r.2 += 10;
+            *r.1.1 += 10; // the nested column keeps step with the key
+            *r.2 % 4 != 1
+        })
+    });
+    vec_case("dedup_by_key", ROWS, |v| {
+        v.dedup_by_key(|r| {
+            tick();
+            *r.2 / 2
+        })
+    });
+    /// A key whose `PartialEq` is a user call.
+    struct Key(u32);
+    impl PartialEq for Key {
+        fn eq(&self, other: &Key) -> bool {
+            tick();
+            self.0 == other.0
+        }
+    }
+    vec_case("dedup_by_key with a panicking key compare", ROWS, |v| {
+        v.dedup_by_key(|r| Key(*r.2 / 2))
+    });
+}
+
+#[test]
+fn soa_vec_drain_survives_a_panic_while_partly_consumed() {
+    vec_case("drain all", ROWS, |v| drop(v.drain(..)));
+    vec_case("drain middle, both ends taken", ROWS, |v| {
+        let mut d = v.drain(1..ROWS as usize - 1);
+        drop(d.next());
+        drop(d.next_back());
+    });
+    vec_case("drain collected", ROWS, |v| {
+        drop(v.drain(2..).collect::<Vec<_>>())
+    });
+}
+
+#[test]
+fn soa_vec_append_split_off_resize_and_extend_from_slice_survive_panics() {
+    at_every_call(
+        "append",
+        || (rows(ROWS), rows(2)),
+        |(a, b)| a.append(b),
+        |(a, b)| {
+            check_vec(a);
+            check_vec(b);
+        },
+    );
+    at_every_call(
+        "split_off",
+        || (rows(ROWS), None),
+        |(a, tail): &mut (SoaVec<Row>, Option<SoaVec<Row>>)| *tail = Some(a.split_off(2)),
+        |(a, tail)| {
+            check_vec(a);
+            if let Some(t) = tail {
+                check_vec(t);
+            }
+        },
+    );
+    vec_case("resize_with growing", ROWS, |v| {
+        let mut k = 50;
+        v.resize_with(ROWS as usize + 2, || {
+            tick();
+            k += 1;
+            Row::new(k)
+        })
+    });
+    vec_case("resize_with shrinking", ROWS, |v| {
+        v.resize_with(1, || unreachable!())
+    });
+    at_every_call(
+        "extend_from_slice",
+        || (rows(ROWS), rows(2)),
+        |(a, b)| a.extend_from_slice(b.slice(..)),
+        |(a, b)| {
+            check_vec(a);
+            check_vec(b);
+        },
+    );
+}
+
+#[test]
+fn soa_vec_unstable_sorts_survive_a_panicking_comparator_or_key() {
+    vec_case("sort_unstable_by", ROWS, |v| {
+        v.sort_unstable_by(|a, b| {
+            tick();
+            b.2.cmp(a.2)
+        })
+    });
+    vec_case("sort_unstable_by_key", ROWS, |v| {
+        v.sort_unstable_by_key(|r| {
+            tick();
+            Reverse(*r.2)
+        })
+    });
+    vec_case("slice sort_unstable_by", ROWS, |v| {
+        v.slice_mut(1..).sort_unstable_by(|a, b| {
+            tick();
+            b.2.cmp(a.2)
+        })
+    });
+}
+
 // -------------------------------------------------------------------------------------------
 // SoaPool
 

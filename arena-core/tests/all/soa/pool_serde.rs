@@ -181,3 +181,20 @@ fn a_huge_declared_capacity_is_refused_before_allocating() {
     let text = refused(&doc(slots, "[1]", u32::MAX - 1));
     assert!(text.contains("over the limit"), "{text}");
 }
+
+/// A hand-written `Soa` impl without `FIELD_NAMES` has no named column format: both directions
+/// say so, instead of writing or reading unnamed columns.
+#[test]
+fn a_type_without_field_names_refuses_the_named_format() {
+    use arena_kit_core::soa::SoaVec;
+    use arena_kit_core::soa::serde::named_columns;
+    let v: SoaVec<Unit> = [Unit { x: 1.0, id: 2 }].into();
+    let err = named_columns::serialize(&v, serde_json::value::Serializer).unwrap_err();
+    assert!(
+        err.to_string().contains("does not name its fields"),
+        "{err}"
+    );
+    let err = named_columns::deserialize::<Unit, _>(serde_json::json!({ "x": [1.0], "id": [2] }))
+        .unwrap_err();
+    assert!(err.to_string().contains("FIELD_NAMES"), "{err}");
+}

@@ -486,6 +486,19 @@ enum Op {
     IterMutBump,
     SlicesMutBump(u16),
     TryReserveHuge,
+    Drain(usize, usize, usize),
+    RetainMut(u8),
+    DedupByKey(u8),
+    ResizeWith(usize, u8),
+    Append(Vec<u8>),
+    SplitOffAppend(usize),
+    ExtendFromSlice(usize, usize),
+    SortUnstableBy,
+    SortUnstableByKey,
+    SliceMutBump(usize, usize),
+    SplitAtMutSwap(usize),
+    FirstLastMut(u8),
+    CmpSlices(usize, usize),
 }
 
 fn mixed(k: u8) -> Mixed {
@@ -522,6 +535,19 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::IterMutBump),
         1 => any::<u16>().prop_map(Op::SlicesMutBump),
         1 => Just(Op::TryReserveHuge),
+        2 => (i.clone(), i.clone(), 0usize..4).prop_map(|(a, b, t)| Op::Drain(a, b, t)),
+        1 => (1u8..5).prop_map(Op::RetainMut),
+        1 => (1u8..4).prop_map(Op::DedupByKey),
+        1 => (i.clone(), any::<u8>()).prop_map(|(n, k)| Op::ResizeWith(n, k)),
+        1 => proptest::collection::vec(any::<u8>(), 0..6).prop_map(Op::Append),
+        1 => i.clone().prop_map(Op::SplitOffAppend),
+        1 => (i.clone(), i.clone()).prop_map(|(a, b)| Op::ExtendFromSlice(a, b)),
+        1 => Just(Op::SortUnstableBy),
+        1 => Just(Op::SortUnstableByKey),
+        1 => (i.clone(), i.clone()).prop_map(|(a, b)| Op::SliceMutBump(a, b)),
+        1 => i.clone().prop_map(Op::SplitAtMutSwap),
+        1 => any::<u8>().prop_map(Op::FirstLastMut),
+        1 => (i.clone(), i.clone()).prop_map(|(a, b)| Op::CmpSlices(a, b)),
     ]
 }
 
@@ -628,6 +654,102 @@ fn apply(v: &mut SoaVec<Mixed>, m: &mut Vec<Mixed>, op: Op) {
             let cap = v.capacity();
             assert!(v.try_reserve(usize::MAX / 2).is_err());
             assert_eq!(v.capacity(), cap, "a failed reserve changes nothing");
+        }
+        Op::Drain(a, b, taken) if a <= b && b <= m.len() => {
+            super::vec_parity::drain_like_vec(v, m, a..b, taken);
+        }
+        Op::RetainMut(d) => {
+            v.retain_mut(|r| {
+                *r.wide += 1;
+                *r.tag % d == 0
+            });
+            m.retain_mut(|r| {
+                r.wide += 1;
+                r.tag % d == 0
+            });
+        }
+        Op::DedupByKey(d) => {
+            v.dedup_by_key(|r| *r.tag / d);
+            m.dedup_by_key(|r| r.tag / d);
+        }
+        Op::ResizeWith(n, k) => {
+            v.resize_with(n, || mixed(k));
+            m.resize_with(n, || mixed(k));
+        }
+        Op::Append(ks) => {
+            let mut other: SoaVec<Mixed> = ks.iter().map(|&k| mixed(k)).collect();
+            let mut mother: Vec<Mixed> = ks.iter().map(|&k| mixed(k)).collect();
+            v.append(&mut other);
+            m.append(&mut mother);
+            assert!(other.is_empty());
+        }
+        Op::SplitOffAppend(at) if at <= m.len() => {
+            let mut tail = v.split_off(at);
+            let mut mtail = m.split_off(at);
+            assert_eq!(snapshot(&tail), mtail);
+            assert_eq!(snapshot(v), *m);
+            // Whole-row keys: equal keys are equal rows, so the unstable order is unique.
+            tail.sort_unstable_by_key(|r| (*r.half, r.name.clone(), *r.tag, *r.wide));
+            mtail.sort_by_key(|r| (r.half, r.name.clone(), r.tag, r.wide));
+            v.append(&mut tail);
+            m.append(&mut mtail);
+        }
+        Op::ExtendFromSlice(a, b) if a <= b && b <= m.len() => {
+            let src = v.clone();
+            v.extend_from_slice(src.slice(a..b));
+            m.extend_from_within(a..b);
+        }
+        Op::SortUnstableBy => {
+            // A total order on the whole row, so the unstable result is unique.
+            v.sort_unstable_by(|a, b| {
+                (a.half, a.name, a.tag, a.wide).cmp(&(b.half, b.name, b.tag, b.wide))
+            });
+            m.sort_unstable_by(|a, b| {
+                (a.half, &a.name, a.tag, a.wide).cmp(&(b.half, &b.name, b.tag, b.wide))
+            });
+        }
+        Op::SortUnstableByKey => {
+            v.sort_unstable_by_key(|r| (*r.tag, r.name.clone(), *r.wide, *r.half));
+            m.sort_unstable_by_key(|r| (r.tag, r.name.clone(), r.wide, r.half));
+        }
+        Op::SliceMutBump(a, b) => match v.get_slice_mut(a..b) {
+            Some(mut s) => {
+                for h in s.slices_mut().half {
+                    *h = h.wrapping_add(1);
+                }
+                m[a..b]
+                    .iter_mut()
+                    .for_each(|r| r.half = r.half.wrapping_add(1));
+            }
+            None => assert!(a > b || b > m.len()),
+        },
+        Op::SplitAtMutSwap(mid) if mid <= m.len() => {
+            let (mut l, mut r) = v.split_at_mut(mid);
+            if let (Some(a), Some(b)) = (l.last_mut(), r.first_mut()) {
+                std::mem::swap(a.name, b.name);
+                let (x, y) = m.split_at_mut(mid);
+                std::mem::swap(&mut x[mid - 1].name, &mut y[0].name);
+            }
+        }
+        Op::FirstLastMut(k) => {
+            if let Some(r) = v.first_mut() {
+                *r.tag = k;
+                m[0].tag = k;
+            }
+            if let Some(r) = v.last_mut() {
+                *r.half = u16::from(k);
+                m.last_mut().unwrap().half = u16::from(k);
+            }
+            assert_eq!(v.first().map(|r| *r.tag), m.first().map(|r| r.tag));
+            assert_eq!(v.last().map(|r| *r.half), m.last().map(|r| r.half));
+        }
+        Op::CmpSlices(a, b) if a <= m.len() && b <= m.len() => {
+            let key = |r: &Mixed| (r.tag, r.name.clone(), r.unit, r.wide, r.half);
+            let want = m[..a].iter().map(key).cmp(m[b..].iter().map(key));
+            let (x, y) = (v.slice(..a), v.slice(b..));
+            assert_eq!(x.cmp(&y), want);
+            assert_eq!(x.partial_cmp(&y), Some(want));
+            assert_eq!(x == y, want.is_eq());
         }
         _ => {}
     }
