@@ -67,7 +67,7 @@ impl<T> Handle<T> {
     }
 
     /// The raw generation stored in the handle: odd, and in debug builds carrying the pool tag in
-    /// its top byte. Two handles to the same slot are equal only if their generations are.
+    /// its top byte. Handles are compared without the tag (see [`PartialEq`](#impl-PartialEq-for-Handle<T>)).
     #[inline]
     pub const fn generation(self) -> NonZeroU32 {
         self.generation
@@ -126,7 +126,7 @@ impl<T> Handle<T> {
     /// The handle is checked like any other when used: a stale or made-up one is simply not
     /// found. In debug builds, where each pool's handles carry its tag, the handle from
     /// `from_bits` carries none: a pool accepts it by index and generation (so it finds the
-    /// value the original handle found), but it compares unequal to the original tagged handle.
+    /// value the original handle found), and it equals the original (equality ignores the tag).
     /// (One case misses instead: a pool saved by a debug build and loaded by a release build
     /// keeps its tag, and a release build does not adopt untagged handles.)
     ///
@@ -174,10 +174,13 @@ impl<T> Clone for Handle<T> {
 
 impl<T> Copy for Handle<T> {}
 
+/// Handles are equal when their [`to_bits`](Handle::to_bits) are: the same slot and generation.
+/// A debug build's pool tag is not compared, so equality (and `Ord`, `Hash`) is the same in every
+/// build profile and a handle back from [`from_bits`](Handle::from_bits) equals the original.
 impl<T> PartialEq for Handle<T> {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.index == other.index && self.generation == other.generation
+        self.to_bits() == other.to_bits()
     }
 }
 
@@ -190,11 +193,12 @@ impl<T> PartialOrd for Handle<T> {
     }
 }
 
-/// Handles order by slot index, then generation.
+/// Handles order by slot index, then generation (the pool tag is not compared).
 impl<T> Ord for Handle<T> {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        (self.index, self.generation).cmp(&(other.index, other.generation))
+        let counter = |h: &Self| generation::counter_of(h.generation.get());
+        (self.index, counter(self)).cmp(&(other.index, counter(other)))
     }
 }
 
@@ -202,7 +206,7 @@ impl<T> Hash for Handle<T> {
     #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         // One write of the packed 64 bits: cheaper than two for most hashers.
-        (u64::from(self.generation.get()) << 32 | u64::from(self.index)).hash(state);
+        self.to_bits().hash(state);
     }
 }
 
