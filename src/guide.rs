@@ -7,3 +7,9 @@ pub mod unity {}
 
 #[doc = include_str!("../docs/guide/unreal.md")]
 pub mod unreal {}
+
+#[doc = include_str!("../docs/guide/slotmap.md")]
+pub mod slotmap {}
+
+#[doc = include_str!("../docs/guide/soa.md")]
+pub mod soa {}
