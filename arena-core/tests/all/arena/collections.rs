@@ -642,3 +642,114 @@ proptest! {
         }
     }
 }
+
+// --- other arenas, guards, alignment after give-back, formatting edge cases ---
+
+#[test]
+fn vectors_work_in_guarded_buffer_and_frame_arenas() {
+    use arena_kit_core::arena::FrameArena;
+    use std::mem::MaybeUninit;
+    let c = counter();
+    // guarded: nothing grows in place (the back guard follows each block), guards stay intact
+    let mut guarded = Arena::with_capacity(8192).with_guards();
+    {
+        let mut v = ArenaVec::new_in(&guarded);
+        for i in 0..40 {
+            v.push(Counted(Arc::clone(&c), i));
+        }
+        assert_eq!(v.into_slice().len(), 40);
+    }
+    guarded.check_guards().unwrap();
+    guarded.reset();
+    assert_eq!(drops(&c), 40);
+    // over a borrowed buffer
+    let mut buffer = [MaybeUninit::<u8>::uninit(); 512];
+    let buffered = Arena::from_buffer(&mut buffer);
+    let mut s = ArenaString::new_in(&buffered);
+    s.push_str("in a buffer");
+    assert_eq!(s.into_str(), "in a buffer");
+    // in a frame
+    let mut frames: FrameArena<2> = FrameArena::chained(1024);
+    let frame = frames.begin_frame();
+    let mut v = ArenaVec::new_in(&frame);
+    v.extend(0..100u32);
+    assert_eq!(v.iter().sum::<u32>(), 4950);
+}
+
+#[test]
+fn allocations_after_a_given_back_buffer_stay_aligned() {
+    let arena = Arena::with_capacity(1024);
+    arena.alloc(1u8);
+    {
+        let mut v: ArenaVec<u8> = ArenaVec::new_in(&arena);
+        v.extend([1, 2, 3]);
+    } // given back: the bump pointer is at an odd address again
+    let x = arena.alloc(7u64);
+    assert_eq!((x as *mut u64 as usize) % 8, 0);
+    let mut w: ArenaVec<u64> = ArenaVec::new_in(&arena);
+    w.push(1);
+    assert_eq!(w.as_ptr() as usize % 8, 0);
+    let mut s = ArenaString::new_in(&arena);
+    s.push('x');
+    let mut big: ArenaVec<u128> = ArenaVec::new_in(&arena);
+    big.push(5);
+    assert_eq!(big.as_ptr() as usize % align_of::<u128>(), 0);
+}
+
+struct Nothing;
+
+impl std::fmt::Display for Nothing {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Ok(())
+    }
+}
+
+struct Fails;
+
+impl std::fmt::Display for Fails {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Err(std::fmt::Error)
+    }
+}
+
+#[test]
+fn formatting_nothing_allocates_nothing_and_into_str_keeps_exactly_the_text() {
+    let arena = Arena::with_capacity(64);
+    let empty = arena_format!(in &arena, "{Nothing}");
+    assert!(empty.is_empty());
+    drop(empty);
+    assert_eq!(arena.used(), 0);
+    let extra = arena_format!(in &arena, "ext{Nothing}ra").into_str();
+    assert_eq!(extra, "extra");
+    assert_eq!(arena.used(), 5);
+}
+
+#[test]
+fn a_display_impl_that_fails_on_its_own_panics_with_a_message() {
+    let arena = Arena::new();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let _ = arena_format!(in &arena, "a{Fails}");
+    }));
+    let msg = r.unwrap_err();
+    assert!(
+        msg.downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| msg.downcast_ref::<String>().cloned())
+            .unwrap()
+            .contains("Display impl returned an error")
+    );
+    arena_format!(in &arena, "still usable");
+}
+
+#[test]
+fn growing_vectors_of_strings_across_pages() {
+    let arena = Arena::chained(256);
+    let mut v = ArenaVec::new_in(&arena);
+    let n = miri_or(500, 40);
+    for i in 0..n {
+        v.push(i.to_string());
+        let _ = arena.alloc(i as u64); // force moves now and then
+    }
+    assert!(v.iter().enumerate().all(|(i, s)| *s == i.to_string()));
+    assert!(arena.page_count() > 1);
+}

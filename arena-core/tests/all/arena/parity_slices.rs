@@ -517,3 +517,42 @@ fn a_panicking_try_fill_in_a_scope_leaves_the_scope_usable() {
     arena.reset();
     assert_eq!(drops(&c), 5);
 }
+
+#[test]
+fn every_allocation_lies_inside_a_walked_page() {
+    // each value lies inside exactly one block of the walk, within its used bytes
+    let arena = Arena::chained(300);
+    let n = if cfg!(miri) { 20 } else { 200 };
+    let mut spans = Vec::new();
+    for i in 0..n {
+        let s = arena.alloc_slice_fill_copy(1 + (i * 37) % 280, i as u8);
+        spans.push((arena.offset_of(s.as_ptr()).unwrap(), s.len()));
+    }
+    let pages: Vec<PageUsage> = arena.pages().collect();
+    let mut base = 0;
+    let mut bounds = Vec::new();
+    for p in &pages {
+        bounds.push((base, base + p.used));
+        base += p.capacity;
+    }
+    for (off, len) in spans {
+        let inside = bounds
+            .iter()
+            .filter(|&&(lo, hi)| off >= lo && off + len <= hi)
+            .count();
+        assert_eq!(inside, 1, "allocation at {off}+{len} in {bounds:?}");
+    }
+}
+
+#[test]
+fn zero_length_slices_allocate_nothing_and_call_nothing() {
+    let arena = Arena::new();
+    arena.alloc(1u8);
+    let used = arena.used();
+    arena.alloc_slice_fill_with::<String, _>(0, |_| panic!("not called"));
+    arena.alloc_slice_fill_iter(std::iter::empty::<String>());
+    let r: Result<&mut [String], ()> = arena.alloc_slice_try_fill_with(0, |_| panic!("not called"));
+    assert!(r.unwrap().is_empty());
+    assert_eq!(arena.used(), used);
+    assert_eq!(arena.pending_drops(), 0);
+}
