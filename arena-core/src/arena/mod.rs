@@ -9,6 +9,7 @@
 //! | type | pick it when | not when |
 //! | --- | --- | --- |
 //! | [`Arena::with_capacity`] | a fixed per-frame or per-level budget; running out is a bug | the need is unbounded |
+//! | [`Arena::new`] | you don't know the sizes yet (bumpalo's `Bump::new`): [`Arena::chained`] with 4 KiB pages | as for `chained` |
 //! | [`Arena::chained`] | the need varies; pages are kept across resets | you must never touch the system allocator after startup (size a fixed arena instead) |
 //! | [`Arena::from_buffer`] | `no_std` without a heap, or memory you already own | you want growth |
 //! | [`Arena::scope`] / [`Arena::mark`] | LIFO sub-lifetimes inside a frame (a stack allocator) | values must outlive the scope |

@@ -174,10 +174,11 @@ fn reserve_falls_back_to_the_exact_need_when_doubling_does_not_fit() {
 fn zero_sized_elements_never_allocate() {
     let arena = Arena::with_capacity(0);
     let mut v = ArenaVec::new_in(&arena);
-    for _ in 0..1000 {
+    let n = miri_or(1000, 100);
+    for _ in 0..n {
         v.push(());
     }
-    assert_eq!(v.len(), 1000);
+    assert_eq!(v.len(), n);
     assert_eq!(v.capacity(), usize::MAX);
     assert_eq!(arena.used(), 0);
 }
