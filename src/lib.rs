@@ -19,6 +19,8 @@ pub mod prelude {
     pub use arena_kit_core::arena::{Arena, ArenaError, Marker, Scope};
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::arena::{Frame, FrameArena, FrameReader};
+    pub use arena_kit_core::arena_format;
+    pub use arena_kit_core::collections::{ArenaString, ArenaVec};
     pub use arena_kit_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::pool::{Handle, Pool, PoolFull};

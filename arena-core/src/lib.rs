@@ -7,6 +7,7 @@
 //! | module | pick it when |
 //! | --- | --- |
 //! | [`arena`] | data that dies together: per-frame, per-level or per-call temporaries (bump allocation, O(1) reset, scopes, N-buffered frame arenas, per-thread scratch) |
+//! | [`collections`] | a list or a text of unknown length built inside an arena (`ArenaVec`, `ArenaString`, `arena_format!`) |
 //! | [`heap`] | irregular, long-lived allocations of many sizes freed in any order (level assets): a free-list heap with O(1) good fit, coalescing, safe double frees and a memory map |
 //! | [`layout`] | you want to know, or assert at compile time, what a struct or an enum costs in bytes |
 //! | [`poison`] | you read memory in a debugger and want to know what the fill bytes mean |
@@ -41,6 +42,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod arena;
+pub mod collections;
 pub mod heap;
 pub mod layout;
 pub mod poison;

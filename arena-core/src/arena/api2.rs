@@ -34,14 +34,6 @@ use allocator_api2::alloc::{AllocError, Allocator};
 use super::Arena;
 
 impl Arena {
-    /// Whether `[ptr, ptr + size)` ends exactly at the bump pointer and may be given back.
-    fn is_last(&self, ptr: NonNull<u8>, size: usize) -> bool {
-        !(crate::poison::ENABLED && self.guarded)
-            && ptr.as_ptr() as usize >= self.cursor.page_start().as_ptr() as usize
-            && (ptr.as_ptr() as usize).checked_add(size)
-                == Some(self.cursor.ptr().as_ptr() as usize)
-    }
-
     /// `grow` by allocating a new block, copying the old one into it and giving the old one back.
     ///
     /// # Safety
@@ -81,14 +73,7 @@ unsafe impl Allocator for &Arena {
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
-        if layout.size() != 0 && self.is_last(ptr, layout.size()) {
-            // The cursor moves back by address only: `ptr` may carry provenance for just this
-            // block (a box narrows it), and the cursor must keep the page's. It folds the peak
-            // in and stops counting the block.
-            self.cursor.move_to(ptr.as_ptr() as usize, true);
-            // Usage fell: a lifted `Warn` budget re-arms once it is back under, as on a rewind.
-            self.settle_budget();
-        }
+        self.give_back_last(ptr, layout.size());
     }
 
     unsafe fn grow(
@@ -97,33 +82,12 @@ unsafe impl Allocator for &Arena {
         old: Layout,
         new: Layout,
     ) -> Result<NonNull<[u8]>, AllocError> {
-        let addr = ptr.as_ptr() as usize;
-        if old.size() != 0 && self.is_last(ptr, old.size()) && addr.is_multiple_of(new.align()) {
-            let in_page = self.cursor.page_end().as_ptr() as usize - addr;
-            if new.size() <= in_page {
-                if new.size() > self.cursor.end().as_ptr() as usize - addr {
-                    // Growing in place crosses the budget clamp: the policy decides.
-                    self.admit(new.size() - old.size())
-                        .map_err(|_| AllocError)?;
-                    // A `Warn` budget's warning runs user code (a logger, a report sink), which
-                    // may have allocated from this arena: then the block is no longer the newest
-                    // and must move rather than grow over what came after it.
-                    if !self.is_last(ptr, old.size()) {
-                        // SAFETY: as for `grow`.
-                        return unsafe { self.grow_by_moving(ptr, old, new) };
-                    }
-                }
-                // The grown block is handed out with the page's provenance, not the caller's,
-                // which may cover only the old size.
-                let start = self
-                    .cursor
-                    .move_to(addr + new.size(), false)
-                    .with_addr(ptr.addr());
-                return Ok(NonNull::slice_from_raw_parts(start, new.size()));
-            }
+        match self.grow_last(ptr, old.size(), new.size(), new.align()) {
+            Ok(Some(start)) => Ok(NonNull::slice_from_raw_parts(start, new.size())),
+            Err(_) => Err(AllocError),
+            // SAFETY: as for `grow`.
+            Ok(None) => unsafe { self.grow_by_moving(ptr, old, new) },
         }
-        // SAFETY: as for `grow`.
-        unsafe { self.grow_by_moving(ptr, old, new) }
     }
 
     unsafe fn shrink(
@@ -138,12 +102,7 @@ unsafe impl Allocator for &Arena {
             unsafe { fresh.cast::<u8>().copy_from_nonoverlapping(ptr, new.size()) };
             return Ok(fresh);
         }
-        if old.size() != 0 && new.size() != 0 && self.is_last(ptr, old.size()) {
-            // (the cursor folds the peak in before giving the tail back, as for `deallocate`)
-            self.cursor
-                .move_to(ptr.as_ptr() as usize + new.size(), false);
-            self.settle_budget();
-        }
+        self.shrink_last(ptr, old.size(), new.size());
         Ok(NonNull::slice_from_raw_parts(ptr, new.size()))
     }
 }

@@ -201,26 +201,27 @@ impl Arena {
                 elem_size: size,
                 count: 1,
             })?;
+        let limit = self.limit.get();
         let mut total = needed.max(self.page_bytes);
-        if self.system_bytes.get().saturating_add(total) > self.limit {
+        if self.system_bytes.get().saturating_add(total) > limit {
             // Give the kept pages back only if that makes room: a refused request must leave
             // the arena unchanged.
             let (_, kept) = pages_from(self.next_page(cur));
-            if kept > 0 && (self.system_bytes.get() - kept).saturating_add(needed) <= self.limit {
+            if kept > 0 && (self.system_bytes.get() - kept).saturating_add(needed) <= limit {
                 self.free_pages_after(cur);
             }
         }
         let taken = self.system_bytes.get();
-        if taken.saturating_add(total) > self.limit {
-            if taken.saturating_add(needed) > self.limit {
+        if taken.saturating_add(total) > limit {
+            if taken.saturating_add(needed) > limit {
                 return Err(ArenaError::LimitReached {
                     requested: size,
                     remaining: self.remaining(),
                     capacity: self.capacity(),
-                    limit: self.limit,
+                    limit,
                 });
             }
-            total = self.limit - taken; // the last page fills the limit exactly
+            total = limit - taken; // the last page fills the limit exactly
         }
         let next = self.next_page(cur);
         let page = page::alloc_page(total, 0).ok_or(ArenaError::SystemOutOfMemory {
@@ -313,7 +314,7 @@ impl Arena {
             .saturating_add(page::HEADER)
             .checked_next_power_of_two()
             .unwrap_or(usize::MAX)
-            .min(self.limit.saturating_sub(other))
+            .min(self.limit.get().saturating_sub(other))
             .min(isize::MAX as usize / 2)
     }
 

@@ -72,14 +72,12 @@ impl Cursor {
 
     /// One past the last usable byte of the current page (the budget aside).
     #[inline]
-    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
     pub(super) fn page_end(&self) -> NonNull<u8> {
         self.page_end.get()
     }
 
     /// One past the last byte the fast path may hand out (the page end clamped by the budget).
     #[inline]
-    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
     pub(super) fn end(&self) -> NonNull<u8> {
         self.end.get()
     }
@@ -92,7 +90,6 @@ impl Cursor {
 
     /// First usable byte of the current page.
     #[inline]
-    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
     pub(super) fn page_start(&self) -> NonNull<u8> {
         self.cur_start.get()
     }
@@ -180,7 +177,6 @@ impl Cursor {
     /// # Panics
     ///
     /// If `addr` is outside `[page start, clamped end]`.
-    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
     pub(super) fn move_to(&self, addr: usize, uncount: bool) -> NonNull<u8> {
         let (start, end) = (self.cur_start.get(), self.end.get());
         assert!(

@@ -147,6 +147,26 @@ impl Arena {
         }
     }
 
+    /// Whether `record` is the newest record.
+    pub(super) fn is_newest_drop(&self, record: NonNull<DropRecord>) -> bool {
+        self.drops.get() == Some(record)
+    }
+
+    /// Unlinks `record`, the newest record, whose values failed to build, so its memory can be
+    /// given back. The next value starts a new run.
+    ///
+    /// # Safety
+    ///
+    /// - `record` is the newest record (see [`is_newest_drop`](Arena::is_newest_drop)) and
+    ///   covers no values (its `len` is 0).
+    pub(super) unsafe fn unlink_newest_drop(&self, record: NonNull<DropRecord>) {
+        // SAFETY: the record is linked, so live (see `run_drops_from`).
+        let rec = unsafe { record.as_ref() };
+        debug_assert!(self.is_newest_drop(record) && rec.len == 0);
+        self.drops.set(rec.prev);
+        self.run_open.set(false);
+    }
+
     /// Runs (and unlinks) every pending destructor at or after `pos`, newest first.
     pub(super) fn run_drops_from(&self, pos: Pos) {
         /// Finishes the remaining destructors if one of them panics.

@@ -108,6 +108,53 @@ impl ArenaError {
 
 impl core::error::Error for ArenaError {}
 
+/// Why a fallible constructor's allocation ([`Arena::try_alloc_try_with`](super::Arena::try_alloc_try_with),
+/// [`Arena::try_alloc_slice_try_fill_with`](super::Arena::try_alloc_slice_try_fill_with)) failed:
+/// the arena had no room, or the constructor itself returned an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocOrInitError<E> {
+    /// The arena could not allocate; the constructor was not called. The arena is unchanged.
+    Alloc(ArenaError),
+    /// The constructor returned `E`. The values built before it were dropped; their space was
+    /// given back if nothing was allocated after it meanwhile, else it stays used until the next
+    /// reset or rewind.
+    Init(E),
+}
+
+impl<E> AllocOrInitError<E> {
+    /// The constructor's error, if it was the reason.
+    pub fn init_error(self) -> Option<E> {
+        match self {
+            AllocOrInitError::Init(e) => Some(e),
+            AllocOrInitError::Alloc(_) => None,
+        }
+    }
+}
+
+impl<E> From<ArenaError> for AllocOrInitError<E> {
+    fn from(e: ArenaError) -> Self {
+        AllocOrInitError::Alloc(e)
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for AllocOrInitError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AllocOrInitError::Alloc(e) => e.fmt(f),
+            AllocOrInitError::Init(e) => write!(f, "the value's constructor failed: {e}"),
+        }
+    }
+}
+
+impl<E: core::error::Error + 'static> core::error::Error for AllocOrInitError<E> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            AllocOrInitError::Alloc(e) => Some(e),
+            AllocOrInitError::Init(e) => Some(e),
+        }
+    }
+}
+
 /// Why [`Arena::rewind`](super::Arena::rewind) refused a [`Marker`](super::Marker). The arena is
 /// unchanged when this is returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -172,7 +172,7 @@ impl<const N: usize> FrameArena<N> {
     #[must_use]
     pub fn with_limit(mut self, limit: usize) -> Self {
         for buffer in &mut self.buffers {
-            buffer.arena.limit = limit;
+            buffer.arena.limit.set(limit);
         }
         self
     }

@@ -9,6 +9,7 @@
 //! | type | pick it when | not when |
 //! | --- | --- | --- |
 //! | [`Arena::with_capacity`] | a fixed per-frame or per-level budget; running out is a bug | the need is unbounded |
+//! | [`Arena::new`] | you don't know the sizes yet (bumpalo's `Bump::new`): [`Arena::chained`] with 4 KiB pages | as for `chained` |
 //! | [`Arena::chained`] | the need varies; pages are kept across resets | you must never touch the system allocator after startup (size a fixed arena instead) |
 //! | [`Arena::from_buffer`] | `no_std` without a heap, or memory you already own | you want growth |
 //! | [`Arena::scope`] / [`Arena::mark`] | LIFO sub-lifetimes inside a frame (a stack allocator) | values must outlive the scope |
@@ -65,9 +66,11 @@ mod frame;
 mod guard;
 mod marker;
 mod page;
+mod resize;
 mod scope;
 #[cfg(feature = "std")]
 mod scratch;
+mod slices;
 mod typed;
 pub use typed::ArenaDrop;
 #[cfg(feature = "rayon")]
@@ -86,7 +89,7 @@ use page::PageHeader;
 
 use crate::tags::BudgetGate;
 
-pub use error::{ArenaError, MarkerError};
+pub use error::{AllocOrInitError, ArenaError, MarkerError};
 #[cfg(feature = "alloc")]
 pub use frame::{Frame, FrameArena, FrameInUse, FrameReader};
 #[cfg(feature = "alloc")]
@@ -158,8 +161,9 @@ pub struct Arena {
     system_bytes: Cell<usize>,
     /// Size of a new page in bytes, or 0 for an arena that never grows.
     page_bytes: usize,
-    /// Limit on `system_bytes` for a chained arena (`usize::MAX` = none).
-    limit: usize,
+    /// Limit on `system_bytes` for a chained arena (`usize::MAX` = none); a `Cell` so
+    /// [`Arena::set_limit`] works through `&self`. Read only on the slow path.
+    limit: Cell<usize>,
     /// Number of resets, so markers taken before a reset are refused.
     epoch: Cell<u64>,
     /// Times kept pages were given back between resets (a limited arena making room), so a
@@ -188,6 +192,73 @@ pub struct Arena {
 // reachable through borrows of the arena, which end before it can move. The arena is not
 // `Sync` (its cells), so two threads never touch it at once.
 unsafe impl Send for Arena {}
+
+/// The page size of [`Arena::new`]: 4 KiB, page header included (one page of most operating
+/// systems, small enough that a short-lived arena wastes little; bumpalo's first chunk is
+/// about 512 bytes and doubles, ours stays and merges on reset).
+pub const DEFAULT_PAGE_BYTES: usize = 4096;
+
+/// [`Arena::new`]: a chained arena with pages of [`DEFAULT_PAGE_BYTES`].
+#[cfg(feature = "alloc")]
+impl Default for Arena {
+    fn default() -> Arena {
+        Arena::new()
+    }
+}
+
+/// One block of an arena, from [`Arena::pages`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageUsage {
+    /// Position in the walk, from 0.
+    pub index: usize,
+    /// Whether this is the root block (a fixed arena's block or the user's buffer), not a heap
+    /// page.
+    pub root: bool,
+    /// Whether the bump pointer is in this block now.
+    pub current: bool,
+    /// Bytes used in it, alignment padding and drop records included.
+    pub used: usize,
+    /// Bytes it can hold (a heap page's header excluded).
+    pub capacity: usize,
+}
+
+/// The iterator of [`Arena::pages`].
+#[derive(Debug, Clone)]
+pub struct Pages<'a> {
+    arena: &'a Arena,
+    /// The next block: `Some(None)` for the root, `Some(Some(page))` for a heap page.
+    next: Option<Option<NonNull<PageHeader>>>,
+    /// Whether the walk has passed the current page (the rest are empty).
+    past_current: bool,
+    index: usize,
+}
+
+impl Iterator for Pages<'_> {
+    type Item = PageUsage;
+
+    fn next(&mut self) -> Option<PageUsage> {
+        let page = self.next?;
+        let arena = self.arena;
+        let (start, end) = arena.page_bounds(page);
+        let current = !self.past_current && page == arena.cursor.page();
+        let used = if self.past_current {
+            0
+        } else {
+            arena.page_used_end(page).as_ptr() as usize - start.as_ptr() as usize
+        };
+        self.past_current |= current;
+        self.next = arena.next_page(page).map(Some);
+        let usage = PageUsage {
+            index: self.index,
+            root: page.is_none(),
+            current,
+            used,
+            capacity: end.as_ptr() as usize - start.as_ptr() as usize,
+        };
+        self.index += 1;
+        Some(usage)
+    }
+}
 
 /// A snapshot of an arena's statistics, for reports and the memory-budget tooling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -227,7 +298,7 @@ impl Arena {
             pages: Cell::new(0),
             system_bytes: Cell::new(if owned { len } else { 0 }),
             page_bytes,
-            limit: usize::MAX,
+            limit: Cell::new(usize::MAX),
             epoch: Cell::new(0),
             page_frees: Cell::new(0),
             kept: Cell::new(0),
@@ -244,21 +315,80 @@ impl Arena {
     ///
     /// # Panics
     ///
-    /// If the system allocator cannot provide the block, or `bytes > isize::MAX - 15`.
+    /// If `bytes > isize::MAX - 15`; the system allocator's out-of-memory handler runs if it
+    /// cannot provide the block ([`try_with_capacity`](Arena::try_with_capacity) returns an
+    /// error instead).
     #[cfg(feature = "alloc")]
     #[track_caller]
     pub fn with_capacity(bytes: usize) -> Arena {
-        if bytes == 0 {
-            return Arena::from_root(NonNull::dangling(), 0, false, 0);
+        match Arena::try_with_capacity(bytes) {
+            Ok(arena) => arena,
+            Err(ArenaError::SystemOutOfMemory { .. }) => alloc::alloc::handle_alloc_error(
+                core::alloc::Layout::from_size_align(bytes, page::PAGE_ALIGN)
+                    .expect("the layout was valid when the block was asked for"),
+            ),
+            Err(e) => panic!("{e}"),
         }
-        let layout = core::alloc::Layout::from_size_align(bytes, page::PAGE_ALIGN)
-            .expect("arena capacity exceeds isize::MAX");
+    }
+
+    /// [`with_capacity`](Arena::with_capacity), returning an error instead of panicking or
+    /// aborting when the block cannot be had.
+    ///
+    /// ```
+    /// use arena_kit::{Arena, ArenaError};
+    ///
+    /// let arena = Arena::try_with_capacity(4096).unwrap();
+    /// assert_eq!(arena.capacity(), 4096);
+    /// assert!(matches!(
+    ///     Arena::try_with_capacity(usize::MAX),
+    ///     Err(ArenaError::SizeOverflow { .. })
+    /// ));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaError::SizeOverflow`] if `bytes > isize::MAX - 15`,
+    /// [`ArenaError::SystemOutOfMemory`] if the system allocator refuses the block.
+    #[cfg(feature = "alloc")]
+    pub fn try_with_capacity(bytes: usize) -> Result<Arena, ArenaError> {
+        if bytes == 0 {
+            return Ok(Arena::from_root(NonNull::dangling(), 0, false, 0));
+        }
+        let layout =
+            core::alloc::Layout::from_size_align(bytes, page::PAGE_ALIGN).map_err(|_| {
+                ArenaError::SizeOverflow {
+                    elem_size: 1,
+                    count: bytes,
+                }
+            })?;
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { alloc::alloc::alloc(layout) };
-        let Some(start) = NonNull::new(raw) else {
-            alloc::alloc::handle_alloc_error(layout)
-        };
-        Arena::from_root(start, bytes, true, 0)
+        let start = NonNull::new(raw).ok_or(ArenaError::SystemOutOfMemory {
+            requested: bytes,
+            page_bytes: bytes,
+        })?;
+        Ok(Arena::from_root(start, bytes, true, 0))
+    }
+
+    /// A chained arena with pages of [`DEFAULT_PAGE_BYTES`] (4 KiB, page header included): the
+    /// arena for "I don't know how much yet", like `bumpalo::Bump::new()`. No memory is taken
+    /// until the first allocation; a larger request gets a page of its own, and a reset after a
+    /// frame that needed several pages merges them into one (see [`chained`](Arena::chained)).
+    /// Also what [`Default`] gives.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    ///
+    /// let arena = Arena::new();
+    /// assert_eq!(arena.system_bytes(), 0); // nothing taken yet
+    /// let names = arena.alloc_slice_copy(&[1u32, 2, 3]);
+    /// assert_eq!(arena.page_count(), 1);
+    /// assert_eq!(arena.system_bytes(), arena_kit::arena::DEFAULT_PAGE_BYTES);
+    /// assert_eq!(names, [1, 2, 3]);
+    /// ```
+    #[cfg(feature = "alloc")]
+    pub fn new() -> Arena {
+        Arena::chained(DEFAULT_PAGE_BYTES)
     }
 
     /// An arena that grows by pages of `page_bytes` bytes (page header included), taken from the
@@ -285,9 +415,38 @@ impl Arena {
     /// only a request that would still need more returns [`ArenaError::LimitReached`]. Has no
     /// effect on fixed arenas.
     #[must_use]
-    pub fn with_limit(mut self, limit: usize) -> Arena {
-        self.limit = limit;
+    pub fn with_limit(self, limit: usize) -> Arena {
+        self.limit.set(limit);
         self
+    }
+
+    /// Sets (or with `None` removes) the byte limit of [`with_limit`](Arena::with_limit) on a
+    /// live arena, through `&self`: values allocated so far stay valid.
+    ///
+    /// A limit below what the arena already holds ([`system_bytes`](Arena::system_bytes)) frees
+    /// nothing: the pages it holds keep serving allocations, and every request that needs a new
+    /// page returns [`ArenaError::LimitReached`] (its kept empty pages are given back first if
+    /// that alone makes room, as always). When a later [`reset`](Arena::reset) merges the
+    /// pages (see [`chained`](Arena::chained)), the merged page is sized under the limit; pages
+    /// a reset keeps as they are stay over it.
+    ///
+    /// ```
+    /// use arena_kit::{Arena, ArenaError};
+    ///
+    /// let arena = Arena::chained(1024);
+    /// let header = arena.alloc([1u8; 64]);
+    /// arena.set_limit(Some(512)); // below the 1024 bytes already held
+    /// assert!(arena.try_alloc([0u8; 256]).is_ok()); // the held page still has room
+    /// assert!(matches!(
+    ///     arena.try_alloc([0u8; 2048]), // would need a new page
+    ///     Err(ArenaError::LimitReached { limit: 512, .. })
+    /// ));
+    /// assert_eq!(header[0], 1);
+    /// arena.set_limit(None);
+    /// assert!(arena.try_alloc([0u8; 2048]).is_ok());
+    /// ```
+    pub fn set_limit(&self, limit: Option<usize>) {
+        self.limit.set(limit.unwrap_or(usize::MAX));
     }
 
     /// Puts guard bytes ([`crate::poison::GUARD`]) before and after every allocation, checked on
@@ -373,7 +532,47 @@ impl Arena {
 
     /// The byte limit set by [`with_limit`](Arena::with_limit), if any.
     pub fn limit(&self) -> Option<usize> {
-        (self.limit != usize::MAX).then_some(self.limit)
+        let limit = self.limit.get();
+        (limit != usize::MAX).then_some(limit)
+    }
+
+    /// The arena's blocks in the order the bump pointer passes through them: the root block
+    /// (if it has any capacity: [`with_capacity`](Arena::with_capacity) and
+    /// [`from_buffer`](Arena::from_buffer) arenas), then every heap page, each with the bytes
+    /// used in it and its capacity. Pages after the current one are kept empty pages (`used`
+    /// 0). The `used` figures sum to [`used`](Arena::used), the capacities to
+    /// [`capacity`](Arena::capacity).
+    ///
+    /// This is the safe counterpart of bumpalo's `iter_allocated_chunks`: it reports sizes, not
+    /// the bytes themselves (those include alignment padding and values' uninitialised padding,
+    /// which safe code must not read).
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::arena::PageUsage;
+    ///
+    /// let arena = Arena::chained(1024);
+    /// arena.alloc([0u8; 600]);
+    /// arena.alloc([0u8; 600]); // does not fit the first page's rest: a second page
+    /// let pages: Vec<PageUsage> = arena.pages().collect();
+    /// assert_eq!(pages.len(), 2);
+    /// assert_eq!((pages[0].used, pages[1].used), (600, 600));
+    /// assert_eq!(pages.iter().map(|p| p.used).sum::<usize>(), arena.used());
+    /// assert_eq!(pages.iter().map(|p| p.capacity).sum::<usize>(), arena.capacity());
+    /// ```
+    pub fn pages(&self) -> Pages<'_> {
+        let root = self.root_start != self.root_end;
+        Pages {
+            arena: self,
+            next: if root {
+                Some(None)
+            } else {
+                self.first_page.get().map(Some)
+            },
+            // an empty root is never listed; if the cursor still stands in it, every page follows
+            past_current: !root && self.cursor.page().is_none(),
+            index: 0,
+        }
     }
 
     /// All statistics at once.

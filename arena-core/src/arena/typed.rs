@@ -12,7 +12,7 @@ use core::mem;
 use core::ptr::NonNull;
 
 use super::drop_list::DropRecord;
-use super::{Arena, ArenaError};
+use super::{AllocOrInitError, Arena, ArenaError};
 
 /// The `Send` half of the bound on [`Arena::alloc`] and the other dropping allocations: every
 /// `Send` type implements it, and only those (it is sealed). It exists for its error message, so
@@ -41,7 +41,7 @@ mod sealed {
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn fail(e: ArenaError) -> ! {
+pub(super) fn fail(e: ArenaError) -> ! {
     panic!("{e}")
 }
 
@@ -169,7 +169,7 @@ impl Arena {
 
     /// Reserves memory for a drop record followed by a value of `layout`.
     #[inline(always)]
-    fn alloc_with_record(
+    pub(super) fn alloc_with_record(
         &self,
         layout: Layout,
     ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
@@ -317,7 +317,8 @@ impl Arena {
     }
 
     /// Allocates `len` values built by `f(index)`, in index order. If `f` panics, the values
-    /// already built are dropped and nothing is registered. The size is checked: a `len` whose
+    /// already built are dropped and nothing is registered; the space is given back if nothing
+    /// was allocated after it meanwhile. The size is checked: a `len` whose
     /// byte size overflows is [`ArenaError::SizeOverflow`], never a wrapped size.
     ///
     /// # Errors
@@ -329,6 +330,24 @@ impl Arena {
         len: usize,
         mut f: F,
     ) -> Result<&mut [T], ArenaError> {
+        match self.build_slice(len, |i| Ok::<T, core::convert::Infallible>(f(i))) {
+            Ok(slice) => Ok(slice),
+            Err(AllocOrInitError::Alloc(e)) => Err(e),
+            Err(AllocOrInitError::Init(never)) => match never {},
+        }
+    }
+
+    /// The one slice builder: allocates `len` values of `T` (with a drop record if `T` needs
+    /// dropping) and builds them with `f(index)` in index order. If `f` panics or returns an
+    /// error, the values already built are dropped and the record is unlinked; if nothing was
+    /// allocated after the block meanwhile (it is still the newest), its space is given back
+    /// (as bumpalo does), otherwise it stays used until the next reset or rewind (what `f`
+    /// allocated after it may still be in use).
+    pub(super) fn build_slice<T: 'static, E, F: FnMut(usize) -> Result<T, E>>(
+        &self,
+        len: usize,
+        mut f: F,
+    ) -> Result<&mut [T], AllocOrInitError<E>> {
         if len == 0 {
             return Ok(&mut []);
         }
@@ -337,22 +356,29 @@ impl Arena {
             count: len,
         };
         let array = Layout::array::<T>(len).map_err(|_| overflow)?;
-        let (base, record) = if mem::needs_drop::<T>() {
+        let (start, base, record) = if mem::needs_drop::<T>() {
             let (record, value) = self.alloc_with_record(array)?;
-            (value, Some(record))
+            (record.cast::<u8>(), value, Some(record))
         } else if array.size() == 0 {
-            (dangling(array.align()), None)
+            let d = dangling(array.align());
+            (d, d, None)
         } else {
-            (self.raw_alloc(array)?, None)
+            let p = self.raw_alloc(array)?;
+            (p, p, None)
         };
         let ptr = base.cast::<T>();
 
-        /// Drops the values built so far if `f` panics.
-        struct Built<T> {
+        /// If `f` panics or fails: drops the values built so far, unlinks the record and gives
+        /// the block back if it is still the newest.
+        struct Built<'a, T> {
+            arena: &'a Arena,
             ptr: NonNull<T>,
             len: usize,
+            start: NonNull<u8>,
+            size: usize,
+            record: Option<NonNull<DropRecord>>,
         }
-        impl<T> Drop for Built<T> {
+        impl<T> Drop for Built<'_, T> {
             fn drop(&mut self) {
                 // SAFETY: the first `len` values were initialised and are owned by this guard.
                 unsafe {
@@ -361,16 +387,37 @@ impl Arena {
                         self.len,
                     ))
                 };
+                let arena = self.arena;
+                let newest = self.size != 0 && arena.is_last(self.start, self.size);
+                if let Some(record) = self.record {
+                    if !(newest && arena.is_newest_drop(record)) {
+                        return; // the record, covering nothing, stays until a reset or rewind
+                    }
+                    // SAFETY: it is the newest record and covers nothing (never set).
+                    unsafe { arena.unlink_newest_drop(record) };
+                }
+                if newest {
+                    arena.give_back_last(self.start, self.size);
+                }
             }
         }
         if let Some(record) = record {
             // SAFETY: the record slot precedes the array; it covers nothing until all are built.
             unsafe { self.push_drop::<T>(record, base) };
         }
-        let mut built = Built { ptr, len: 0 };
+        let mut built = Built {
+            arena: self,
+            ptr,
+            len: 0,
+            start,
+            // the record (if any) and the array end the block
+            size: base.as_ptr() as usize + array.size() - start.as_ptr() as usize,
+            record,
+        };
         while built.len < len {
+            let value = f(built.len).map_err(AllocOrInitError::Init)?;
             // SAFETY: `built.len < len`, inside the array.
-            unsafe { ptr.add(built.len).write(f(built.len)) };
+            unsafe { ptr.add(built.len).write(value) };
             built.len += 1;
         }
         mem::forget(built);
@@ -401,6 +448,6 @@ impl Arena {
 
 /// A non-null pointer with address `align`, valid for zero-sized accesses.
 #[inline(always)]
-fn dangling(align: usize) -> NonNull<u8> {
+pub(super) fn dangling(align: usize) -> NonNull<u8> {
     NonNull::without_provenance(core::num::NonZeroUsize::new(align).expect("alignment is non-zero"))
 }

@@ -105,3 +105,14 @@ fn handles_are_send_and_sync_whatever_they_point_to() {
     is_send::<Handle<Rc<u32>>>();
     is_sync::<Handle<Rc<u32>>>();
 }
+
+#[test]
+fn arena_collections_stay_on_the_arenas_thread() {
+    // they hold `&Arena`, and the arena is not `Sync`: sending one would let two threads bump
+    // the same arena
+    use arena_kit_core::collections::{ArenaString, ArenaVec};
+    assert_not!(ArenaVec<'static, u32>: Send);
+    assert_not!(ArenaVec<'static, u32>: Sync);
+    assert_not!(ArenaString<'static>: Send);
+    assert_not!(ArenaString<'static>: Sync);
+}

@@ -12,6 +12,7 @@
 use crate::soa_rows;
 
 use arena_kit_core::arena::{Arena, BufferArena, FrameArena, FrameReader, Scope};
+use arena_kit_core::collections::{ArenaString, ArenaVec};
 use arena_kit_core::heap::{Blocks, FreeListHeap, MemoryMap};
 use arena_kit_core::layout::FieldOrder;
 use arena_kit_core::pool::{self, Handle, Pool, PoolFull};
@@ -33,6 +34,15 @@ fn scope<'a: 'b, 'b>(x: Scope<'a>) -> Scope<'b> {
     x
 }
 fn buffer_arena<'a: 'b, 'b>(x: BufferArena<'a>) -> BufferArena<'b> {
+    x
+}
+fn arena_vec_lifetime<'a: 'b, 'b>(x: ArenaVec<'a, u32>) -> ArenaVec<'b, u32> {
+    x
+}
+fn arena_vec_type<'s, 'a: 'b, 'b>(x: ArenaVec<'s, &'a str>) -> ArenaVec<'s, &'b str> {
+    x
+}
+fn arena_string<'a: 'b, 'b>(x: ArenaString<'a>) -> ArenaString<'b> {
     x
 }
 

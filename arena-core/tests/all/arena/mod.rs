@@ -1,6 +1,7 @@
 //! The arena: bump allocation, pages and limits, markers and scopes, drops, frames, workers.
 mod allocator_provenance;
 mod budget;
+mod collections;
 mod cursor_usage;
 mod drops;
 mod frames;
@@ -8,6 +9,7 @@ mod hostile_inputs;
 mod model;
 mod pages;
 mod panic_safety;
+mod parity_slices;
 mod reentrancy;
 mod review_findings;
 mod rewind_accounting;

@@ -1,0 +1,650 @@
+//! [`ArenaVec`]: a growable array whose buffer lives in an [`Arena`].
+
+use core::alloc::Layout;
+use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::marker::PhantomData;
+use core::mem::{self, ManuallyDrop};
+use core::ops::{Deref, DerefMut};
+use core::ptr::{self, NonNull};
+
+use super::ArenaFull;
+use crate::arena::{Arena, ArenaDrop, ArenaError};
+
+/// A `Vec` whose buffer lives in an [`Arena`]: `push`, `pop`, `insert`, `remove`, `extend`,
+/// slices through `Deref`. Growing the newest allocation of the arena extends it in place (no
+/// copy); otherwise the buffer moves to a new block and the old one stays used until the
+/// arena's next reset or rewind, so grow it before allocating other things, or give it a
+/// [`with_capacity_in`](ArenaVec::with_capacity_in).
+///
+/// Dropping an `ArenaVec` drops its elements (and gives its buffer back if it is still the
+/// arena's newest allocation). [`into_slice`](ArenaVec::into_slice) leaves the elements in the
+/// arena for the arena's lifetime instead, to be dropped on its reset, rewind or drop like
+/// [`Arena::alloc`]'s values; [`into_slice_no_drop`](ArenaVec::into_slice_no_drop) never drops
+/// them.
+///
+/// ```
+/// use arena_kit::Arena;
+/// use arena_kit::collections::ArenaVec;
+///
+/// let arena = Arena::new();
+/// let mut hits = ArenaVec::new_in(&arena);
+/// for id in [3u32, 1, 4, 1, 5] {
+///     hits.push(id);
+/// }
+/// hits.sort_unstable(); // slice methods through `DerefMut`
+/// assert_eq!(hits, [1, 1, 3, 4, 5]);
+/// let hits: &mut [u32] = hits.into_slice(); // stays in the arena, borrowed from it
+/// assert_eq!(hits.len(), 5);
+/// ```
+///
+/// # Variance and borrows
+///
+/// Covariant in `'a` and `T`, like `Vec<T>` with a `&'a Arena`. The vector borrows the arena
+/// shared, so while it lives the arena cannot be reset, rewound or opened for a
+/// [`scope`](Arena::scope) (those take `&mut`): a vector made outside a scope cannot grow into
+/// memory the scope will rewind. One made from a scope borrows the scope and cannot outlive it.
+/// Neither `Send` nor `Sync`: it holds a `&Arena`, and the arena is not `Sync`.
+pub struct ArenaVec<'a, T> {
+    ptr: NonNull<T>,
+    len: usize,
+    /// Elements the buffer holds; `usize::MAX` for zero-sized `T` (never allocated).
+    cap: usize,
+    arena: &'a Arena,
+    /// The vector owns its elements (drop check).
+    _owns: PhantomData<T>,
+}
+
+impl<'a, T> ArenaVec<'a, T> {
+    /// An empty vector; nothing is allocated until the first element.
+    pub fn new_in(arena: &'a Arena) -> Self {
+        ArenaVec {
+            ptr: NonNull::dangling(),
+            len: 0,
+            cap: if size_of::<T>() == 0 { usize::MAX } else { 0 },
+            arena,
+            _owns: PhantomData,
+        }
+    }
+
+    /// An empty vector with room for `capacity` elements, allocated now.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let mut v = ArenaVec::<u64>::with_capacity_in(10, &arena);
+    /// let before = arena.used();
+    /// v.extend(0..10);
+    /// assert_eq!(arena.used(), before); // no growth needed
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena has no room or the size overflows.
+    #[track_caller]
+    pub fn with_capacity_in(capacity: usize, arena: &'a Arena) -> Self {
+        Self::try_with_capacity_in(capacity, arena).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`with_capacity_in`](ArenaVec::with_capacity_in), returning an error instead of
+    /// panicking.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaError::SizeOverflow`] or as [`Arena::try_alloc_layout`].
+    pub fn try_with_capacity_in(capacity: usize, arena: &'a Arena) -> Result<Self, ArenaError> {
+        let mut v = Self::new_in(arena);
+        v.grow_to(capacity)?;
+        Ok(v)
+    }
+
+    /// Builds a vector from an iterator.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena has no room; if the iterator panics (the
+    /// elements taken so far are dropped).
+    #[track_caller]
+    pub fn from_iter_in<I: IntoIterator<Item = T>>(iter: I, arena: &'a Arena) -> Self {
+        let mut v = Self::new_in(arena);
+        v.extend(iter);
+        v
+    }
+
+    /// The arena the buffer lives in.
+    pub fn arena(&self) -> &'a Arena {
+        self.arena
+    }
+
+    /// Elements the buffer holds without growing.
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    /// The elements as a slice.
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: the first `len` elements are initialised; the buffer lives as long as the
+        // arena borrow, which outlives `&self`.
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// The elements as a mutable slice.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as for `as_slice`, and `&mut self` makes the access exclusive.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
+    fn cap_bytes(&self) -> usize {
+        // `cap` elements were allocated, so this cannot overflow (0 for zero-sized `T`).
+        self.cap.wrapping_mul(size_of::<T>())
+    }
+
+    /// Makes room for `additional` more elements: the capacity at least doubles (so pushing is
+    /// amortised O(1)); if the arena has no room for that, exactly what is needed is tried.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaError::SizeOverflow`] or as [`Arena::try_alloc_layout`]; the vector is unchanged.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), ArenaError> {
+        if self.cap - self.len >= additional {
+            return Ok(());
+        }
+        self.reserve_cold(additional)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reserve_cold(&mut self, additional: usize) -> Result<(), ArenaError> {
+        let required = self
+            .len
+            .checked_add(additional)
+            .ok_or(ArenaError::SizeOverflow {
+                elem_size: size_of::<T>(),
+                count: usize::MAX,
+            })?;
+        let min = match size_of::<T>() {
+            1 => 8,
+            n if n <= 1024 => 4,
+            _ => 1,
+        };
+        let amortised = required.max(self.cap.saturating_mul(2)).max(min);
+        match self.grow_to(amortised) {
+            Err(_) if amortised > required => self.grow_to(required),
+            r => r,
+        }
+    }
+
+    /// [`try_reserve`](ArenaVec::try_reserve), panicking on failure.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena has no room or the size overflows.
+    #[track_caller]
+    pub fn reserve(&mut self, additional: usize) {
+        self.try_reserve(additional)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Grows the buffer to `cap` elements (no-op if it holds that many): in place if it is the
+    /// arena's newest allocation and the page has room, else by moving to a new block.
+    fn grow_to(&mut self, cap: usize) -> Result<(), ArenaError> {
+        if cap <= self.cap {
+            return Ok(());
+        }
+        let new = Layout::array::<T>(cap).map_err(|_| ArenaError::SizeOverflow {
+            elem_size: size_of::<T>(),
+            count: cap,
+        })?;
+        let old_bytes = self.cap_bytes();
+        if old_bytes != 0
+            && let Some(p) =
+                self.arena
+                    .grow_last(self.ptr.cast(), old_bytes, new.size(), new.align())?
+        {
+            self.ptr = p.cast();
+            self.cap = cap;
+            return Ok(());
+        }
+        let fresh = self.arena.try_alloc_layout(new)?.cast::<T>();
+        // SAFETY: `fresh` is a new block for `cap >= len` elements, so it does not overlap the
+        // old buffer, whose first `len` elements are initialised; they move (the old buffer is
+        // not read again).
+        unsafe { ptr::copy_nonoverlapping(self.ptr.as_ptr(), fresh.as_ptr(), self.len) };
+        self.ptr = fresh;
+        self.cap = cap;
+        Ok(())
+    }
+
+    /// Appends `value`.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the buffer must grow and the arena has no room
+    /// ([`try_push`](ArenaVec::try_push) hands the value back instead).
+    #[inline]
+    #[track_caller]
+    pub fn push(&mut self, value: T) {
+        if self.len == self.cap {
+            self.reserve(1);
+        }
+        // SAFETY: `len < cap`: the slot is inside the buffer and uninitialised.
+        unsafe { self.ptr.add(self.len).write(value) };
+        self.len += 1;
+    }
+
+    /// Appends `value`, or hands it back with the reason when the buffer cannot grow.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::with_capacity(16);
+    /// let mut v = ArenaVec::with_capacity_in(2, &arena);
+    /// v.push(1u64);
+    /// v.push(2);
+    /// let full = v.try_push(3).unwrap_err();
+    /// assert_eq!(full.value, 3);
+    /// assert_eq!(v, [1, 2]); // unchanged
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaFull`] with the value and the [`ArenaError`]; the vector is unchanged.
+    pub fn try_push(&mut self, value: T) -> Result<(), ArenaFull<T>> {
+        if let Err(error) = self.try_reserve(1) {
+            return Err(ArenaFull { value, error });
+        }
+        // SAFETY: `try_reserve(1)` made `len < cap`.
+        unsafe { self.ptr.add(self.len).write(value) };
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Removes and returns the last element.
+    pub fn pop(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        // SAFETY: the element at the old `len - 1` is initialised and no longer counted.
+        Some(unsafe { self.ptr.add(self.len).read() })
+    }
+
+    /// Inserts `value` at `index`, shifting the elements after it right.
+    ///
+    /// # Panics
+    ///
+    /// If `index > len`; with the [`ArenaError`] text when the arena has no room.
+    #[track_caller]
+    pub fn insert(&mut self, index: usize, value: T) {
+        if let Err(full) = self.try_insert(index, value) {
+            panic!("{}", full.error);
+        }
+    }
+
+    /// [`insert`](ArenaVec::insert), handing the value back when the buffer cannot grow.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaFull`] with the value and the [`ArenaError`]; the vector is unchanged.
+    ///
+    /// # Panics
+    ///
+    /// If `index > len`.
+    #[track_caller]
+    pub fn try_insert(&mut self, index: usize, value: T) -> Result<(), ArenaFull<T>> {
+        let len = self.len;
+        assert!(
+            index <= len,
+            "insertion index (is {index}) should be <= len (is {len})"
+        );
+        if let Err(error) = self.try_reserve(1) {
+            return Err(ArenaFull { value, error });
+        }
+        // SAFETY: `len < cap`; the elements `[index, len)` move one slot right inside the
+        // buffer (`copy` allows the overlap), then the freed slot takes `value`.
+        unsafe {
+            let at = self.ptr.add(index).as_ptr();
+            ptr::copy(at, at.add(1), len - index);
+            at.write(value);
+        }
+        self.len = len + 1;
+        Ok(())
+    }
+
+    /// Removes and returns the element at `index`, shifting the elements after it left.
+    ///
+    /// # Panics
+    ///
+    /// If `index >= len`.
+    #[track_caller]
+    pub fn remove(&mut self, index: usize) -> T {
+        let len = self.len;
+        assert!(
+            index < len,
+            "removal index (is {index}) should be < len (is {len})"
+        );
+        // SAFETY: `index < len`: the element is read out once, then the elements after it
+        // move one slot left over it (`copy` allows the overlap) and `len` drops by one.
+        unsafe {
+            let at = self.ptr.add(index).as_ptr();
+            let value = at.read();
+            ptr::copy(at.add(1), at, len - index - 1);
+            self.len = len - 1;
+            value
+        }
+    }
+
+    /// Removes the element at `index` and puts the last element in its place (O(1), does not
+    /// keep the order).
+    ///
+    /// # Panics
+    ///
+    /// If `index >= len`.
+    #[track_caller]
+    pub fn swap_remove(&mut self, index: usize) -> T {
+        let len = self.len;
+        assert!(
+            index < len,
+            "swap_remove index (is {index}) should be < len (is {len})"
+        );
+        self.as_mut_slice().swap(index, len - 1);
+        self.pop().expect("the vector is not empty")
+    }
+
+    /// Keeps the first `len` elements and drops the rest (no-op if `len >= self.len()`). The
+    /// capacity is unchanged.
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len {
+            return;
+        }
+        let tail = ptr::slice_from_raw_parts_mut(
+            // SAFETY: `len < self.len`, inside the buffer.
+            unsafe { self.ptr.add(len).as_ptr() },
+            self.len - len,
+        );
+        // Shortened first: a panicking destructor leaves the rest dropped by unwinding, never
+        // twice (as `Vec::truncate`).
+        self.len = len;
+        // SAFETY: the tail's elements are initialised and no longer counted.
+        unsafe { ptr::drop_in_place(tail) };
+    }
+
+    /// Drops every element; the capacity is kept.
+    pub fn clear(&mut self) {
+        self.truncate(0);
+    }
+
+    /// Appends clones of `other`'s elements. A panicking `clone` leaves the clones made so far
+    /// in the vector.
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena has no room; if a `clone` panics.
+    #[track_caller]
+    pub fn extend_from_slice(&mut self, other: &[T])
+    where
+        T: Clone,
+    {
+        self.try_extend_from_slice(other)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// [`extend_from_slice`](ArenaVec::extend_from_slice), returning an error instead of
+    /// panicking when the arena has no room.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_reserve`](ArenaVec::try_reserve); nothing is cloned then.
+    pub fn try_extend_from_slice(&mut self, other: &[T]) -> Result<(), ArenaError>
+    where
+        T: Clone,
+    {
+        self.try_reserve(other.len())?;
+        for item in other {
+            // SAFETY: room for `other.len()` was reserved and `len` counts each clone as it
+            // lands, so a panicking `clone` leaves only built elements counted.
+            unsafe { self.ptr.add(self.len).write(item.clone()) };
+            self.len += 1;
+        }
+        Ok(())
+    }
+
+    /// Leaves the elements in the arena and returns them, borrowed for the arena's lifetime;
+    /// they are never dropped (as if by `mem::forget`, which is safe). Takes any `T`. The spare
+    /// capacity is given back if the buffer is the arena's newest allocation.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let text = String::from("a b c");
+    /// let mut words = ArenaVec::new_in(&arena);
+    /// words.extend(text.split(' ')); // `&str` borrowing `text`: not 'static
+    /// let words: &[&str] = words.into_slice_no_drop();
+    /// assert_eq!(words, ["a", "b", "c"]);
+    /// ```
+    pub fn into_slice_no_drop(self) -> &'a mut [T] {
+        let me = ManuallyDrop::new(self);
+        let used = me.len * size_of::<T>();
+        if used == 0 {
+            me.arena.give_back_last(me.ptr.cast(), me.cap_bytes());
+        } else {
+            me.arena.shrink_last(me.ptr.cast(), me.cap_bytes(), used);
+        }
+        // SAFETY: the first `len` elements are initialised and stay so (never dropped); the
+        // buffer's first `len` slots stay allocated for the arena borrow `'a`, and the vector
+        // is gone, so this is the only access.
+        unsafe { core::slice::from_raw_parts_mut(me.ptr.as_ptr(), me.len) }
+    }
+
+    /// Leaves the elements in the arena for its lifetime, to be dropped on its reset, rewind
+    /// or drop like values from [`Arena::alloc`], and returns them. Like `alloc`, `T` must be
+    /// `Send + 'static` ([`ArenaDrop`]); use
+    /// [`into_slice_no_drop`](ArenaVec::into_slice_no_drop) for other types.
+    ///
+    /// Types without drop glue stay where they are (the spare capacity is given back if the
+    /// buffer is the arena's newest allocation). Types that need dropping get a drop record in
+    /// front of them: when the buffer is the newest allocation they move up behind it in place,
+    /// otherwise they are moved next to a fresh record at the bump pointer (one copy).
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let mut arena = Arena::new();
+    /// let mut names = ArenaVec::new_in(&arena);
+    /// names.push(String::from("ada"));
+    /// names.push(String::from("grace"));
+    /// let names: &mut [String] = names.into_slice();
+    /// assert_eq!(names[1], "grace");
+    /// assert_eq!(arena.pending_drops(), 1);
+    /// arena.reset(); // the strings are dropped here
+    /// assert_eq!(arena.pending_drops(), 0);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the elements must move and the arena has no room
+    /// ([`try_into_slice`](ArenaVec::try_into_slice) hands the vector back instead).
+    #[track_caller]
+    pub fn into_slice(self) -> &'a mut [T]
+    where
+        T: ArenaDrop + 'static,
+    {
+        match self.try_into_slice() {
+            Ok(slice) => slice,
+            Err(full) => panic!("{}", full.error),
+        }
+    }
+
+    /// [`into_slice`](ArenaVec::into_slice), handing the vector back when its elements must
+    /// move and the arena has no room.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaFull`] with the vector, unchanged, and the [`ArenaError`].
+    pub fn try_into_slice(self) -> Result<&'a mut [T], ArenaFull<Self>>
+    where
+        T: ArenaDrop + 'static,
+    {
+        if !mem::needs_drop::<T>() || self.len == 0 {
+            return Ok(self.into_slice_no_drop());
+        }
+        let me = ManuallyDrop::new(self);
+        // SAFETY: the buffer is a live block of this arena owned by the vector, with `len > 0`
+        // initialised elements; on `Ok` the vector is forgotten (`me` is never dropped), so
+        // the elements are reached only through the returned pointer.
+        match unsafe { me.arena.adopt_values(me.ptr, me.len, me.cap_bytes()) } {
+            // SAFETY: `len` initialised elements at `values`, owned by the arena for `'a`.
+            Ok(values) => Ok(unsafe { core::slice::from_raw_parts_mut(values.as_ptr(), me.len) }),
+            Err(error) => Err(ArenaFull {
+                value: ManuallyDrop::into_inner(me),
+                error,
+            }),
+        }
+    }
+}
+
+impl<T> Drop for ArenaVec<'_, T> {
+    fn drop(&mut self) {
+        /// Gives the buffer back even if an element's destructor panics.
+        struct GiveBack<'v, 'a, T>(&'v ArenaVec<'a, T>);
+        impl<T> Drop for GiveBack<'_, '_, T> {
+            fn drop(&mut self) {
+                self.0
+                    .arena
+                    .give_back_last(self.0.ptr.cast(), self.0.cap_bytes());
+            }
+        }
+        let elems = ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len);
+        let _give_back = GiveBack(self);
+        // SAFETY: the first `len` elements are initialised and owned by the vector, which is
+        // being dropped; each is dropped once (`drop_in_place` on a slice goes on after a
+        // panicking element).
+        unsafe { ptr::drop_in_place(elems) };
+    }
+}
+
+impl<T> Deref for ArenaVec<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T> DerefMut for ArenaVec<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.as_mut_slice()
+    }
+}
+
+impl<T> AsRef<[T]> for ArenaVec<'_, T> {
+    fn as_ref(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T> AsMut<[T]> for ArenaVec<'_, T> {
+    fn as_mut(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+impl<T> Extend<T> for ArenaVec<'_, T> {
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        let iter = iter.into_iter();
+        self.reserve(iter.size_hint().0);
+        for item in iter {
+            self.push(item);
+        }
+    }
+}
+
+impl<'v, T: Copy + 'v> Extend<&'v T> for ArenaVec<'_, T> {
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = &'v T>>(&mut self, iter: I) {
+        self.extend(iter.into_iter().copied());
+    }
+}
+
+impl<'v, T> IntoIterator for &'v ArenaVec<'_, T> {
+    type Item = &'v T;
+    type IntoIter = core::slice::Iter<'v, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'v, T> IntoIterator for &'v mut ArenaVec<'_, T> {
+    type Item = &'v mut T;
+    type IntoIter = core::slice::IterMut<'v, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+/// Clones into the same arena.
+impl<T: Clone> Clone for ArenaVec<'_, T> {
+    #[track_caller]
+    fn clone(&self) -> Self {
+        let mut v = ArenaVec::with_capacity_in(self.len, self.arena);
+        v.extend_from_slice(self);
+        v
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for ArenaVec<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
+impl<T, U> PartialEq<ArenaVec<'_, U>> for ArenaVec<'_, T>
+where
+    T: PartialEq<U>,
+{
+    fn eq(&self, other: &ArenaVec<'_, U>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Eq> Eq for ArenaVec<'_, T> {}
+
+impl<T, U> PartialEq<[U]> for ArenaVec<'_, T>
+where
+    T: PartialEq<U>,
+{
+    fn eq(&self, other: &[U]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl<T, U> PartialEq<&[U]> for ArenaVec<'_, T>
+where
+    T: PartialEq<U>,
+{
+    fn eq(&self, other: &&[U]) -> bool {
+        self.as_slice() == *other
+    }
+}
+
+impl<T, U, const N: usize> PartialEq<[U; N]> for ArenaVec<'_, T>
+where
+    T: PartialEq<U>,
+{
+    fn eq(&self, other: &[U; N]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+/// Hashes like the slice (and so like a `Vec` of the same elements).
+impl<T: Hash> Hash for ArenaVec<'_, T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
+}

@@ -1,0 +1,756 @@
+//! `ArenaVec` and `ArenaString`: growth in place and by moving, drops, `into_slice` and its drop
+//! registration, scopes, budgets, panicking user code, and a model-based test against `Vec`.
+
+use std::collections::hash_map::DefaultHasher;
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use arena_kit_core::arena::{Arena, ArenaError};
+use arena_kit_core::arena_format;
+use arena_kit_core::collections::{ArenaString, ArenaVec};
+use arena_kit_core::tags::{Budget, Budgeted};
+use proptest::prelude::*;
+
+use crate::support::{miri_or, proptest_config};
+
+#[derive(Debug, Clone)]
+struct Counted(Arc<AtomicUsize>, u32);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl PartialEq for Counted {
+    fn eq(&self, other: &Self) -> bool {
+        self.1 == other.1
+    }
+}
+
+fn counter() -> Arc<AtomicUsize> {
+    Arc::new(AtomicUsize::new(0))
+}
+
+fn drops(c: &Arc<AtomicUsize>) -> usize {
+    c.load(Ordering::Relaxed)
+}
+
+fn hash_of<T: Hash + ?Sized>(t: &T) -> u64 {
+    let mut h = DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+// --- ArenaVec basics ---
+
+#[test]
+fn push_a_bunch_of_items_and_read_them_back() {
+    let arena = Arena::new();
+    let mut v = ArenaVec::new_in(&arena);
+    let n = miri_or(10_000, 300);
+    for i in 0..n {
+        v.push(i);
+    }
+    assert_eq!(v.len(), n);
+    assert!(v.iter().copied().eq(0..n));
+    assert_eq!(v.pop(), Some(n - 1));
+    assert!(v.capacity() >= v.len());
+}
+
+#[test]
+fn the_last_allocation_grows_in_place() {
+    let arena = Arena::with_capacity(4096);
+    let mut v: ArenaVec<u64> = ArenaVec::with_capacity_in(4, &arena);
+    let start = v.as_ptr();
+    v.extend(0..100);
+    assert_eq!(v.as_ptr(), start, "nothing came after it: no move");
+    assert_eq!(arena.used(), v.capacity() * 8);
+}
+
+#[test]
+fn a_buffer_that_is_not_last_moves_and_keeps_its_elements() {
+    let arena = Arena::with_capacity(4096);
+    let mut v: ArenaVec<u32> = ArenaVec::with_capacity_in(4, &arena);
+    v.extend([1, 2, 3, 4]);
+    let start = v.as_ptr();
+    let other = arena.alloc(9u32);
+    v.push(5);
+    assert_ne!(v.as_ptr(), start);
+    assert_eq!(v, [1, 2, 3, 4, 5]);
+    assert_eq!(*other, 9);
+}
+
+#[test]
+fn a_dropped_vector_drops_its_elements_and_gives_its_buffer_back() {
+    let arena = Arena::new();
+    let c = counter();
+    arena.alloc(1u64);
+    let used = arena.used();
+    {
+        let mut v = ArenaVec::new_in(&arena);
+        for i in 0..10 {
+            v.push(Counted(Arc::clone(&c), i));
+        }
+        v.truncate(7);
+        assert_eq!(drops(&c), 3);
+    }
+    assert_eq!(drops(&c), 10);
+    assert_eq!(arena.used(), used, "the newest buffer went back");
+    assert_eq!(arena.pending_drops(), 0);
+}
+
+#[test]
+fn insert_remove_swap_remove_truncate_clear() {
+    let arena = Arena::new();
+    let mut v = ArenaVec::from_iter_in([1, 2, 3], &arena);
+    v.insert(0, 0);
+    v.insert(4, 4);
+    v.insert(2, 9);
+    assert_eq!(v, [0, 1, 9, 2, 3, 4]);
+    assert_eq!(v.remove(2), 9);
+    assert_eq!(v.swap_remove(0), 0);
+    assert_eq!(v, [4, 1, 2, 3]);
+    v.truncate(10);
+    assert_eq!(v.len(), 4);
+    v.clear();
+    assert!(v.is_empty());
+    assert!(v.capacity() >= 4);
+}
+
+#[test]
+fn out_of_bounds_insert_and_remove_panic_and_change_nothing() {
+    let arena = Arena::new();
+    let mut v = ArenaVec::from_iter_in([1, 2], &arena);
+    let r = catch_unwind(AssertUnwindSafe(|| v.insert(3, 0)));
+    assert!(r.is_err());
+    let r = catch_unwind(AssertUnwindSafe(|| v.remove(2)));
+    assert!(r.is_err());
+    assert_eq!(v, [1, 2]);
+}
+
+#[test]
+fn try_push_hands_the_value_back_when_the_arena_is_full() {
+    let arena = Arena::with_capacity(64);
+    let c = counter();
+    let mut v = ArenaVec::new_in(&arena);
+    let mut pushed = 0;
+    let full = loop {
+        match v.try_push(Counted(Arc::clone(&c), pushed)) {
+            Ok(()) => pushed += 1,
+            Err(full) => break full,
+        }
+    };
+    assert!(matches!(full.error, ArenaError::Full { .. }));
+    assert_eq!(full.value.1, pushed);
+    assert!(full.to_string().contains("handed back"));
+    drop(full);
+    assert_eq!(drops(&c), 1);
+    assert_eq!(v.len() as u32, pushed);
+    let r = v.try_insert(0, Counted(Arc::clone(&c), 100));
+    assert_eq!(r.unwrap_err().into_value().1, 100);
+    assert!(v.iter().map(|x| x.1).eq(0..pushed), "unchanged");
+    assert!(matches!(
+        v.try_reserve(usize::MAX),
+        Err(ArenaError::SizeOverflow { .. })
+    ));
+}
+
+#[test]
+fn reserve_falls_back_to_the_exact_need_when_doubling_does_not_fit() {
+    let arena = Arena::with_capacity(100);
+    let mut v: ArenaVec<u8> = ArenaVec::with_capacity_in(60, &arena);
+    v.extend([0u8; 60]);
+    // doubling would want 120 bytes, the arena has 100: the exact 61 still fits
+    v.push(1);
+    assert_eq!(v.len(), 61);
+    assert!(v.capacity() <= 100);
+}
+
+#[test]
+fn zero_sized_elements_never_allocate() {
+    let arena = Arena::with_capacity(0);
+    let mut v = ArenaVec::new_in(&arena);
+    let n = miri_or(1000, 100);
+    for _ in 0..n {
+        v.push(());
+    }
+    assert_eq!(v.len(), n);
+    assert_eq!(v.capacity(), usize::MAX);
+    assert_eq!(arena.used(), 0);
+}
+
+#[test]
+fn traits_match_the_slice_and_vec() {
+    let arena = Arena::new();
+    let v = ArenaVec::from_iter_in([1u8, 2, 3], &arena);
+    let w = v.clone();
+    assert_eq!(v, w);
+    assert_eq!(v, [1, 2, 3]);
+    assert_eq!(v, &[1u8, 2, 3][..]);
+    assert_eq!(format!("{v:?}"), "[1, 2, 3]");
+    assert_eq!(hash_of(&v), hash_of(&vec![1u8, 2, 3]));
+    let sum: u32 = (&v).into_iter().map(|&x| u32::from(x)).sum();
+    assert_eq!(sum, 6);
+    let mut m = v.clone();
+    for x in &mut m {
+        *x *= 2;
+    }
+    m.extend(&[8u8]);
+    assert_eq!(m, [2, 4, 6, 8]);
+    assert_ne!(m, v);
+}
+
+#[test]
+fn recursive_vectors_in_one_arena() {
+    let arena = Arena::new();
+    let mut outer: ArenaVec<ArenaVec<u32>> = ArenaVec::new_in(&arena);
+    for i in 0..10 {
+        let mut inner = ArenaVec::new_in(&arena);
+        for j in 0..i {
+            inner.push(j);
+        }
+        outer.push(inner);
+    }
+    for (i, inner) in outer.iter_mut().enumerate() {
+        inner.push(100); // every inner grows by moving: the arena moved on
+        assert_eq!(inner.len(), i + 1);
+        assert_eq!(inner[i], 100);
+    }
+}
+
+#[test]
+fn a_panicking_clone_in_extend_from_slice_keeps_what_was_cloned() {
+    #[derive(Debug)]
+    struct Bomb(bool);
+    impl Clone for Bomb {
+        fn clone(&self) -> Self {
+            assert!(!self.0, "boom");
+            Bomb(false)
+        }
+    }
+    let arena = Arena::new();
+    let src = [Bomb(false), Bomb(false), Bomb(true), Bomb(false)];
+    let mut v = ArenaVec::new_in(&arena);
+    let r = catch_unwind(AssertUnwindSafe(|| v.extend_from_slice(&src)));
+    assert!(r.is_err());
+    assert_eq!(v.len(), 2);
+    v.push(Bomb(false));
+    assert_eq!(v.len(), 3);
+}
+
+#[test]
+fn a_panicking_destructor_in_truncate_or_drop_drops_the_rest_once() {
+    struct Loud(Arc<AtomicUsize>, bool);
+    impl Drop for Loud {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            assert!(!self.1, "drop panics");
+        }
+    }
+    let arena = Arena::new();
+    let c = counter();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let mut v = ArenaVec::new_in(&arena);
+        for i in 0..5 {
+            v.push(Loud(Arc::clone(&c), i == 1));
+        }
+        drop(v);
+    }));
+    assert!(r.is_err());
+    assert_eq!(drops(&c), 5);
+    assert_eq!(arena.used(), 0, "the buffer went back despite the panic");
+}
+
+#[test]
+fn growth_respects_a_fail_budget() {
+    let mut arena = Arena::chained(4096);
+    arena.set_budget(Some(Budget::fail(64).into()));
+    let mut v: ArenaVec<u64> = ArenaVec::new_in(&arena);
+    let mut n = 0;
+    while v.try_push(n).is_ok() {
+        n += 1;
+    }
+    assert!(arena.used() <= 64);
+    assert_eq!(v.len(), 8);
+    assert!(v.iter().copied().eq(0..n));
+}
+
+// --- into_slice ---
+
+#[test]
+fn into_slice_of_a_drop_type_registers_its_drop_and_frees_on_reset() {
+    let mut arena = Arena::new();
+    let c = counter();
+    let s = {
+        let mut v = ArenaVec::new_in(&arena);
+        for i in 0..6 {
+            v.push(Counted(Arc::clone(&c), i));
+        }
+        v.into_slice()
+    };
+    assert_eq!(
+        s.iter().map(|x| x.1).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4, 5]
+    );
+    s[0].1 = 40;
+    assert_eq!(drops(&c), 0);
+    assert_eq!(arena.pending_drops(), 1);
+    arena.reset();
+    assert_eq!(drops(&c), 6);
+}
+
+#[test]
+fn into_slice_of_a_buffer_that_is_not_last_moves_next_to_its_record() {
+    let mut arena = Arena::new();
+    let c = counter();
+    let mut v = ArenaVec::new_in(&arena);
+    v.push(Counted(Arc::clone(&c), 1));
+    v.push(Counted(Arc::clone(&c), 2));
+    let later = arena.alloc(Counted(Arc::clone(&c), 3)); // registered after the vector's buffer
+    let s = v.into_slice();
+    assert_eq!((s[0].1, s[1].1, later.1), (1, 2, 3));
+    // the slice's record is the newest: a rewind to a marker between drops only what follows
+    let m = arena.mark();
+    arena.alloc(Counted(Arc::clone(&c), 4));
+    arena.rewind(m).unwrap();
+    assert_eq!(drops(&c), 1);
+    arena.reset();
+    assert_eq!(drops(&c), 4);
+}
+
+#[test]
+fn into_slice_keeps_the_drop_list_ordered_for_rewinds() {
+    // a marker between the vector's buffer and a later value with a destructor: rewinding to
+    // it must drop the later value and keep the slice
+    let mut arena = Arena::new();
+    let c = counter();
+    let mut v = ArenaVec::with_capacity_in(4, &arena);
+    v.push(Counted(Arc::clone(&c), 1));
+    let m = arena.mark();
+    arena.alloc(Counted(Arc::clone(&c), 2));
+    let s = v.into_slice();
+    assert_eq!(s[0].1, 1);
+    arena.rewind(m).unwrap();
+    // the value after the marker is gone; the slice was moved after it, so it goes too (it
+    // reaches past the marker): every destructor ran exactly once
+    assert_eq!(drops(&c), 2);
+    arena.alloc([0xFFu8; 512]);
+    arena.reset();
+    assert_eq!(drops(&c), 2, "nothing dropped twice");
+}
+
+#[test]
+fn into_slice_without_drop_glue_stays_in_place_and_gives_back_spare_capacity() {
+    let arena = Arena::with_capacity(1024);
+    let mut v: ArenaVec<u32> = ArenaVec::with_capacity_in(64, &arena);
+    v.extend([1, 2, 3]);
+    let start = v.as_ptr();
+    let s = v.into_slice();
+    assert_eq!(s.as_ptr(), start);
+    assert_eq!(arena.used(), 12);
+    assert_eq!(arena.pending_drops(), 0);
+}
+
+#[test]
+fn into_slice_no_drop_takes_borrowing_types_and_never_drops() {
+    let mut arena = Arena::new();
+    let c = counter();
+    let owner = String::from("x y");
+    let words = {
+        let mut v = ArenaVec::new_in(&arena);
+        v.extend(owner.split(' '));
+        v.into_slice_no_drop()
+    };
+    assert_eq!(words, ["x", "y"]);
+    let mut v = ArenaVec::new_in(&arena);
+    v.push(Counted(Arc::clone(&c), 1));
+    let leaked = v.into_slice_no_drop();
+    assert_eq!(leaked[0].1, 1);
+    arena.reset();
+    assert_eq!(drops(&c), 0, "as if forgotten");
+}
+
+#[test]
+fn try_into_slice_hands_the_vector_back_when_it_cannot_move() {
+    let arena = Arena::with_capacity(256);
+    let c = counter();
+    let mut v = ArenaVec::with_capacity_in(2, &arena);
+    v.push(Counted(Arc::clone(&c), 1));
+    v.push(Counted(Arc::clone(&c), 2));
+    arena.alloc([0u8; 180]); // the buffer is not last, and no room is left for a moved copy
+    let full = v.try_into_slice().unwrap_err();
+    assert!(matches!(full.error, ArenaError::Full { .. }));
+    let v = full.into_value();
+    assert_eq!(v.len(), 2);
+    drop(v);
+    assert_eq!(drops(&c), 2);
+}
+
+#[test]
+fn into_slice_of_zero_sized_drop_values() {
+    struct Unit(Arc<AtomicUsize>);
+    impl Drop for Unit {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let mut arena = Arena::new();
+    let c = counter();
+    let mut v = ArenaVec::new_in(&arena);
+    for _ in 0..3 {
+        v.push(Unit(Arc::clone(&c)));
+    }
+    assert_eq!(v.into_slice().len(), 3);
+    let empty: &mut [Unit] = ArenaVec::new_in(&arena).into_slice();
+    assert!(empty.is_empty());
+    arena.reset();
+    assert_eq!(drops(&c), 3);
+}
+
+// --- scopes and markers ---
+
+#[test]
+fn a_vector_from_a_scope_lives_and_dies_in_it() {
+    let mut arena = Arena::with_capacity(4096);
+    let c = counter();
+    arena.alloc(0u64);
+    {
+        let scope = arena.scope();
+        let mut v = ArenaVec::new_in(&scope);
+        for i in 0..20 {
+            v.push(Counted(Arc::clone(&c), i));
+        }
+        let s = v.into_slice();
+        assert_eq!(s.len(), 20);
+    }
+    assert_eq!(drops(&c), 20, "the scope's end dropped the slice");
+    assert_eq!(arena.used(), 8);
+}
+
+#[test]
+fn a_marker_taken_while_a_vector_grows_in_place_rewinds_soundly() {
+    let mut arena = Arena::with_capacity(4096);
+    let c = counter();
+    let mut v = ArenaVec::with_capacity_in(1, &arena);
+    v.push(Counted(Arc::clone(&c), 1));
+    let m = arena.mark(); // at the buffer's end
+    for i in 2..10 {
+        v.push(Counted(Arc::clone(&c), i)); // grows in place, past the marker
+    }
+    let s = v.into_slice();
+    assert_eq!(s.len(), 9);
+    // the slice reaches past the marker: the rewind drops it whole, once
+    arena.rewind(m).unwrap();
+    assert_eq!(drops(&c), 9);
+    arena.reset();
+    assert_eq!(drops(&c), 9);
+}
+
+// --- ArenaString ---
+
+#[test]
+fn strings_push_format_and_compare() {
+    let arena = Arena::new();
+    let mut s = ArenaString::new_in(&arena);
+    s.push_str("hello");
+    s.push(' ');
+    let tag = "w";
+    write!(s, "{tag}-{:03}", 7).unwrap();
+    s.push('é');
+    assert_eq!(s, "hello w-007é");
+    assert_eq!("hello w-007é", s);
+    assert_eq!(s.pop(), Some('é'));
+    s.truncate(5);
+    assert_eq!(s.as_str(), "hello");
+    assert_eq!(format!("{s}|{s:?}"), "hello|\"hello\"");
+    assert_eq!(hash_of(&s), hash_of("hello"));
+    let t = ArenaString::from_str_in("hello", &arena);
+    assert_eq!(s, t);
+    s.clear();
+    assert!(s.is_empty());
+    let mut e = ArenaString::new_in(&arena);
+    e.extend(['a', 'b']);
+    e.extend(["cd", "e"]);
+    assert_eq!(e, "abcde");
+}
+
+#[test]
+fn truncate_off_a_char_boundary_panics_and_changes_nothing() {
+    let arena = Arena::new();
+    let mut s = ArenaString::from_str_in("aé", &arena);
+    let r = catch_unwind(AssertUnwindSafe(|| s.truncate(2)));
+    assert!(r.is_err());
+    assert_eq!(s, "aé");
+}
+
+#[test]
+fn format_a_bunch_of_strings() {
+    let arena = Arena::new();
+    let n = miri_or(1000, 50);
+    let mut all = ArenaVec::new_in(&arena);
+    for i in 0..n {
+        all.push(arena_format!(in &arena, "{i}: {}", i * 2).into_str());
+    }
+    assert_eq!(&*all[n - 1], format!("{}: {}", n - 1, 2 * (n - 1)));
+    assert_eq!(arena_format!(in &arena, "plain"), "plain");
+    assert_eq!(arena_format!(in &arena, "{}", 1,), "1");
+}
+
+#[test]
+fn format_into_a_full_arena_is_a_typed_error() {
+    let arena = Arena::with_capacity(8);
+    let r = ArenaString::try_format_in(&arena, format_args!("{}{}", "0123", "456789"));
+    assert!(matches!(r, Err(ArenaError::Full { .. })));
+    let mut s = ArenaString::with_capacity_in(8, &arena);
+    s.push_str("abcdefgh");
+    assert!(s.try_push_str("1").is_err());
+    assert_eq!(s.try_push('x').unwrap_err().value, 'x');
+    assert_eq!(s, "abcdefgh", "unchanged");
+    assert!(write!(s, "{}", 12345).is_err());
+}
+
+#[test]
+fn into_str_stays_in_the_arena() {
+    let arena = Arena::with_capacity(256);
+    let mut s = ArenaString::with_capacity_in(100, &arena);
+    s.push_str("kept");
+    let kept: &mut str = s.into_str();
+    kept.make_ascii_uppercase();
+    assert_eq!(kept, "KEPT");
+    assert_eq!(arena.used(), 4, "the spare capacity went back");
+}
+
+#[test]
+fn arena_format_works_through_a_scope() {
+    let mut arena = Arena::new();
+    let mut scope = arena.scope();
+    let s = arena_format!(in &scope, "{}", 5);
+    assert_eq!(s, "5");
+    drop(s);
+    scope.clear();
+}
+
+// --- model: ArenaVec against Vec ---
+
+#[derive(Debug, Clone)]
+enum Op {
+    Push(u16),
+    Pop,
+    Insert(usize, u16),
+    Remove(usize),
+    SwapRemove(usize),
+    Truncate(usize),
+    Extend(Vec<u16>),
+    Reserve(usize),
+    Clear,
+    /// Something else allocated in the arena: the next growth must move.
+    Interleave(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => any::<u16>().prop_map(Op::Push),
+        2 => Just(Op::Pop),
+        2 => (any::<usize>(), any::<u16>()).prop_map(|(i, x)| Op::Insert(i, x)),
+        2 => any::<usize>().prop_map(Op::Remove),
+        1 => any::<usize>().prop_map(Op::SwapRemove),
+        1 => (0usize..40).prop_map(Op::Truncate),
+        2 => proptest::collection::vec(any::<u16>(), 0..20).prop_map(Op::Extend),
+        1 => (0usize..64).prop_map(Op::Reserve),
+        1 => Just(Op::Clear),
+        1 => (1usize..200).prop_map(Op::Interleave),
+    ]
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    #[test]
+    fn arena_vec_matches_vec(ops in proptest::collection::vec(op(), 0..miri_or(120, 30))) {
+        let arena = Arena::chained(256); // small pages: growth crosses pages often
+        let c = counter();
+        let made = std::cell::Cell::new(0);
+        let mut model: Vec<u32> = Vec::new();
+        {
+            let mut v: ArenaVec<Counted> = ArenaVec::new_in(&arena);
+            let mk = |x: u16| {
+                made.set(made.get() + 1);
+                Counted(Arc::clone(&c), u32::from(x))
+            };
+            for op in ops {
+                match op {
+                    Op::Push(x) => { v.push(mk(x)); model.push(x.into()); }
+                    Op::Pop => prop_assert_eq!(v.pop().map(|x| x.1), model.pop()),
+                    Op::Insert(i, x) => {
+                        let i = i % (model.len() + 1);
+                        v.insert(i, mk(x));
+                        model.insert(i, x.into());
+                    }
+                    Op::Remove(i) if !model.is_empty() => {
+                        let i = i % model.len();
+                        prop_assert_eq!(v.remove(i).1, model.remove(i));
+                    }
+                    Op::SwapRemove(i) if !model.is_empty() => {
+                        let i = i % model.len();
+                        prop_assert_eq!(v.swap_remove(i).1, model.swap_remove(i));
+                    }
+                    Op::Remove(_) | Op::SwapRemove(_) => {}
+                    Op::Truncate(n) => { v.truncate(n); model.truncate(n); }
+                    Op::Extend(xs) => {
+                        v.extend(xs.iter().map(|&x| mk(x)));
+                        model.extend(xs.iter().map(|&x| u32::from(x)));
+                    }
+                    Op::Reserve(n) => {
+                        v.reserve(n);
+                        prop_assert!(v.capacity() >= v.len() + n);
+                    }
+                    Op::Clear => { v.clear(); model.clear(); }
+                    Op::Interleave(n) => { arena.alloc_slice_fill_copy(n, 0u8); }
+                }
+                prop_assert_eq!(v.len(), model.len());
+                prop_assert!(v.iter().map(|x| x.1).eq(model.iter().copied()));
+                prop_assert!(v.capacity() >= v.len());
+                // everything made and not in the vector was dropped exactly once
+                prop_assert_eq!(drops(&c) + v.len(), made.get());
+            }
+            drop(v);
+            prop_assert_eq!(drops(&c), made.get());
+        }
+    }
+
+    #[test]
+    fn arena_string_matches_string(parts in proptest::collection::vec(("\\PC{0,6}", 0usize..8), 0..miri_or(60, 15))) {
+        let arena = Arena::chained(128);
+        let mut s = ArenaString::new_in(&arena);
+        let mut model = String::new();
+        for (text, cut) in parts {
+            s.push_str(&text);
+            model.push_str(&text);
+            if cut == 0 {
+                prop_assert_eq!(s.pop(), model.pop());
+            } else if cut == 1 {
+                let at = model.char_indices().map(|(i, _)| i).nth(model.chars().count() / 2).unwrap_or(0);
+                s.truncate(at);
+                model.truncate(at);
+            } else if cut == 2 {
+                arena.alloc_slice_fill_copy(cut * 10, 1u8);
+            }
+            prop_assert_eq!(s.as_str(), model.as_str());
+        }
+    }
+}
+
+// --- other arenas, guards, alignment after give-back, formatting edge cases ---
+
+#[test]
+fn vectors_work_in_guarded_buffer_and_frame_arenas() {
+    use arena_kit_core::arena::FrameArena;
+    use std::mem::MaybeUninit;
+    let c = counter();
+    // guarded: nothing grows in place (the back guard follows each block), guards stay intact
+    let mut guarded = Arena::with_capacity(8192).with_guards();
+    {
+        let mut v = ArenaVec::new_in(&guarded);
+        for i in 0..40 {
+            v.push(Counted(Arc::clone(&c), i));
+        }
+        assert_eq!(v.into_slice().len(), 40);
+    }
+    guarded.check_guards().unwrap();
+    guarded.reset();
+    assert_eq!(drops(&c), 40);
+    // over a borrowed buffer
+    let mut buffer = [MaybeUninit::<u8>::uninit(); 512];
+    let buffered = Arena::from_buffer(&mut buffer);
+    let mut s = ArenaString::new_in(&buffered);
+    s.push_str("in a buffer");
+    assert_eq!(s.into_str(), "in a buffer");
+    // in a frame
+    let mut frames: FrameArena<2> = FrameArena::chained(1024);
+    let frame = frames.begin_frame();
+    let mut v = ArenaVec::new_in(&frame);
+    v.extend(0..100u32);
+    assert_eq!(v.iter().sum::<u32>(), 4950);
+}
+
+#[test]
+fn allocations_after_a_given_back_buffer_stay_aligned() {
+    let arena = Arena::with_capacity(1024);
+    arena.alloc(1u8);
+    {
+        let mut v: ArenaVec<u8> = ArenaVec::new_in(&arena);
+        v.extend([1, 2, 3]);
+    } // given back: the bump pointer is at an odd address again
+    let x = arena.alloc(7u64);
+    assert_eq!((x as *mut u64 as usize) % 8, 0);
+    let mut w: ArenaVec<u64> = ArenaVec::new_in(&arena);
+    w.push(1);
+    assert_eq!(w.as_ptr() as usize % 8, 0);
+    let mut s = ArenaString::new_in(&arena);
+    s.push('x');
+    let mut big: ArenaVec<u128> = ArenaVec::new_in(&arena);
+    big.push(5);
+    assert_eq!(big.as_ptr() as usize % align_of::<u128>(), 0);
+}
+
+struct Nothing;
+
+impl std::fmt::Display for Nothing {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Ok(())
+    }
+}
+
+struct Fails;
+
+impl std::fmt::Display for Fails {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Err(std::fmt::Error)
+    }
+}
+
+#[test]
+fn formatting_nothing_allocates_nothing_and_into_str_keeps_exactly_the_text() {
+    let arena = Arena::with_capacity(64);
+    let empty = arena_format!(in &arena, "{Nothing}");
+    assert!(empty.is_empty());
+    drop(empty);
+    assert_eq!(arena.used(), 0);
+    let extra = arena_format!(in &arena, "ext{Nothing}ra").into_str();
+    assert_eq!(extra, "extra");
+    assert_eq!(arena.used(), 5);
+}
+
+#[test]
+fn a_display_impl_that_fails_on_its_own_panics_with_a_message() {
+    let arena = Arena::new();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let _ = arena_format!(in &arena, "a{Fails}");
+    }));
+    let msg = r.unwrap_err();
+    assert!(
+        msg.downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| msg.downcast_ref::<String>().cloned())
+            .unwrap()
+            .contains("Display impl returned an error")
+    );
+    arena_format!(in &arena, "still usable");
+}
+
+#[test]
+fn growing_vectors_of_strings_across_pages() {
+    let arena = Arena::chained(256);
+    let mut v = ArenaVec::new_in(&arena);
+    let n = miri_or(500, 40);
+    for i in 0..n {
+        v.push(i.to_string());
+        let _ = arena.alloc(i as u64); // force moves now and then
+    }
+    assert!(v.iter().enumerate().all(|(i, s)| *s == i.to_string()));
+    assert!(arena.page_count() > 1);
+}
