@@ -13,3 +13,6 @@ pub mod slotmap {}
 
 #[doc = include_str!("../docs/guide/soa.md")]
 pub mod soa {}
+
+#[doc = include_str!("../docs/guide/bumpalo.md")]
+pub mod bumpalo {}
