@@ -106,7 +106,7 @@ proptest! {
     /// the bump pointer (found with a one-byte probe allocation and `offset_of`, which orders
     /// positions across pages).
     #[test]
-    fn used_never_under_counts_after_any_rewind(ops in prop::collection::vec(op(), 1..80)) {
+    fn used_never_under_counts_after_any_rewind(ops in prop::collection::vec(op(), 1..support::miri_or(80, 30))) {
         let mut arena = Arena::chained(512);
         let mut live: Vec<(usize, usize)> = Vec::new();
         let mut markers: Vec<(Marker, usize)> = Vec::new(); // marker, rewinds since taken
