@@ -78,10 +78,15 @@ mod error;
 pub(crate) mod generation;
 mod handle;
 mod iter;
+pub mod secondary;
+#[cfg(feature = "serde")]
+mod secondary_serde;
 #[cfg(feature = "serde")]
 pub(crate) mod serde;
 mod slot;
 pub(crate) mod slot_map;
+#[cfg(feature = "std")]
+pub mod sparse_secondary;
 
 use core::fmt;
 use core::ops::{Index, IndexMut};
@@ -92,6 +97,11 @@ pub use chunks::MAX_CAPACITY;
 pub use error::{PoolCapacityError, PoolFull, PoolReserveError};
 pub use handle::Handle;
 pub use iter::{Drain, IntoIter, IntoValues, Iter, IterMut, Keys, Values, ValuesMut};
+pub use secondary::{InsertRefused, SecondaryPool};
+#[cfg(feature = "serde")]
+pub use secondary_serde::{SecondaryDecodeError, SecondaryPoolSeed};
+#[cfg(feature = "std")]
+pub use sparse_secondary::SparseSecondaryPool;
 
 use slot::Slot;
 use slot_map::SlotMap;

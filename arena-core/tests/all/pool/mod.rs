@@ -6,6 +6,7 @@ mod growth;
 mod model;
 mod panic_safety;
 mod parity;
+mod secondary;
 mod serde;
 mod serde_validation;
 mod slot_core;
