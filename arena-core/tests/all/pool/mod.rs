@@ -7,6 +7,8 @@ mod model;
 mod panic_safety;
 mod parity;
 mod secondary;
+mod secondary_model;
+mod secondary_panic_safety;
 mod serde;
 mod serde_validation;
 mod slot_core;
