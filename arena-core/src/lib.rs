@@ -29,7 +29,7 @@
 //! | `allocator-api2` | yes | `allocator_api2::alloc::Allocator` for `&Arena` and `&HeapCell`, so `allocator_api2`/`hashbrown` collections live in them | |
 //! | `log` | yes | budget warnings, leak reports and guard reports go to the `log` facade (nowhere without it) | |
 //! | `debug-checks` | no | guard bytes (`0xFE`) and poison (`0xDD`) in release builds too; always on under `debug_assertions` | |
-//! | `serde` | no | `Serialize`/`Deserialize` for `Pool`, `Handle`, `SoaVec` and the memory reports; `Serialize` for `StructLayout` and the layout snapshot | `alloc` |
+//! | `serde` | no | `Serialize`/`Deserialize` for `Pool`, `Handle`, the side tables (`SecondaryPool`, `SparseSecondaryPool`), `SoaVec` and the memory reports; `Serialize` for `StructLayout` and the layout snapshot | `alloc` |
 //! | `rayon` | no | parallel row iteration over SoA containers, per-worker arenas (`WorkerArenas`) | `std` |
 //! | `layout-registry` | no | every non-generic `#[derive(Layout)]` struct (and what `layouts!` lists) registers itself through `inventory`, for `layout::snapshot::check`, a test against a committed table of the program's layouts | `std` |
 #![no_std]

@@ -2,7 +2,8 @@
 //! `fuzz/artifacts/*/` replayed through the fuzz targets' own checks (`fuzz/hostile/mod.rs`),
 //! and the documented memory bound held, measured with a counting allocator, for the inputs that
 //! used to allocate from a declared size: a capacity of `u32::MAX`, a free list declared with
-//! 2^32 entries, a huge chunk size, and a `Soa` type with no columns.
+//! 2^32 entries, a huge chunk size, a `Soa` type with no columns, and a side table whose single
+//! entry sits at slot index 4,000,000,000.
 #![cfg(feature = "serde")]
 #![allow(missing_docs)] // test-only row types
 
@@ -11,7 +12,9 @@ mod hostile;
 
 use std::path::Path;
 
-use arena_kit_core::pool::{DEFAULT_MAX_BYTES, Pool, PoolSeed};
+use arena_kit_core::pool::{
+    DEFAULT_MAX_BYTES, Pool, PoolSeed, SecondaryPool, SecondaryPoolSeed, SparseSecondaryPool,
+};
 use arena_kit_core::soa::SoaVec;
 use hostile::{Empty, measure};
 use serde::de::{
@@ -368,4 +371,32 @@ fn the_column_target_also_generates_the_named_format() {
         }
     }
     assert!(named > 0, "no named-format input was generated");
+fn a_side_table_entry_at_index_four_billion_allocates_nothing_for_it() {
+    let text = r#"[[[4000000000, 1], 7]]"#;
+    let (r, peak) = measure(|| serde_json::from_str::<SecondaryPool<u64, u64>>(text));
+    let e = r.unwrap_err().to_string();
+        e.contains("slot index 4000000000") && e.contains("over the limit"),
+        "{e}"
+    assert!(peak < 64 << 10, "refusing it grew the heap by {peak} bytes");
+    // A sparse table stores the one entry, whatever its index.
+    let (r, peak) = measure(|| serde_json::from_str::<SparseSecondaryPool<u64, u64>>(text));
+    assert_eq!(r.unwrap().len(), 1);
+        "one sparse entry grew the heap by {peak} bytes"
+fn a_dense_side_table_grows_within_its_limit() {
+    // Entries in slot order up to just under the limit: accepted, and the slot memory never
+    // doubles past the limit (16-byte slots of `u64` values).
+    let limit = 64 << 10;
+    let n = limit / 16;
+    let entries: Vec<_> = (0..n).map(|i| json!([[i, 1], i])).collect();
+    let text = serde_json::to_string(&entries).unwrap();
+    let seed = SecondaryPoolSeed::<u64, u64>::with_max_bytes(limit);
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let (r, peak) = measure(|| seed.deserialize(&mut de));
+    assert_eq!(r.unwrap().len(), n);
+        peak <= limit + (8 << 10),
+        "{peak} bytes for a limit of {limit}"
+    let over = format!("[[[{n}, 1], 0]]");
+    let mut de = serde_json::Deserializer::from_str(&over);
+    let e = seed.deserialize(&mut de).unwrap_err().to_string();
+        e.contains(&format!("over the limit of {limit} bytes")),
 }

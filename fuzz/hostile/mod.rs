@@ -13,10 +13,12 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use arbitrary::{Result, Unstructured};
-use arena_kit_core::pool::{Handle, Pool, PoolSeed};
+use arena_kit_core::pool::{
+    Handle, Pool, PoolSeed, SecondaryPool, SecondaryPoolSeed, SparseSecondaryPool,
+};
 use arena_kit_core::soa::{Col, Columns, Nested, Soa, SoaVec};
 use serde::Deserialize;
 use serde::de::DeserializeSeed;
@@ -352,6 +354,165 @@ pub fn handle_tree(u: &mut Unstructured<'_>) -> Result<Value> {
         }
         _ => node(u, &[], 0)?,
     })
+}
+
+/// Side-table save data: a real table's `(handle, value)` pairs (handles from a real pool, some
+/// stale), tampered with (a huge or repeated index, an even or other-pool generation, a long
+/// run of entries, a wrong shape), or anything.
+pub fn secondary_tree(u: &mut Unstructured<'_>) -> Result<Value> {
+    if u.int_in_range(0u8..=5)? == 0 {
+        return node(u, &[], 0);
+    }
+    let mut pool = real_pool(u)?;
+    let mut table = SecondaryPool::new();
+    for (h, &v) in pool.iter() {
+        if u.arbitrary()? {
+            table.insert(h, v);
+        }
+    }
+    // Stale handles too: removed from the pool, kept in the table.
+    let handles: Vec<_> = pool.iter().map(|(h, _)| h).collect();
+    for h in handles {
+        if u.int_in_range(0u8..=3)? == 0 {
+            pool.remove(h);
+        }
+    }
+    let mut v = serde_json::to_value(&table).expect("a side table serializes");
+    let Some(list) = v.as_array_mut() else {
+        return Ok(v);
+    };
+    for _ in 0..u.int_in_range(0u8..=4)? {
+        let n = list.len();
+        match u.int_in_range(0u8..=7)? {
+            0 => list.push(json!([[num(u)?, num(u)?], 1])),
+            1 if n > 0 => {
+                let e = list[u.choose_index(n)?].clone();
+                let at = u.int_in_range(0..=n)?;
+                list.insert(at, e);
+            }
+            2 if n > 0 => {
+                let i = u.choose_index(n)?;
+                let g = list[i][0][1].as_u64().unwrap_or(1);
+                let new = match u.int_in_range(0u8..=2)? {
+                    0 => json!(g ^ 1),
+                    1 => json!(g | 0x8000_0000),
+                    _ => num(u)?,
+                };
+                if let Some(slot) = list[i].get_mut(0).and_then(|h| h.get_mut(1)) {
+                    *slot = new;
+                }
+            }
+            3 if n > 0 => {
+                let i = u.choose_index(n)?;
+                let index = num(u)?;
+                if let Some(slot) = list[i].get_mut(0).and_then(|h| h.get_mut(0)) {
+                    *slot = index;
+                }
+            }
+            4 => {
+                let count = u.int_in_range(0u32..=2048)?;
+                let g = u.int_in_range(0u64..=5)? * 2 + 1;
+                list.extend((0..count).map(|i| json!([[i, g], i])));
+            }
+            5 if n > 0 => {
+                let i = u.choose_index(n)?;
+                list[i] = node(u, &[], 2)?;
+            }
+            6 => list.reverse(),
+            _ => {}
+        }
+    }
+    Ok(v)
+}
+
+/// The dense table's slot-memory limit in the side-table target (small, so runs stay fast).
+pub const SECONDARY_LIMIT: usize = 256 << 10;
+/// Heap bytes allowed per input byte for a sparse side table: a 10-byte `[[0,1],0],` entry
+/// becomes a 24-byte `HashMap` bucket plus a control byte, in a table kept at most 7/8 full and
+/// growing by doubling, with the old table alive while it grows.
+pub const SPARSE_BYTES_PER_INPUT_BYTE: usize = 16;
+
+/// What the side-table readers must make of a tree: `None` if it is not a list of
+/// `((u32, odd u32), u64)` pairs with distinct indexes and one pool tag, else the entries.
+fn secondary_oracle(v: &Value) -> Option<HashMap<u32, (u32, u64)>> {
+    let pairs = serde_json::from_value::<Vec<((u32, u32), u64)>>(v.clone()).ok()?;
+    let tag = |g: u32| (g & 0x8000_0000 != 0).then_some((g >> 24) & 0x7F);
+    let first_tag = pairs.first().map(|&((_, g), _)| tag(g));
+    let mut map = HashMap::new();
+    for ((index, generation), value) in pairs {
+        let ok = generation & 1 == 1 && Some(tag(generation)) == first_tag;
+        if !ok || map.insert(index, (generation, value)).is_some() {
+            return None;
+        }
+    }
+    Some(map)
+}
+
+/// The entries of a table read back, by index.
+fn entries_of<'a>(it: impl Iterator<Item = (Handle<u64>, &'a u64)>) -> HashMap<u32, (u32, u64)> {
+    it.map(|(h, &v)| (h.index(), (h.generation().get(), v)))
+        .collect()
+}
+
+/// `SecondaryPool<u64, u64>` from a tree: exactly what the oracle accepts, unless the highest
+/// index needs more slot memory than the limit; the slots within the limit and the rest
+/// proportional to the input; a round trip writes what was read, in slot order.
+pub fn check_secondary(v: Value) {
+    let len = input_len(&v);
+    let oracle = secondary_oracle(&v);
+    let seed = SecondaryPoolSeed::<u64, u64>::with_max_bytes(SECONDARY_LIMIT);
+    let (result, peak) = measure(|| seed.deserialize(v));
+    assert_bounded("SecondaryPool<u64, u64>", peak, SECONDARY_LIMIT, len);
+    match (result, oracle) {
+        (Ok(table), Some(want)) => {
+            assert_eq!(entries_of(table.iter()), want);
+            assert_eq!(table.len(), want.len());
+            let mut sorted: Vec<_> = want
+                .iter()
+                .map(|(&i, &(g, v))| json!([[i, g], v]))
+                .collect();
+            sorted.sort_by_key(|e| e[0][0].as_u64());
+            assert_eq!(serde_json::to_value(&table).unwrap(), Value::Array(sorted));
+        }
+        (Err(e), Some(want)) => {
+            let e = e.to_string();
+            let top = want.keys().max().map_or(0, |&i| i as usize + 1);
+            assert!(e.contains("over the limit"), "valid data refused: {e}");
+            assert!(
+                top * 16 > SECONDARY_LIMIT,
+                "refused {top} slots as over the limit"
+            );
+        }
+        (Ok(table), None) => panic!("accepted {} entries the oracle refuses", table.len()),
+        (Err(e), None) => assert!(!e.to_string().is_empty()),
+    }
+}
+
+/// `SparseSecondaryPool<u64, u64>` from a tree: exactly what the oracle accepts, whatever the
+/// indexes, in memory proportional to the input.
+pub fn check_sparse_secondary(v: Value) {
+    let len = input_len(&v);
+    let oracle = secondary_oracle(&v);
+    let (result, peak) = measure(|| serde_json::from_value::<SparseSecondaryPool<u64, u64>>(v));
+    let bound = SPARSE_BYTES_PER_INPUT_BYTE * len + FIXED_SLACK;
+    assert!(
+        peak <= bound,
+        "SparseSecondaryPool: heap grew by {peak} bytes for {len} bytes of input"
+    );
+    match (result, oracle) {
+        (Ok(table), Some(want)) => {
+            assert_eq!(entries_of(table.iter()), want);
+            let back: SparseSecondaryPool<u64, u64> =
+                serde_json::from_value(serde_json::to_value(&table).unwrap()).unwrap();
+            assert!(back == table);
+        }
+        (Err(_), None) => {}
+        (r, o) => panic!(
+            "sparse table read {:?} entries, the oracle {:?}",
+            r.map(|t| t.len()).map_err(|e| e.to_string()),
+            o.map(|m| m.len())
+        ),
+    }
 }
 
 // -------------------------------------------------------------------------------------------
@@ -866,7 +1027,14 @@ pub fn check_columns(kind: u8, v: Value) {
 }
 
 /// The fuzz targets, by name.
-pub const TARGETS: [&str; 4] = ["pool_de", "handle_de", "soa_rows_de", "soa_columns_de"];
+pub const TARGETS: [&str; 6] = [
+    "pool_de",
+    "handle_de",
+    "soa_rows_de",
+    "soa_columns_de",
+    "secondary_de",
+    "sparse_secondary_de",
+];
 
 /// Runs target `name` on fuzzer bytes. Returns `false` for an unknown target name.
 pub fn run(name: &str, data: &[u8]) -> bool {
@@ -874,6 +1042,8 @@ pub fn run(name: &str, data: &[u8]) -> bool {
     let ok = match name {
         "pool_de" => pool_tree(&mut u).map(check_pool),
         "handle_de" => handle_tree(&mut u).map(check_handle),
+        "secondary_de" => secondary_tree(&mut u).map(check_secondary),
+        "sparse_secondary_de" => secondary_tree(&mut u).map(check_sparse_secondary),
         "soa_rows_de" => {
             row_kind(&mut u).and_then(|k| rows_tree(&mut u, k).map(|v| check_rows(k, v)))
         }

@@ -9,6 +9,7 @@ mod parity;
 mod secondary;
 mod secondary_model;
 mod secondary_panic_safety;
+mod secondary_serde;
 mod serde;
 mod serde_validation;
 mod slot_core;
