@@ -22,9 +22,13 @@ pub mod prelude {
     pub use arena_kit_core::arena_format;
     pub use arena_kit_core::collections::{ArenaString, ArenaVec};
     pub use arena_kit_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
+    #[cfg(feature = "std")]
+    pub use arena_kit_core::pool::SparseSecondaryPool;
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::pool::{Handle, Pool, PoolFull};
     pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut, ToValue};
+    pub use arena_kit_core::pool::{Handle, Pool, PoolFull, SecondaryPool};
+    pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut};
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::soa::{SoaPool, SoaVec};
     pub use arena_kit_core::tags::{

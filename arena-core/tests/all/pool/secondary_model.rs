@@ -325,7 +325,7 @@ macro_rules! model_test {
                 #[test]
                 fn agrees_with_a_hashmap_of_exact_handles(
                     pool in pool(),
-                    ops in prop::collection::vec(op(), 1..80),
+                    ops in prop::collection::vec(op(), 1..if cfg!(miri) { 16 } else { 80 }),
                 ) {
                     let mut run = Run {
                         pool,
