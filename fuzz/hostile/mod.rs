@@ -433,14 +433,15 @@ pub const SECONDARY_LIMIT: usize = 256 << 10;
 pub const SPARSE_BYTES_PER_INPUT_BYTE: usize = 16;
 
 /// What the side-table readers must make of a tree: `None` if it is not a list of
-/// `((u32, odd u32), u64)` pairs with distinct indexes and one pool tag, else the entries.
+/// `((u32, odd u32), u64)` pairs with distinct indexes below `u32::MAX` and one pool tag, else
+/// the entries.
 fn secondary_oracle(v: &Value) -> Option<HashMap<u32, (u32, u64)>> {
     let pairs = serde_json::from_value::<Vec<((u32, u32), u64)>>(v.clone()).ok()?;
     let tag = |g: u32| (g & 0x8000_0000 != 0).then_some((g >> 24) & 0x7F);
     let first_tag = pairs.first().map(|&((_, g), _)| tag(g));
     let mut map = HashMap::new();
     for ((index, generation), value) in pairs {
-        let ok = generation & 1 == 1 && Some(tag(generation)) == first_tag;
+        let ok = generation & 1 == 1 && index != u32::MAX && Some(tag(generation)) == first_tag;
         if !ok || map.insert(index, (generation, value)).is_some() {
             return None;
         }

@@ -52,6 +52,9 @@
 //!   (now stale) handle, until removed or replaced by a newer handle's value. A vacant slot keeps
 //!   no generation, so after [`remove`](SecondaryPool::remove) an older handle can be inserted
 //!   again (as in slotmap); the live handles never see its value.
+//! - A handle with slot index `u32::MAX` (no pool has that slot; the null handle) is never
+//!   stored: `insert` drops the value and returns `None`, `try_insert` hands it back, `entry`
+//!   returns `None`, lookups miss, as for slotmap's null key.
 //! - **Handles from another pool**: in debug builds (and with the `debug-checks` feature) every
 //!   pool stamps a tag into its generations. The table binds to the tag of the first handle it is
 //!   given and panics, naming both, on a handle with another tag (in every operation, before
@@ -113,6 +116,10 @@ pub(crate) fn age<T>(stored: NonZeroU32, handle: Handle<T>) -> Age {
     }
 }
 
+/// A slot index no pool has (pools have at most `u32::MAX` slots): the null handle's. A handle
+/// with it is never stored and binds no pool.
+pub(crate) const NO_SLOT: u32 = u32::MAX;
+
 /// The pool a side table's handles come from, as far as generations tell (see "Handles from
 /// another pool" in the [module docs](self)): unbound, or the tag of the first handle (`None` for
 /// an untagged, release-build pool).
@@ -137,6 +144,7 @@ impl Owner {
     #[track_caller]
     pub(crate) fn check<T>(self, handle: Handle<T>, kind: &str) {
         if let Some(ours) = self.0
+            && handle.index() != NO_SLOT
             && ours != generation::tag_of(handle.generation().get())
         {
             foreign(handle, ours, kind);
@@ -192,24 +200,51 @@ fn foreign<T>(handle: Handle<T>, ours: Option<u8>, kind: &str) -> ! {
 pub struct InsertRefused<T, V> {
     value: V,
     handle: Handle<T>,
-    newer: Option<Handle<T>>,
+    reason: Refusal<T>,
+}
+
+/// Why a side table refused a handle.
+enum Refusal<T> {
+    /// This newer handle of the slot has the value.
+    Stale(Handle<T>),
+    /// The table could not grow.
+    OutOfMemory,
+    /// The handle's index is [`NO_SLOT`].
+    NoSlot,
 }
 
 impl<T, V> InsertRefused<T, V> {
     pub(crate) fn stale(value: V, handle: Handle<T>, newer: Handle<T>) -> Self {
+        let reason = Refusal::Stale(newer);
         InsertRefused {
             value,
             handle,
-            newer: Some(newer),
+            reason,
         }
     }
 
     pub(crate) fn out_of_memory(value: V, handle: Handle<T>) -> Self {
+        let reason = Refusal::OutOfMemory;
         InsertRefused {
             value,
             handle,
-            newer: None,
+            reason,
         }
+    }
+
+    pub(crate) fn no_slot(value: V, handle: Handle<T>) -> Self {
+        let reason = Refusal::NoSlot;
+        InsertRefused {
+            value,
+            handle,
+            reason,
+        }
+    }
+
+    /// Whether the table could not allocate room for the handle (the only refusal `insert`
+    /// panics on).
+    pub(crate) fn is_out_of_memory(&self) -> bool {
+        matches!(self.reason, Refusal::OutOfMemory)
     }
 
     /// The value, given back.
@@ -223,9 +258,13 @@ impl<T, V> InsertRefused<T, V> {
     }
 
     /// The newer handle of the same slot whose value the table holds, if that is why the handle
-    /// was refused (it is stale); `None` if the table could not allocate room for it.
+    /// was refused (it is stale); `None` if the table could not allocate room for it, or if the
+    /// handle names no slot (slot index `u32::MAX`, which no pool has: a null handle).
     pub fn newer(&self) -> Option<Handle<T>> {
-        self.newer
+        match self.reason {
+            Refusal::Stale(newer) => Some(newer),
+            Refusal::OutOfMemory | Refusal::NoSlot => None,
+        }
     }
 }
 
@@ -234,25 +273,31 @@ impl<T, V> fmt::Debug for InsertRefused<T, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("InsertRefused")
             .field("handle", &self.handle)
-            .field("newer", &self.newer)
+            .field("newer", &self.newer())
             .finish_non_exhaustive()
     }
 }
 
 impl<T, V> fmt::Display for InsertRefused<T, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.newer {
-            Some(newer) => write!(
+        match self.reason {
+            Refusal::Stale(newer) => write!(
                 f,
                 "{:?} is stale: the side table holds a value for the newer {newer:?} of the same \
                  slot; the value was handed back (insert with the pool's current handle)",
                 self.handle
             ),
-            None => write!(
+            Refusal::OutOfMemory => write!(
                 f,
                 "out of memory growing the side table to slot index {}; the value was handed \
                  back (a SparseSecondaryPool stores only the entries it holds)",
                 self.handle.index()
+            ),
+            Refusal::NoSlot => write!(
+                f,
+                "{:?} names no slot (index u32::MAX, past the last slot of any pool: a null \
+                 handle); the value was handed back",
+                self.handle
             ),
         }
     }
@@ -354,6 +399,9 @@ impl<T, V> SecondaryPool<T, V> {
         handle: Handle<T>,
         value: V,
     ) -> Result<Option<V>, InsertRefused<T, V>> {
+        if handle.index() == NO_SLOT {
+            return Err(InsertRefused::no_slot(value, handle));
+        }
         self.owner.bind(handle, KIND);
         let index = handle.index() as usize;
         if index >= self.slots.len() && self.grow_to(index).is_err() {
@@ -484,6 +532,9 @@ impl<T, V> SecondaryPool<T, V> {
     /// In debug builds, if `handle` was made by another pool than the handles in the table.
     #[track_caller]
     pub fn entry(&mut self, handle: Handle<T>) -> Option<Entry<'_, T, V>> {
+        if handle.index() == NO_SLOT {
+            return None;
+        }
         self.owner.bind(handle, KIND);
         let age = match self.slots.get(handle.index() as usize) {
             Some(Some(s)) => age(s.generation, handle),
@@ -893,7 +944,7 @@ macro_rules! side_table_shared {
             pub fn insert(&mut self, handle: Handle<T>, value: V) -> Option<V> {
                 match self.try_insert(handle, value) {
                     Ok(old) => old,
-                    Err(refused) if refused.newer().is_some() => None,
+                    Err(refused) if !refused.is_out_of_memory() => None,
                     Err(refused) => panic!("{}::insert: {refused}", KIND),
                 }
             }

@@ -9,8 +9,8 @@
 //! Reading validates each entry as it arrives and fails with a [`SecondaryDecodeError`] (through
 //! the format's `custom` error): a handle with an even generation (never valid) is refused, as
 //! for [`Handle`]; two entries for one slot index (a repeated handle, or two generations of one
-//! slot) are refused; an entry whose generation carries another pool's tag than the first
-//! entry's is refused.
+//! slot) are refused; so are an entry whose generation carries another pool's tag than the first
+//! entry's, and one for slot index `u32::MAX` (a null handle, which a table never stores).
 //!
 //! **Memory bound.** A declared sequence length is never trusted. The sparse table grows with
 //! the entries present. The dense table is as long as its highest slot index, which the input
@@ -26,7 +26,7 @@ use core::marker::PhantomData;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
-use super::secondary::{Owner, Stored};
+use super::secondary::{NO_SLOT, Owner, Stored};
 use super::{DEFAULT_MAX_BYTES, Handle, SecondaryPool};
 
 /// Why serialized side-table data was refused. The values read so far are dropped.
@@ -40,6 +40,11 @@ pub enum SecondaryDecodeError {
     DuplicateSlot {
         /// The slot index.
         index: u32,
+    },
+    /// An entry's slot index is `u32::MAX`, which no pool has (a null handle).
+    NoSlot {
+        /// The entry's generation.
+        generation: u32,
     },
     /// An entry's generation carries another pool's tag than the first entry's.
     ForeignGeneration {
@@ -72,6 +77,11 @@ impl fmt::Display for SecondaryDecodeError {
                 f,
                 "two entries for slot index {index} (a repeated handle, or two generations of \
                  one slot); a side table holds at most one value per slot"
+            ),
+            SecondaryDecodeError::NoSlot { generation } => write!(
+                f,
+                "an entry has slot index u32::MAX (generation {generation:#x}), which no pool has: \
+                 a null handle names no value"
             ),
             SecondaryDecodeError::ForeignGeneration { index, generation } => write!(
                 f,
@@ -147,10 +157,12 @@ fn read_into<'de, D: Deserializer<'de>, T, V: Deserialize<'de>, K: Sink<T, V>>(
     deserializer.deserialize_seq(Entries(sink, PhantomData))
 }
 
-/// The entry's tag must match the first entry's.
-fn check_owner<T>(owner: &mut Owner, handle: Handle<T>) -> Result<(), SecondaryDecodeError> {
+/// The entry must name a slot and carry the first entry's pool tag.
+fn check_entry<T>(owner: &mut Owner, handle: Handle<T>) -> Result<(), SecondaryDecodeError> {
     let generation = handle.generation().get();
-    if owner.accepts(generation) {
+    if handle.index() == NO_SLOT {
+        Err(SecondaryDecodeError::NoSlot { generation })
+    } else if owner.accepts(generation) {
         Ok(())
     } else {
         Err(SecondaryDecodeError::ForeignGeneration {
@@ -174,7 +186,7 @@ impl<V> Dense<V> {
 
 impl<T, V> Sink<T, V> for Dense<V> {
     fn put(&mut self, handle: Handle<T>, value: V) -> Result<(), SecondaryDecodeError> {
-        check_owner(&mut self.owner, handle)?;
+        check_entry(&mut self.owner, handle)?;
         let index = handle.index();
         let i = index as usize;
         if i >= self.slots.len() {
@@ -326,7 +338,7 @@ mod sparse {
 
     impl<T, V, S: BuildHasher> Sink<T, V> for Sparse<V, S> {
         fn put(&mut self, handle: Handle<T>, value: V) -> Result<(), SecondaryDecodeError> {
-            check_owner(&mut self.owner, handle)?;
+            check_entry(&mut self.owner, handle)?;
             let index = handle.index();
             if self.map.contains_key(&index) {
                 return Err(SecondaryDecodeError::DuplicateSlot { index });

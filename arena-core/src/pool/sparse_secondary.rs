@@ -36,7 +36,7 @@ use std::collections::hash_map::{self, HashMap, RandomState};
 
 use super::Handle;
 use super::secondary::{
-    Age, InsertRefused, Owner, Stored, age, disjoint_values, side_table_shared,
+    Age, InsertRefused, NO_SLOT, Owner, Stored, age, disjoint_values, side_table_shared,
 };
 
 const KIND: &str = "SparseSecondaryPool";
@@ -188,6 +188,9 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         handle: Handle<T>,
         value: V,
     ) -> Result<Option<V>, InsertRefused<T, V>> {
+        if handle.index() == NO_SLOT {
+            return Err(InsertRefused::no_slot(value, handle));
+        }
         self.owner.bind(handle, KIND);
         if self.map.try_reserve(1).is_err() {
             return Err(InsertRefused::out_of_memory(value, handle));
@@ -298,6 +301,9 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
     /// In debug builds, if `handle` was made by another pool than the handles in the table.
     #[track_caller]
     pub fn entry(&mut self, handle: Handle<T>) -> Option<Entry<'_, T, V>> {
+        if handle.index() == NO_SLOT {
+            return None;
+        }
         self.owner.bind(handle, KIND);
         let inner = match self.map.entry(handle.index()) {
             hash_map::Entry::Vacant(e) => Vacancy::Empty(e),

@@ -3,7 +3,7 @@
 //! tags, a dense index over the limit.
 #![cfg(feature = "serde")]
 
-use arena_kit_core::pool::{Pool, SecondaryPool, SecondaryPoolSeed, SparseSecondaryPool};
+use arena_kit_core::pool::{Handle, Pool, SecondaryPool, SecondaryPoolSeed, SparseSecondaryPool};
 use serde::de::DeserializeSeed;
 use serde_json::json;
 
@@ -136,4 +136,44 @@ fn wrong_shapes_are_refused() {
             "{v}"
         );
     }
+}
+
+/// A handle for slot index `u32::MAX`, which no pool has (the null handle's index).
+fn no_slot() -> Handle<u8> {
+    serde_json::from_str("[4294967295, 1]").unwrap()
+}
+
+macro_rules! no_slot_test {
+    ($name:ident, $Table:ident) => {
+        #[test]
+        fn $name() {
+            let null = no_slot();
+            let mut pool = Pool::with_capacity(1);
+            let h = pool.insert(0u8);
+            let mut table = $Table::new();
+            assert_eq!(table.insert(null, 1), None, "binds no pool");
+            table.insert(h, 1); // so a debug build's table is bound to a tagged pool now
+            assert_eq!(table.insert(null, 2), None);
+            let refused = table.try_insert(null, 3).unwrap_err();
+            assert_eq!(refused.newer(), None);
+            assert!(refused.to_string().contains("names no slot"), "{refused}");
+            assert_eq!(refused.into_inner(), 3);
+            assert!(table.entry(null).is_none());
+            assert_eq!((table.get(null), table.contains(null)), (None, false));
+            assert_eq!(table.remove(null), None);
+            assert_eq!(table.get_disjoint_mut([h, null]), None);
+            assert_eq!((table.len(), table[h]), (1, 1));
+        }
+    };
+}
+
+no_slot_test!(dense_never_stores_a_handle_with_no_slot, SecondaryPool);
+no_slot_test!(
+    sparse_never_stores_a_handle_with_no_slot,
+    SparseSecondaryPool
+);
+
+#[test]
+fn an_entry_with_no_slot_is_refused() {
+    refused(json!([[[4294967295u32, 1], 1]]), "which no pool has");
 }
