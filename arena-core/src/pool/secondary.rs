@@ -57,9 +57,11 @@
 //!   returns `None`, lookups miss, as for slotmap's null key.
 //! - **Handles from another pool**: in debug builds (and with the `debug-checks` feature) every
 //!   pool stamps a tag into its generations. The table binds to the tag of the first handle it is
-//!   given and panics, naming both, on a handle with another tag (in every operation, before
-//!   changing anything), as a [`Pool`](super::Pool) does. Release builds cannot tell pools apart:
-//!   mixing them is a logic error with unspecified (but safe) results.
+//!   given and panics, naming both, on a handle with another tag (in every operation that takes
+//!   a handle, before changing anything), as a [`Pool`](super::Pool) does. The binding lasts for
+//!   the table's life (`clear` keeps it; a loaded table is bound by its first entry). Release
+//!   builds cannot tell pools apart: mixing them is a logic error with unspecified (but safe)
+//!   results.
 //!
 //! The code is safe Rust: a `Vec<Option<(generation, V)>>`, with the generation's niche, so a
 //! slot costs what `(NonZeroU32, V)` costs.
