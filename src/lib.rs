@@ -25,10 +25,8 @@ pub mod prelude {
     #[cfg(feature = "std")]
     pub use arena_kit_core::pool::SparseSecondaryPool;
     #[cfg(feature = "alloc")]
-    pub use arena_kit_core::pool::{Handle, Pool, PoolFull};
-    pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut, ToValue};
     pub use arena_kit_core::pool::{Handle, Pool, PoolFull, SecondaryPool};
-    pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut};
+    pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut, ToValue};
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::soa::{SoaPool, SoaVec};
     pub use arena_kit_core::tags::{

@@ -371,17 +371,28 @@ fn the_column_target_also_generates_the_named_format() {
         }
     }
     assert!(named > 0, "no named-format input was generated");
+}
+
+#[test]
 fn a_side_table_entry_at_index_four_billion_allocates_nothing_for_it() {
     let text = r#"[[[4000000000, 1], 7]]"#;
     let (r, peak) = measure(|| serde_json::from_str::<SecondaryPool<u64, u64>>(text));
     let e = r.unwrap_err().to_string();
+    assert!(
         e.contains("slot index 4000000000") && e.contains("over the limit"),
         "{e}"
+    );
     assert!(peak < 64 << 10, "refusing it grew the heap by {peak} bytes");
     // A sparse table stores the one entry, whatever its index.
     let (r, peak) = measure(|| serde_json::from_str::<SparseSecondaryPool<u64, u64>>(text));
     assert_eq!(r.unwrap().len(), 1);
+    assert!(
+        peak < 64 << 10,
         "one sparse entry grew the heap by {peak} bytes"
+    );
+}
+
+#[test]
 fn a_dense_side_table_grows_within_its_limit() {
     // Entries in slot order up to just under the limit: accepted, and the slot memory never
     // doubles past the limit (16-byte slots of `u64` values).
@@ -393,10 +404,15 @@ fn a_dense_side_table_grows_within_its_limit() {
     let mut de = serde_json::Deserializer::from_str(&text);
     let (r, peak) = measure(|| seed.deserialize(&mut de));
     assert_eq!(r.unwrap().len(), n);
+    assert!(
         peak <= limit + (8 << 10),
         "{peak} bytes for a limit of {limit}"
+    );
     let over = format!("[[[{n}, 1], 0]]");
     let mut de = serde_json::Deserializer::from_str(&over);
     let e = seed.deserialize(&mut de).unwrap_err().to_string();
+    assert!(
         e.contains(&format!("over the limit of {limit} bytes")),
+        "{e}"
+    );
 }

@@ -75,10 +75,6 @@ impl Drop for TempFile {
 
 #[test]
 #[cfg_attr(miri, ignore = "writes files; Miri isolates the file system")]
-#[cfg_attr(
-    miri,
-    ignore = "writes and reads files in the temp directory, which Miri's isolation refuses"
-)]
 fn a_field_added_to_a_struct_fails_the_check_until_blessed() {
     let file = TempFile::new("grown.txt");
     let before = Snapshot::from_rows([
@@ -116,10 +112,6 @@ fn a_field_added_to_a_struct_fails_the_check_until_blessed() {
 
 #[test]
 #[cfg_attr(miri, ignore = "writes files; Miri isolates the file system")]
-#[cfg_attr(
-    miri,
-    ignore = "writes and reads files in the temp directory, which Miri's isolation refuses"
-)]
 fn new_gone_and_reshaped_types_are_named() {
     let file = TempFile::new("names.txt");
     Snapshot::from_rows([
@@ -149,10 +141,6 @@ fn new_gone_and_reshaped_types_are_named() {
 
 #[test]
 #[cfg_attr(miri, ignore = "writes files; Miri isolates the file system")]
-#[cfg_attr(
-    miri,
-    ignore = "writes and reads files in the temp directory, which Miri's isolation refuses"
-)]
 fn crlf_line_ends_hold_the_same_table() {
     let file = TempFile::new("crlf.txt");
     let table = Snapshot::from_rows([Row::of_struct("game::Enemy", &EnemyV1::LAYOUT)]);
@@ -163,10 +151,6 @@ fn crlf_line_ends_hold_the_same_table() {
 
 #[test]
 #[cfg_attr(miri, ignore = "writes files; Miri isolates the file system")]
-#[cfg_attr(
-    miri,
-    ignore = "writes and reads files in the temp directory, which Miri's isolation refuses"
-)]
 fn a_missing_file_says_how_to_write_it() {
     let file = TempFile::new("missing.txt");
     let err = Snapshot::default().compare(&file.0).unwrap_err();
