@@ -58,10 +58,12 @@
 //! - **Handles from another pool**: in debug builds (and with the `debug-checks` feature) every
 //!   pool stamps a tag into its generations. The table binds to the tag of the first handle it is
 //!   given and panics, naming both, on a handle with another tag (in every operation that takes
-//!   a handle, before changing anything), as a [`Pool`](super::Pool) does. The binding lasts for
-//!   the table's life (`clear` keeps it; a loaded table is bound by its first entry). Release
-//!   builds cannot tell pools apart: mixing them is a logic error with unspecified (but safe)
-//!   results.
+//!   a handle, before changing anything), as a [`Pool`](super::Pool) does. An untagged handle
+//!   ([`Handle::from_bits`]) given to a table of a tagged pool's handles is adopted, as the pool
+//!   adopts it: it finds the value its tagged original finds. The binding lasts for the table's
+//!   life (`clear` keeps it; a loaded table is bound by its first entry), so a debug-build table
+//!   first given untagged handles holds untagged ones. Release builds cannot tell pools apart:
+//!   mixing them is a logic error with unspecified (but safe) results.
 //!
 //! The code is safe Rust: a `Vec<Option<(generation, V)>>`, with the generation's niche, so a
 //! slot costs what `(NonZeroU32, V)` costs.
@@ -129,27 +131,29 @@ pub(crate) const NO_SLOT: u32 = u32::MAX;
 pub(crate) struct Owner(Option<Option<u8>>);
 
 impl Owner {
-    /// Binds to `handle`'s pool if unbound; panics if bound to another one.
+    /// Binds to `handle`'s pool if unbound, then [`normalize`](Self::normalize)s it.
     #[inline]
     #[track_caller]
-    pub(crate) fn bind<T>(&mut self, handle: Handle<T>, kind: &str) {
-        let tag = generation::tag_of(handle.generation().get());
-        match self.0 {
-            Some(ours) if ours == tag => {}
-            None => self.0 = Some(tag),
-            Some(ours) => foreign(handle, ours, kind),
+    pub(crate) fn bind<T>(&mut self, handle: Handle<T>, kind: &str) -> Option<Handle<T>> {
+        if self.0.is_none() {
+            self.0 = Some(generation::tag_of(handle.generation().get()));
         }
+        self.normalize(handle, kind)
     }
 
-    /// Called on a miss: panics if the table is bound to another pool than `handle`'s.
+    /// `handle` as the bound pool writes it: itself if it carries the table's tag (or the table
+    /// is unbound); retagged if it is untagged ([`Handle::from_bits`]) and the table holds a
+    /// tagged (debug-build) pool's handles, as a [`Pool`](super::Pool) adopts it, or `None` if its
+    /// counter is too large for any tagged generation (it matches nothing). Panics if it is
+    /// another pool's.
     #[inline]
     #[track_caller]
-    pub(crate) fn check<T>(self, handle: Handle<T>, kind: &str) {
-        if let Some(ours) = self.0
-            && handle.index() != NO_SLOT
-            && ours != generation::tag_of(handle.generation().get())
-        {
-            foreign(handle, ours, kind);
+    pub(crate) fn normalize<T>(self, handle: Handle<T>, kind: &str) -> Option<Handle<T>> {
+        match self.0 {
+            Some(ours) if ours != generation::tag_of(handle.generation().get()) => {
+                adopt(handle, ours, kind)
+            }
+            _ => Some(handle),
         }
     }
 
@@ -159,6 +163,34 @@ impl Owner {
     pub(crate) fn accepts(&mut self, raw: u32) -> bool {
         let tag = generation::tag_of(raw);
         *self.0.get_or_insert(tag) == tag
+    }
+}
+
+/// Bit 31 of a tagged generation, the shift of its 7-bit tag and its counter bits, as
+/// [`generation`] lays them out (checked below).
+const TAGGED: u32 = 1 << 31;
+const TAG_SHIFT: u32 = 24;
+const TAGGED_COUNTER: u32 = 0x00FF_FFFF;
+const _: () = assert!(matches!(
+    generation::tag_of(TAGGED | 5 << TAG_SHIFT | 3),
+    Some(5)
+));
+const _: () = assert!(generation::counter_of(TAGGED | 5 << TAG_SHIFT | 3) == 3);
+const _: () = assert!(generation::counter_of(TAGGED | TAGGED_COUNTER) == TAGGED_COUNTER);
+
+/// [`Owner::normalize`] for a handle whose tag is not the table's `ours`.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn adopt<T>(handle: Handle<T>, ours: Option<u8>, kind: &str) -> Option<Handle<T>> {
+    let raw = handle.generation().get();
+    match ours {
+        Some(tag) if generation::tag_of(raw).is_none() => {
+            let counter = (raw <= TAGGED_COUNTER).then_some(raw)?;
+            let generation = NonZeroU32::new(TAGGED | u32::from(tag) << TAG_SHIFT | counter)?;
+            Some(Handle::new(handle.index(), generation))
+        }
+        _ => foreign(handle, ours, kind),
     }
 }
 
@@ -297,8 +329,9 @@ impl<T, V> fmt::Display for InsertRefused<T, V> {
             ),
             Refusal::NoSlot => write!(
                 f,
-                "{:?} names no slot (index u32::MAX, past the last slot of any pool: a null \
-                 handle); the value was handed back",
+                "{:?} names no slot of the table's pool (slot index u32::MAX, past the last slot \
+                 of any pool: a null handle; or an untagged generation too large for the debug \
+                 pool whose handles the table holds); the value was handed back",
                 self.handle
             ),
         }
@@ -404,7 +437,9 @@ impl<T, V> SecondaryPool<T, V> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
-        self.owner.bind(handle, KIND);
+        let Some(handle) = self.owner.bind(handle, KIND) else {
+            return Err(InsertRefused::no_slot(value, handle));
+        };
         let index = handle.index() as usize;
         if index >= self.slots.len() && self.grow_to(index).is_err() {
             return Err(InsertRefused::out_of_memory(value, handle));
@@ -461,9 +496,9 @@ impl<T, V> SecondaryPool<T, V> {
     /// In debug builds, if `handle` was made by another pool than the handles in the table.
     #[track_caller]
     pub fn remove(&mut self, handle: Handle<T>) -> Option<V> {
+        let handle = self.owner.normalize(handle, KIND)?;
         let index = handle.index() as usize;
         if !matches!(self.slots.get(index), Some(Some(s)) if s.generation == handle.generation()) {
-            self.owner.check(handle, KIND);
             return None;
         }
         self.len -= 1;
@@ -496,15 +531,7 @@ impl<T, V> SecondaryPool<T, V> {
         &mut self,
         handles: [Handle<T>; N],
     ) -> Option<[&mut V; N]> {
-        let all_here = handles.iter().all(|&h| {
-            let here = matches!(self.slots.get(h.index() as usize),
-                Some(Some(s)) if s.generation == h.generation());
-            if !here {
-                self.owner.check(h, KIND);
-            }
-            here
-        });
-        if !all_here {
+        if !handles.iter().all(|&h| self.contains(h)) {
             return None;
         }
         // Every slot holds its handle's value; the only failure left is a repeated index.
@@ -537,7 +564,7 @@ impl<T, V> SecondaryPool<T, V> {
         if handle.index() == NO_SLOT {
             return None;
         }
-        self.owner.bind(handle, KIND);
+        let handle = self.owner.bind(handle, KIND)?;
         let age = match self.slots.get(handle.index() as usize) {
             Some(Some(s)) => age(s.generation, handle),
             _ => Age::Newer,
@@ -962,10 +989,11 @@ macro_rules! side_table_shared {
             pub fn get(&self, handle: Handle<T>) -> Option<&V> {
                 match self.stored(handle.index()) {
                     Some(s) if s.generation == handle.generation() => Some(&s.value),
-                    _ => {
-                        self.owner.check(handle, KIND);
-                        None
-                    }
+                    // A miss: the handle may be an untagged one to adopt (looked up once more).
+                    _ => match self.owner.normalize(handle, KIND) {
+                        Some(h) if h.generation() != handle.generation() => self.get(h),
+                        _ => None,
+                    },
                 }
             }
 
@@ -977,13 +1005,10 @@ macro_rules! side_table_shared {
             #[inline]
             #[track_caller]
             pub fn get_mut(&mut self, handle: Handle<T>) -> Option<&mut V> {
-                let owner = self.owner;
+                let handle = self.owner.normalize(handle, KIND)?;
                 match self.stored_mut(handle.index()) {
                     Some(s) if s.generation == handle.generation() => Some(&mut s.value),
-                    _ => {
-                        owner.check(handle, KIND);
-                        None
-                    }
+                    _ => None,
                 }
             }
 

@@ -191,7 +191,9 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
-        self.owner.bind(handle, KIND);
+        let Some(handle) = self.owner.bind(handle, KIND) else {
+            return Err(InsertRefused::no_slot(value, handle));
+        };
         if self.map.try_reserve(1).is_err() {
             return Err(InsertRefused::out_of_memory(value, handle));
         }
@@ -237,6 +239,7 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
     #[track_caller]
     pub fn remove(&mut self, handle: Handle<T>) -> Option<V> {
         // Not through `entry`, which may allocate.
+        let handle = self.owner.normalize(handle, KIND)?;
         if !self.contains(handle) {
             return None;
         }
@@ -304,7 +307,7 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return None;
         }
-        self.owner.bind(handle, KIND);
+        let handle = self.owner.bind(handle, KIND)?;
         let inner = match self.map.entry(handle.index()) {
             hash_map::Entry::Vacant(e) => Vacancy::Empty(e),
             hash_map::Entry::Occupied(e) => match age(e.get().generation, handle) {

@@ -395,6 +395,40 @@ macro_rules! side_table_tests {
             }
 
             #[test]
+            fn a_handle_rebuilt_from_its_bits_finds_the_value_as_in_the_pool() {
+                let mut pool = Pool::with_capacity(2);
+                let h = pool.insert(7u8);
+                let u = Handle::<u8>::from_bits(h.to_bits()).unwrap();
+                assert_eq!(pool.get(u), Some(&7));
+                let mut table = $Table::new();
+                table.insert(h, 1);
+                assert_eq!(table.get(u), Some(&1));
+                *table.get_mut(u).unwrap() += 1;
+                assert_eq!(table.insert(u, 3), Some(2));
+                assert!(table.contains(u));
+                assert_eq!(
+                    table.entry(u).unwrap().key(),
+                    h,
+                    "the entry has the pool's handle"
+                );
+                assert_eq!(table.get_disjoint_mut([u]).map(|[v]| *v), Some(3));
+                assert_eq!(table.remove(u), Some(3));
+                assert!(table.is_empty());
+                if TAGGED {
+                    // A counter no debug pool reaches: it matches nothing and is never stored.
+                    let big = Handle::<u8>::from_bits(0x0100_0001 << 32 | u64::from(h.index()));
+                    let big = big.unwrap();
+                    table.insert(h, 1);
+                    assert_eq!(table.get(big), None);
+                    assert_eq!(table.remove(big), None);
+                    assert!(table.entry(big).is_none());
+                    let refused = table.try_insert(big, 2).unwrap_err();
+                    assert!(refused.to_string().contains("names no slot"), "{refused}");
+                    assert_eq!((table.len(), table[h]), (1, 1));
+                }
+            }
+
+            #[test]
             fn another_pools_handle_panics_in_every_operation_and_changes_nothing() {
                 if !TAGGED {
                     return; // release builds without `debug-checks` cannot tell pools apart
