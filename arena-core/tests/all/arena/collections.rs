@@ -566,6 +566,12 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Up to six chars, any of them (multi-byte ones included): generated directly rather than from
+/// a Unicode regex class, which Miri takes minutes to compile.
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..=6).prop_map(String::from_iter)
+}
+
 proptest! {
     #![proptest_config(proptest_config())]
 
@@ -623,7 +629,7 @@ proptest! {
     }
 
     #[test]
-    fn arena_string_matches_string(parts in proptest::collection::vec(("\\PC{0,6}", 0usize..8), 0..miri_or(60, 15))) {
+    fn arena_string_matches_string(parts in proptest::collection::vec((text(), 0usize..8), 0..miri_or(60, 15))) {
         let arena = Arena::chained(128);
         let mut s = ArenaString::new_in(&arena);
         let mut model = String::new();
