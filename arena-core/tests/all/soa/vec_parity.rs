@@ -487,6 +487,7 @@ fn drain_drops_the_rows_not_taken_once() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "leaks on purpose, which Miri reports")]
 fn a_forgotten_drain_leaks_the_rest_but_never_drops_twice() {
     let drops = Rc::new(Cell::new(0));
     #[derive(Soa)]
