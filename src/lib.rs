@@ -25,7 +25,7 @@ pub mod prelude {
     #[cfg(feature = "std")]
     pub use arena_kit_core::pool::SparseSecondaryPool;
     #[cfg(feature = "alloc")]
-    pub use arena_kit_core::pool::{Handle, Pool, PoolFull, SecondaryPool};
+    pub use arena_kit_core::pool::{Handle, Handle32, Pool, PoolFull, SecondaryPool};
     pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut, ToValue};
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::soa::{SoaPool, SoaVec};

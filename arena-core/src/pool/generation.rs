@@ -2,12 +2,14 @@
 //! tag of the pool that owns it.
 //!
 //! A slot's generation is even while the slot is vacant and odd while it holds a value; a handle
-//! stores the odd generation it was created with. Two layouts exist, told apart by bit 31:
+//! stores the odd generation it was created with. The layouts of [`Handle`](super::Handle) pools are told apart
+//! by bit 31; [`Handle32`](super::Handle32) pools use 12 counter bits and are never tagged:
 //!
 //! | bit 31 | bits 24..=30 | counter bits | occupations per slot |
 //! | --- | --- | --- | --- |
 //! | 0 (untagged, release builds) | counter | 0..=30 | 2^30 |
 //! | 1 (tagged, debug builds) | pool tag (0..=127) | 0..=23 | 2^23 |
+//! | 0 ([`Handle32`](super::Handle32) pools) | 0 | 0..=11 | 2^11 |
 //!
 //! When an occupied slot's counter is all ones, removing its value *retires* the slot instead of
 //! wrapping the counter to a value an old handle may still hold: the slot never takes a value
@@ -18,7 +20,7 @@
 
 use core::num::NonZeroU32;
 
-use super::Handle;
+use super::key::Key;
 
 /// Bit 31: set in the generations of tagged (debug-build) pools.
 const TAGGED: u32 = 1 << 31;
@@ -27,8 +29,8 @@ const TAG_FIELD: u32 = 0xFF00_0000;
 const TAG_SHIFT: u32 = 24;
 /// Counter bits of a tagged generation.
 const TAGGED_COUNTER: u32 = 0x00FF_FFFF;
-/// Counter bits of an untagged generation.
-const UNTAGGED_COUNTER: u32 = 0x7FFF_FFFF;
+/// Counter bits of an untagged generation of a [`Handle`](super::Handle) pool.
+pub(crate) const UNTAGGED_COUNTER: u32 = 0x7FFF_FFFF;
 
 /// The pool tag stored in a raw generation, if it is tagged.
 pub(crate) const fn tag_of(raw: u32) -> Option<u8> {
@@ -48,9 +50,9 @@ pub(crate) const fn counter_of(raw: u32) -> u32 {
     }
 }
 
-/// The generation scheme of one pool: its tag bits (zero if untagged) and the vacant generation
-/// new slots start at. `Copy`, two words; shared by every pool kind that hands out
-/// [`Handle`](super::Handle)s.
+/// The generation scheme of one pool: its tag bits (zero if untagged), the vacant generation
+/// new slots start at and the counter bits. `Copy`, three words; shared by every pool kind, for
+/// every handle type ([`Key`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Generations {
     /// `0`, or `TAGGED | tag << 24`.
@@ -58,32 +60,34 @@ pub(crate) struct Generations {
     /// The (even) generation of a slot that was never used.
     first: u32,
     /// The counter bits of this layout ([`counter_mask`](Self::counter_mask)), kept so that
-    /// `vacate` on the remove path is one `and` and one compare.
+    /// `vacate` on the remove path is one `and` and one compare; every other bit of a generation
+    /// this pool made equals `tag_bits`.
     mask: u32,
 }
 
 impl Generations {
-    /// The scheme for a new pool: tagged with a fresh tag when debug checks are on
-    /// ([`poison::ENABLED`](crate::poison::ENABLED)), untagged otherwise; each slot can hold
-    /// `budget` values in its life (clamped to `1..=` the layout's maximum; `None` = maximum).
-    pub(crate) fn for_new_pool(budget: Option<u32>) -> Self {
-        let tag_bits = if crate::poison::ENABLED {
+    /// The scheme for a new pool handing out `K`s: tagged with a fresh tag when debug checks are
+    /// on ([`poison::ENABLED`](crate::poison::ENABLED)) and `K` has room for a tag, untagged
+    /// otherwise; each slot can hold `budget` values in its life (clamped to `1..=` the layout's
+    /// maximum; `None` = maximum).
+    pub(crate) fn for_new_pool<K: Key>(budget: Option<u32>) -> Self {
+        let tag_bits = if crate::poison::ENABLED && K::TAGGED_IN_DEBUG {
             TAGGED | (next_tag() << TAG_SHIFT)
         } else {
             0
         };
-        let scheme = Self::with_parts(tag_bits, tag_bits);
+        let scheme = Self::with_parts::<K>(tag_bits, tag_bits);
         let budget = budget.unwrap_or(u32::MAX).clamp(1, scheme.max_budget());
         // Occupied counters run first+1, first+3, ..., mask: (mask + 1 - first) / 2 values.
         let first = scheme.counter_mask() + 1 - 2 * budget;
-        Self::with_parts(tag_bits, tag_bits | first)
+        Self::with_parts::<K>(tag_bits, tag_bits | first)
     }
 
-    const fn with_parts(tag_bits: u32, first: u32) -> Self {
+    const fn with_parts<K: Key>(tag_bits: u32, first: u32) -> Self {
         let mask = if tag_bits & TAGGED != 0 {
             TAGGED_COUNTER
         } else {
-            UNTAGGED_COUNTER
+            K::COUNTER_MASK
         };
         Generations {
             tag_bits,
@@ -92,11 +96,14 @@ impl Generations {
         }
     }
 
-    /// Rebuilds a scheme from its raw parts (deserialization), or `None` if they are inconsistent.
+    /// Rebuilds the scheme of a pool of `K`s from its raw parts (deserialization), or `None` if
+    /// they are inconsistent (a tag where `K` has no room for one, a first generation outside
+    /// the layout's counter bits, or odd).
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
-    pub(crate) fn from_raw(tag_bits: u32, first: u32) -> Option<Self> {
-        let valid_tag = tag_bits == 0 || (tag_bits & TAGGED != 0 && tag_bits & !TAG_FIELD == 0);
-        let scheme = Self::with_parts(tag_bits, first);
+    pub(crate) fn from_raw<K: Key>(tag_bits: u32, first: u32) -> Option<Self> {
+        let valid_tag = tag_bits == 0
+            || (K::TAGGED_IN_DEBUG && tag_bits & TAGGED != 0 && tag_bits & !TAG_FIELD == 0);
+        let scheme = Self::with_parts::<K>(tag_bits, first);
         (valid_tag && scheme.owns(first) && first & 1 == 0).then_some(scheme)
     }
 
@@ -160,20 +167,18 @@ impl Generations {
         self.owns(raw) && raw & self.mask > self.first & self.mask
     }
 
-    /// Whether a raw generation has this scheme's tag bits (a slot or handle of this pool).
+    /// Whether a raw generation has this scheme's tag bits and nothing outside its counter bits
+    /// (a slot or handle of this pool). For a tagged scheme the bits outside the counter are the
+    /// tag field, for an untagged [`Handle`](super::Handle) scheme bit 31, for a
+    /// [`Handle32`](super::Handle32) scheme the 20 bits above the 12-bit counter.
     pub(crate) const fn owns(self, raw: u32) -> bool {
-        let field = if self.tag_bits & TAGGED != 0 {
-            TAG_FIELD
-        } else {
-            TAGGED
-        };
-        raw & field == self.tag_bits
+        raw & !self.mask == self.tag_bits
     }
 
     /// Called when a lookup with `handle` missed: a stale handle just misses (`None`), but one
     /// whose generation carries another pool's tag panics, naming both tags. Only tagged
     /// (debug-build) pools, and untagged pools shown a tagged handle, can tell. An untagged
-    /// handle shown a tagged pool ([`Handle::from_bits`], [`Handle::null`]) is not foreign: it
+    /// handle shown a tagged pool ([`Handle::from_bits`](super::Handle::from_bits), [`Handle::null`](super::Handle::null)) is not foreign: it
     /// comes back with this pool's tag, for the caller to look up again.
     ///
     /// Without debug checks ([`poison::ENABLED`](crate::poison::ENABLED) off) pools are untagged
@@ -183,7 +188,7 @@ impl Generations {
     /// loaded from a debug build's data then misses untagged handles instead of adopting them.
     #[inline]
     #[track_caller]
-    pub(crate) fn check_foreign<T>(self, handle: Handle<T>) -> Option<Handle<T>> {
+    pub(crate) fn check_foreign<K: Key>(self, handle: K) -> Option<K> {
         if self.owns(handle.generation().get()) {
             None
         } else if crate::poison::ENABLED {
@@ -198,7 +203,7 @@ impl Generations {
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn refuse_tagged<T>(self, handle: Handle<T>) {
+    fn refuse_tagged<K: Key>(self, handle: K) {
         if handle.generation().get() & TAGGED != 0 {
             self.foreign_handle(handle);
         }
@@ -209,28 +214,28 @@ impl Generations {
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn adopt<T>(self, handle: Handle<T>) -> Option<Handle<T>> {
+    fn adopt<K: Key>(self, handle: K) -> Option<K> {
         let raw = handle.generation().get();
         if self.tag_bits & TAGGED == 0 || raw & TAGGED != 0 {
             self.foreign_handle(handle);
         }
         let counter = (raw <= TAGGED_COUNTER).then_some(raw)?;
         let generation = NonZeroU32::new(self.tag_bits | counter)?;
-        Some(Handle::new(handle.index(), generation))
+        Some(K::from_parts(handle.index(), generation))
     }
 
     /// `handle` as this pool's: [`check_foreign`](Self::check_foreign)'s adopted handle, or the
     /// handle itself (owned, or stale).
     #[track_caller]
-    pub(crate) fn adopted<T>(self, handle: Handle<T>) -> Handle<T> {
+    pub(crate) fn adopted<K: Key>(self, handle: K) -> K {
         self.check_foreign(handle).unwrap_or(handle)
     }
 
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn foreign_handle<T>(self, handle: Handle<T>) -> ! {
-        let ty = core::any::type_name::<T>();
+    fn foreign_handle<K: Key>(self, handle: K) -> ! {
+        let ty = K::value_type_name();
         match (tag_of(handle.generation().get()), self.tag()) {
             (theirs, Some(ours)) => panic!(
                 "{handle:?} was made by a different pool of {ty} (tag {theirs:?}) than this one \
@@ -261,11 +266,12 @@ fn next_tag() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pool::{Handle, Handle32};
 
     #[test]
     fn budget_counts_occupations_then_retires() {
         for budget in [1, 2, 5] {
-            let g = Generations::for_new_pool(Some(budget));
+            let g = Generations::for_new_pool::<Handle<()>>(Some(budget));
             let mut vacant = g.first();
             let mut uses = 0;
             loop {
@@ -283,7 +289,7 @@ mod tests {
 
     #[test]
     fn full_budget_starts_at_counter_zero() {
-        let g = Generations::for_new_pool(None);
+        let g = Generations::for_new_pool::<Handle<()>>(None);
         assert_eq!(counter_of(g.first()), 0);
         assert_eq!(
             g.max_budget(),
@@ -297,10 +303,30 @@ mod tests {
 
     #[test]
     fn raw_round_trip_and_rejects_nonsense() {
-        let g = Generations::for_new_pool(Some(3));
+        let g = Generations::for_new_pool::<Handle<()>>(Some(3));
         let (t, f) = g.to_raw();
-        assert_eq!(Generations::from_raw(t, f), Some(g));
-        assert_eq!(Generations::from_raw(t, f | 1), None);
-        assert_eq!(Generations::from_raw(0x1234, 0), None);
+        assert_eq!(Generations::from_raw::<Handle<()>>(t, f), Some(g));
+        assert_eq!(Generations::from_raw::<Handle<()>>(t, f | 1), None);
+        assert_eq!(Generations::from_raw::<Handle<()>>(0x1234, 0), None);
+    }
+
+    #[test]
+    fn a_handle32_scheme_has_2048_lives_per_slot_and_no_tag() {
+        let g = Generations::for_new_pool::<Handle32<()>>(None);
+        assert_eq!((g.tag(), g.max_budget(), g.first()), (None, 2048, 0));
+        assert!(g.owns(0xFFF) && !g.owns(0x1000) && !g.owns(TAGGED | 1));
+        assert_eq!(
+            g.vacate(0xFFF),
+            None,
+            "the last odd counter retires the slot"
+        );
+        assert_eq!(g.vacate(0xFFD), Some(0xFFE));
+        let (t, f) = g.to_raw();
+        assert_eq!(Generations::from_raw::<Handle32<()>>(t, f), Some(g));
+        // A tag, or a first generation past 12 bits, is no Handle32 scheme.
+        assert_eq!(Generations::from_raw::<Handle32<()>>(TAGGED, 0), None);
+        assert_eq!(Generations::from_raw::<Handle32<()>>(0, 0x1000), None);
+        let budgeted = Generations::for_new_pool::<Handle32<()>>(Some(3));
+        assert_eq!(budgeted.first(), 0x1000 - 6);
     }
 }

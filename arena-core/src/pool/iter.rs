@@ -13,6 +13,7 @@ use core::slice;
 use super::Pool;
 use super::chunks::Chunks;
 use super::handle::Handle;
+use super::key::PoolHandle;
 use super::slot::Slot;
 
 /// The blocks of a pool still to visit from either end, cut at the high-water mark.
@@ -95,7 +96,7 @@ macro_rules! walk {
                     let index = $index;
                     if let Some((generation, value)) = slot.$occupied() {
                         $it.remaining -= 1;
-                        return Some((Handle::new(index, generation), value));
+                        return Some((H::from_parts(index, generation), value));
                     }
                 }
                 None => {
@@ -162,7 +163,7 @@ macro_rules! walk_back {
 /// # Variance
 ///
 /// Covariant in `'a` and in `T`, like `slice::Iter<'a, T>`: it only gives shared access.
-pub struct Iter<'a, T> {
+pub struct Iter<'a, T, H = Handle<T>> {
     /// The slots of the block opened from the front, not yet visited.
     front: slice::Iter<'a, Slot<T>>,
     /// Index of the next slot of `front`.
@@ -174,9 +175,10 @@ pub struct Iter<'a, T> {
     blocks: Blocks<'a, T>,
     /// Live values not yet yielded from either end.
     remaining: usize,
+    _handle: PhantomData<fn() -> H>,
 }
 
-impl<'a, T> Iter<'a, T> {
+impl<'a, T, H> Iter<'a, T, H> {
     pub(super) fn new(chunks: &'a Chunks<T>, high_water: u32, len: usize) -> Self {
         Iter {
             front: [].iter(),
@@ -185,12 +187,13 @@ impl<'a, T> Iter<'a, T> {
             back_index: 0,
             blocks: Blocks::new(chunks, high_water),
             remaining: len,
+            _handle: PhantomData,
         }
     }
 }
 
-impl<'a, T> Iterator for Iter<'a, T> {
-    type Item = (Handle<T>, &'a T);
+impl<'a, T, H: PoolHandle<T>> Iterator for Iter<'a, T, H> {
+    type Item = (H, &'a T);
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -208,7 +211,7 @@ impl<'a, T> Iterator for Iter<'a, T> {
     }
 }
 
-impl<T> DoubleEndedIterator for Iter<'_, T> {
+impl<T, H: PoolHandle<T>> DoubleEndedIterator for Iter<'_, T, H> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         // SAFETY: as in `next`.
@@ -219,10 +222,10 @@ impl<T> DoubleEndedIterator for Iter<'_, T> {
     }
 }
 
-impl<T> ExactSizeIterator for Iter<'_, T> {}
-impl<T> FusedIterator for Iter<'_, T> {}
+impl<T, H: PoolHandle<T>> ExactSizeIterator for Iter<'_, T, H> {}
+impl<T, H: PoolHandle<T>> FusedIterator for Iter<'_, T, H> {}
 
-impl<T> Clone for Iter<'_, T> {
+impl<T, H> Clone for Iter<'_, T, H> {
     fn clone(&self) -> Self {
         Iter {
             front: self.front.clone(),
@@ -231,6 +234,7 @@ impl<T> Clone for Iter<'_, T> {
             back_index: self.back_index,
             blocks: self.blocks.clone(),
             remaining: self.remaining,
+            _handle: PhantomData,
         }
     }
 }
@@ -242,7 +246,7 @@ impl<T> Clone for Iter<'_, T> {
 ///
 /// Covariant in `'a`; invariant in `T`, like `slice::IterMut<'a, T>`: with `&mut T` a shorter-lived
 /// value could be written into a slot that the pool keeps for the longer type.
-pub struct IterMut<'a, T> {
+pub struct IterMut<'a, T, H = Handle<T>> {
     front: slice::IterMut<'a, Slot<T>>,
     front_index: u32,
     back: slice::IterMut<'a, Slot<T>>,
@@ -250,9 +254,10 @@ pub struct IterMut<'a, T> {
     blocks: Blocks<'a, T>,
     remaining: usize,
     _unique: PhantomData<&'a mut T>,
+    _handle: PhantomData<fn() -> H>,
 }
 
-impl<'a, T> IterMut<'a, T> {
+impl<'a, T, H> IterMut<'a, T, H> {
     pub(super) fn new(chunks: &'a mut Chunks<T>, high_water: u32, len: usize) -> Self {
         IterMut {
             front: [].iter_mut(),
@@ -262,12 +267,13 @@ impl<'a, T> IterMut<'a, T> {
             blocks: Blocks::new(chunks, high_water),
             remaining: len,
             _unique: PhantomData,
+            _handle: PhantomData,
         }
     }
 }
 
-impl<'a, T> Iterator for IterMut<'a, T> {
-    type Item = (Handle<T>, &'a mut T);
+impl<'a, T, H: PoolHandle<T>> Iterator for IterMut<'a, T, H> {
+    type Item = (H, &'a mut T);
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -286,7 +292,7 @@ impl<'a, T> Iterator for IterMut<'a, T> {
     }
 }
 
-impl<T> DoubleEndedIterator for IterMut<'_, T> {
+impl<T, H: PoolHandle<T>> DoubleEndedIterator for IterMut<'_, T, H> {
     #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         // SAFETY: as in `next`.
@@ -297,8 +303,8 @@ impl<T> DoubleEndedIterator for IterMut<'_, T> {
     }
 }
 
-impl<T> ExactSizeIterator for IterMut<'_, T> {}
-impl<T> FusedIterator for IterMut<'_, T> {}
+impl<T, H: PoolHandle<T>> ExactSizeIterator for IterMut<'_, T, H> {}
+impl<T, H: PoolHandle<T>> FusedIterator for IterMut<'_, T, H> {}
 
 /// Removes every value of a pool, yielding each with its (now stale) handle: [`Pool::drain`].
 /// Dropping it removes the rest.
@@ -307,15 +313,15 @@ impl<T> FusedIterator for IterMut<'_, T> {}
 ///
 /// Covariant in `'a`; invariant in `T`, because it holds the `&'a mut Pool<T>` (it would be sound
 /// covariant, as it only yields values, but nothing needs that).
-pub struct Drain<'a, T> {
-    pool: &'a mut Pool<T>,
+pub struct Drain<'a, T, H: PoolHandle<T> = Handle<T>> {
+    pool: &'a mut Pool<T, H>,
     /// Slots `front..back` may still hold values.
     front: u32,
     back: u32,
 }
 
-impl<'a, T> Drain<'a, T> {
-    pub(super) fn new(pool: &'a mut Pool<T>) -> Self {
+impl<'a, T, H: PoolHandle<T>> Drain<'a, T, H> {
+    pub(super) fn new(pool: &'a mut Pool<T, H>) -> Self {
         let back = pool.slots.high_water();
         Drain {
             pool,
@@ -325,8 +331,8 @@ impl<'a, T> Drain<'a, T> {
     }
 }
 
-impl<T> Iterator for Drain<'_, T> {
-    type Item = (Handle<T>, T);
+impl<T, H: PoolHandle<T>> Iterator for Drain<'_, T, H> {
+    type Item = (H, T);
 
     fn next(&mut self) -> Option<Self::Item> {
         self.pool.slots.take_front(&mut self.front, self.back)
@@ -337,16 +343,16 @@ impl<T> Iterator for Drain<'_, T> {
     }
 }
 
-impl<T> DoubleEndedIterator for Drain<'_, T> {
+impl<T, H: PoolHandle<T>> DoubleEndedIterator for Drain<'_, T, H> {
     fn next_back(&mut self) -> Option<Self::Item> {
         self.pool.slots.take_back(self.front, &mut self.back)
     }
 }
 
-impl<T> ExactSizeIterator for Drain<'_, T> {}
-impl<T> FusedIterator for Drain<'_, T> {}
+impl<T, H: PoolHandle<T>> ExactSizeIterator for Drain<'_, T, H> {}
+impl<T, H: PoolHandle<T>> FusedIterator for Drain<'_, T, H> {}
 
-impl<T> Drop for Drain<'_, T> {
+impl<T, H: PoolHandle<T>> Drop for Drain<'_, T, H> {
     fn drop(&mut self) {
         self.for_each(drop);
     }
@@ -357,15 +363,15 @@ impl<T> Drop for Drain<'_, T> {
 /// # Variance
 ///
 /// Covariant in `T`, like `vec::IntoIter<T>`: it owns the values it yields.
-pub struct IntoIter<T> {
-    pool: Pool<T>,
+pub struct IntoIter<T, H: PoolHandle<T> = Handle<T>> {
+    pool: Pool<T, H>,
     /// Slots `front..back` may still hold values.
     front: u32,
     back: u32,
 }
 
-impl<T> IntoIter<T> {
-    pub(super) fn new(pool: Pool<T>) -> Self {
+impl<T, H: PoolHandle<T>> IntoIter<T, H> {
+    pub(super) fn new(pool: Pool<T, H>) -> Self {
         let back = pool.slots.high_water();
         IntoIter {
             pool,
@@ -375,8 +381,8 @@ impl<T> IntoIter<T> {
     }
 }
 
-impl<T> Iterator for IntoIter<T> {
-    type Item = (Handle<T>, T);
+impl<T, H: PoolHandle<T>> Iterator for IntoIter<T, H> {
+    type Item = (H, T);
 
     fn next(&mut self) -> Option<Self::Item> {
         self.pool.slots.take_front(&mut self.front, self.back)
@@ -387,14 +393,14 @@ impl<T> Iterator for IntoIter<T> {
     }
 }
 
-impl<T> DoubleEndedIterator for IntoIter<T> {
+impl<T, H: PoolHandle<T>> DoubleEndedIterator for IntoIter<T, H> {
     fn next_back(&mut self) -> Option<Self::Item> {
         self.pool.slots.take_back(self.front, &mut self.back)
     }
 }
 
-impl<T> ExactSizeIterator for IntoIter<T> {}
-impl<T> FusedIterator for IntoIter<T> {}
+impl<T, H: PoolHandle<T>> ExactSizeIterator for IntoIter<T, H> {}
+impl<T, H: PoolHandle<T>> FusedIterator for IntoIter<T, H> {}
 
 /// One of the projecting iterators ([`Keys`], [`Values`], [`ValuesMut`], [`IntoValues`]): a
 /// wrapper around a pair iterator that keeps one half of each pair, with the same directions and
@@ -402,20 +408,21 @@ impl<T> FusedIterator for IntoIter<T> {}
 macro_rules! projection {
     (
         $(#[$doc:meta])*
-        $name:ident<$($lt:lifetime,)? T> over $inner:ty => $item:ty, |$pair:pat_param| $keep:expr
+        $name:ident<$($lt:lifetime,)? T, H $(: $bound:path)?> over $inner:ty => $item:ty,
+        |$pair:pat_param| $keep:expr
     ) => {
         $(#[$doc])*
-        pub struct $name<$($lt,)? T> {
+        pub struct $name<$($lt,)? T, H $(: $bound)? = Handle<T>> {
             inner: $inner,
         }
 
-        impl<$($lt,)? T> $name<$($lt,)? T> {
+        impl<$($lt,)? T, H: PoolHandle<T>> $name<$($lt,)? T, H> {
             pub(super) fn new(inner: $inner) -> Self {
                 $name { inner }
             }
         }
 
-        impl<$($lt,)? T> Iterator for $name<$($lt,)? T> {
+        impl<$($lt,)? T, H: PoolHandle<T>> Iterator for $name<$($lt,)? T, H> {
             type Item = $item;
 
             #[inline]
@@ -429,15 +436,15 @@ macro_rules! projection {
             }
         }
 
-        impl<$($lt,)? T> DoubleEndedIterator for $name<$($lt,)? T> {
+        impl<$($lt,)? T, H: PoolHandle<T>> DoubleEndedIterator for $name<$($lt,)? T, H> {
             #[inline]
             fn next_back(&mut self) -> Option<$item> {
                 self.inner.next_back().map(|$pair| $keep)
             }
         }
 
-        impl<$($lt,)? T> ExactSizeIterator for $name<$($lt,)? T> {}
-        impl<$($lt,)? T> FusedIterator for $name<$($lt,)? T> {}
+        impl<$($lt,)? T, H: PoolHandle<T>> ExactSizeIterator for $name<$($lt,)? T, H> {}
+        impl<$($lt,)? T, H: PoolHandle<T>> FusedIterator for $name<$($lt,)? T, H> {}
     };
 }
 
@@ -447,7 +454,7 @@ projection! {
     /// # Variance
     ///
     /// Covariant in `'a` and in `T`, as [`Iter`].
-    Keys<'a, T> over Iter<'a, T> => Handle<T>, |(handle, _)| handle
+    Keys<'a, T, H> over Iter<'a, T, H> => H, |(handle, _)| handle
 }
 
 projection! {
@@ -456,7 +463,7 @@ projection! {
     /// # Variance
     ///
     /// Covariant in `'a` and in `T`, as [`Iter`].
-    Values<'a, T> over Iter<'a, T> => &'a T, |(_, value)| value
+    Values<'a, T, H> over Iter<'a, T, H> => &'a T, |(_, value)| value
 }
 
 projection! {
@@ -465,7 +472,7 @@ projection! {
     /// # Variance
     ///
     /// Covariant in `'a`; invariant in `T`, as [`IterMut`].
-    ValuesMut<'a, T> over IterMut<'a, T> => &'a mut T, |(_, value)| value
+    ValuesMut<'a, T, H> over IterMut<'a, T, H> => &'a mut T, |(_, value)| value
 }
 
 projection! {
@@ -474,16 +481,16 @@ projection! {
     /// # Variance
     ///
     /// Covariant in `T`, as [`IntoIter`].
-    IntoValues<T> over IntoIter<T> => T, |(_, value)| value
+    IntoValues<T, H: PoolHandle<T>> over IntoIter<T, H> => T, |(_, value)| value
 }
 
-impl<T> Clone for Keys<'_, T> {
+impl<T, H: PoolHandle<T>> Clone for Keys<'_, T, H> {
     fn clone(&self) -> Self {
         Keys::new(self.inner.clone())
     }
 }
 
-impl<T> Clone for Values<'_, T> {
+impl<T, H: PoolHandle<T>> Clone for Values<'_, T, H> {
     fn clone(&self) -> Self {
         Values::new(self.inner.clone())
     }

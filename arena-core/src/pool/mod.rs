@@ -51,6 +51,11 @@
 //!   [`Handle::to_bits`] packs one into a `u64` for scripts and network messages (the same layout
 //!   in every build profile), [`Handle::from_bits`] unpacks it, and [`Handle::null`] is found in
 //!   no pool.
+//! - **4-byte handles**: `Pool<T, Handle32<T>>` hands out [`Handle32<T>`]s (a 20-bit index and a
+//!   12-bit generation in one `NonZeroU32`), for data that stores handles by the million. The
+//!   same slot map serves both handle types (the sealed [`PoolHandle`] trait says how many bits
+//!   each part gets); a `Handle32` pool has at most 2^20 - 1 slots, 2^11 values per slot over its
+//!   life, and no debug pool tag. See [`Handle32`].
 //! - **Lookup** is a bounds check and a generation compare; there is nothing else on the hit path.
 //! - **Generations never wrap.** A slot can hold 2^30 values in its life (2^23 in debug builds);
 //!   then it is *retired*: never reused, counted in [`PoolStats::retired`]. slotmap wraps instead,
@@ -77,7 +82,9 @@ mod chunks;
 mod error;
 pub(crate) mod generation;
 mod handle;
+mod handle32;
 mod iter;
+pub(crate) mod key;
 pub mod secondary;
 #[cfg(feature = "serde")]
 mod secondary_serde;
@@ -89,6 +96,7 @@ pub(crate) mod slot_map;
 pub mod sparse_secondary;
 
 use core::fmt;
+use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
 
 #[cfg(feature = "serde")]
@@ -96,7 +104,9 @@ pub use self::serde::{DEFAULT_MAX_BYTES, PoolDecodeError, PoolSeed};
 pub use chunks::MAX_CAPACITY;
 pub use error::{PoolCapacityError, PoolFull, PoolReserveError};
 pub use handle::Handle;
+pub use handle32::Handle32;
 pub use iter::{Drain, IntoIter, IntoValues, Iter, IterMut, Keys, Values, ValuesMut};
+pub use key::PoolHandle;
 pub use secondary::{InsertRefused, SecondaryPool};
 #[cfg(feature = "serde")]
 pub use secondary_serde::{SecondaryDecodeError, SecondaryPoolSeed};
@@ -125,9 +135,15 @@ pub struct PoolStats {
     pub blocks: usize,
 }
 
-/// A pool of `T`s in fixed slots, addressed by generational [`Handle<T>`]s.
+/// A pool of `T`s in fixed slots, addressed by generational handles: [`Handle<T>`] (8 bytes, the
+/// default `H`) or [`Handle32<T>`] (4 bytes; at most about a million slots and 2048 values per
+/// slot over its life: see its page).
 ///
-/// See the [module documentation](self) for when to use it and how it works.
+/// See the [module documentation](self) for when to use it and how it works. The constructors
+/// of `Pool<T>` ([`new`](Self::new), [`with_capacity`](Self::with_capacity),
+/// [`growable`](Self::growable)) have `_key` forms for any handle type:
+/// [`with_key`](Self::with_key), [`with_capacity_and_key`](Self::with_capacity_and_key),
+/// [`growable_with_key`](Self::growable_with_key) (as in slotmap).
 ///
 /// ```
 /// use arena_kit::{Handle, Pool};
@@ -149,10 +165,11 @@ pub struct PoolStats {
 /// # Variance
 ///
 /// Covariant in `T`, like `Vec<T>`: it owns its values, so a `Pool<&'static str>` can be used as a
-/// `Pool<&'a str>`.
-pub struct Pool<T> {
+/// `Pool<&'a str>`. Covariant in `H` (it stores no handle).
+pub struct Pool<T, H = Handle<T>> {
     slots: SlotMap<T>,
     drop_report: Option<fn(&PoolStats)>,
+    _handle: PhantomData<fn() -> H>,
 }
 
 // A 64-byte value takes a 72-byte slot: the value (or free-list link) and a `u32` generation.
@@ -198,11 +215,7 @@ impl<T> Pool<T> {
     /// assert_eq!(names[ada], "Ada");
     /// ```
     pub fn new() -> Self {
-        Self::from_slots(SlotMap::lazy(
-            new_chunk_shift::<T>(),
-            size_of::<T>(),
-            "Pool",
-        ))
+        Self::with_key()
     }
 
     /// A pool of exactly `capacity` slots, allocated now and never reallocated.
@@ -217,7 +230,7 @@ impl<T> Pool<T> {
 
     /// A pool of exactly `capacity` slots, or an error if too many or out of memory.
     pub fn try_with_capacity(capacity: usize) -> Result<Self, PoolCapacityError> {
-        Self::build(capacity, None, None)
+        Self::try_with_capacity_and_key(capacity)
     }
 
     /// A pool of `capacity` slots in which each slot can hold at most `budget` values over its
@@ -260,6 +273,75 @@ impl<T> Pool<T> {
 
     /// As [`growable`](Self::growable), returning an error instead of panicking.
     pub fn try_growable(chunk_capacity: usize) -> Result<Self, PoolCapacityError> {
+        Self::try_growable_with_key(chunk_capacity)
+    }
+}
+
+impl<T, H: PoolHandle<T>> Pool<T, H> {
+    /// [`Pool::new`] for any handle type: an empty growable pool that allocates nothing until
+    /// the first insert, then chunks of as many slots as fit in 4 KiB.
+    ///
+    /// ```
+    /// use arena_kit::pool::{Handle32, Pool};
+    /// let mut names: Pool<&str, Handle32<&str>> = Pool::with_key();
+    /// assert_eq!(names.capacity(), 0);
+    /// let ada = names.insert("Ada");
+    /// assert_eq!(names[ada], "Ada");
+    /// ```
+    pub fn with_key() -> Self {
+        Self::from_slots(SlotMap::lazy::<H>(
+            new_chunk_shift::<T>(),
+            size_of::<T>(),
+            "Pool",
+        ))
+    }
+
+    /// [`Pool::with_capacity`] for any handle type: exactly `capacity` slots, allocated now.
+    ///
+    /// ```
+    /// use arena_kit::pool::{Handle32, Pool};
+    /// let pool: Pool<u32, Handle32<u32>> = Pool::with_capacity_and_key(100);
+    /// assert_eq!(pool.capacity(), 100);
+    /// ```
+    ///
+    /// # Panics
+    /// If `capacity` is more than the handle type can index ([`MAX_CAPACITY`] for
+    /// [`Handle`], [`Handle32::MAX_CAPACITY`] for [`Handle32`]) or the memory cannot be
+    /// allocated; see [`try_with_capacity_and_key`](Self::try_with_capacity_and_key).
+    #[track_caller]
+    pub fn with_capacity_and_key(capacity: usize) -> Self {
+        Self::try_with_capacity_and_key(capacity)
+            .unwrap_or_else(|e| panic!("Pool::with_capacity_and_key: {e}"))
+    }
+
+    /// As [`with_capacity_and_key`](Self::with_capacity_and_key), returning an error if the
+    /// handle type cannot index that many slots or out of memory.
+    ///
+    /// ```
+    /// use arena_kit::pool::{Handle32, Pool, PoolCapacityError};
+    /// let too_many = Pool::<u8, Handle32<u8>>::try_with_capacity_and_key(1 << 20);
+    /// assert!(matches!(too_many, Err(PoolCapacityError::TooManySlots { max: 1_048_575, .. })));
+    /// ```
+    pub fn try_with_capacity_and_key(capacity: usize) -> Result<Self, PoolCapacityError> {
+        Self::build(capacity, None, None)
+    }
+
+    /// [`Pool::growable`] for any handle type: chunks of `chunk_capacity` slots (rounded up to a
+    /// power of two), added when full. A [`Handle32`] pool stops growing at
+    /// [`Handle32::MAX_CAPACITY`] slots.
+    ///
+    /// # Panics
+    /// If the chunk size is more than the handle type can index or the memory cannot be
+    /// allocated; see [`try_growable_with_key`](Self::try_growable_with_key).
+    #[track_caller]
+    pub fn growable_with_key(chunk_capacity: usize) -> Self {
+        Self::try_growable_with_key(chunk_capacity)
+            .unwrap_or_else(|e| panic!("Pool::growable_with_key: {e}"))
+    }
+
+    /// As [`growable_with_key`](Self::growable_with_key), returning an error instead of
+    /// panicking.
+    pub fn try_growable_with_key(chunk_capacity: usize) -> Result<Self, PoolCapacityError> {
         let shift = chunk_shift(chunk_capacity)?;
         Self::build(1 << shift, Some(shift), None)
     }
@@ -269,13 +351,14 @@ impl<T> Pool<T> {
         shift: Option<u32>,
         budget: Option<u32>,
     ) -> Result<Self, PoolCapacityError> {
-        SlotMap::build(capacity, shift, budget, size_of::<T>(), "Pool").map(Self::from_slots)
+        SlotMap::build::<H>(capacity, shift, budget, size_of::<T>(), "Pool").map(Self::from_slots)
     }
 
     fn from_slots(slots: SlotMap<T>) -> Self {
         Pool {
             slots,
             drop_report: None,
+            _handle: PhantomData,
         }
     }
 
@@ -386,7 +469,7 @@ impl<T> Pool<T> {
     /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[inline(always)]
     #[track_caller]
-    pub fn try_insert(&mut self, value: T) -> Result<Handle<T>, PoolFull<T>> {
+    pub fn try_insert(&mut self, value: T) -> Result<H, PoolFull<T>> {
         self.slots
             .try_insert(value)
             .map_err(|(value, refusal)| PoolFull::new(value, self.capacity(), refusal))
@@ -399,7 +482,7 @@ impl<T> Pool<T> {
     /// [`try_insert`](Self::try_insert).
     #[inline(always)]
     #[track_caller]
-    pub fn insert(&mut self, value: T) -> Handle<T> {
+    pub fn insert(&mut self, value: T) -> H {
         self.slots.insert_or_panic(value)
     }
 
@@ -418,7 +501,7 @@ impl<T> Pool<T> {
     /// If the pool is full or over a `Fail` or `Panic` budget (before calling `f`); see
     /// [`try_insert_with`](Self::try_insert_with).
     #[track_caller]
-    pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
+    pub fn insert_with(&mut self, f: impl FnOnce(H) -> T) -> H {
         let claim = match self.slots.claim() {
             Ok(claim) => claim,
             Err(refusal) => refused("Pool", "insert_with", self.capacity(), refusal),
@@ -433,7 +516,7 @@ impl<T> Pool<T> {
     /// # Panics
     /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[track_caller]
-    pub fn try_insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Option<Handle<T>> {
+    pub fn try_insert_with(&mut self, f: impl FnOnce(H) -> T) -> Option<H> {
         let claim = self.slots.claim().ok()?;
         let value = f(claim.handle());
         Some(claim.commit(value))
@@ -446,7 +529,7 @@ impl<T> Pool<T> {
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     #[track_caller]
-    pub fn get(&self, handle: Handle<T>) -> Option<&T> {
+    pub fn get(&self, handle: H) -> Option<&T> {
         self.slots.get(handle)
     }
 
@@ -456,7 +539,7 @@ impl<T> Pool<T> {
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     #[track_caller]
-    pub fn get_mut(&mut self, handle: Handle<T>) -> Option<&mut T> {
+    pub fn get_mut(&mut self, handle: H) -> Option<&mut T> {
         self.slots.get_mut(handle)
     }
 
@@ -466,7 +549,7 @@ impl<T> Pool<T> {
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     #[track_caller]
-    pub fn contains(&self, handle: Handle<T>) -> bool {
+    pub fn contains(&self, handle: H) -> bool {
         self.slots.get(handle).is_some()
     }
 
@@ -478,7 +561,7 @@ impl<T> Pool<T> {
     /// In debug builds, if `handle` was made by a different pool.
     #[inline]
     #[track_caller]
-    pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
+    pub fn remove(&mut self, handle: H) -> Option<T> {
         self.slots.remove(handle)
     }
 
@@ -499,10 +582,7 @@ impl<T> Pool<T> {
     /// # Panics
     /// In debug builds, if a handle was made by a different pool.
     #[track_caller]
-    pub fn get_disjoint_mut<const N: usize>(
-        &mut self,
-        handles: [Handle<T>; N],
-    ) -> Option<[&mut T; N]> {
+    pub fn get_disjoint_mut<const N: usize>(&mut self, handles: [H; N]) -> Option<[&mut T; N]> {
         self.slots.get_disjoint_mut(handles)
     }
 
@@ -522,13 +602,13 @@ impl<T> Pool<T> {
     /// assert_eq!(it.next(), Some((a, &'a')));
     /// assert_eq!(it.next(), None);
     /// ```
-    pub fn iter(&self) -> Iter<'_, T> {
+    pub fn iter(&self) -> Iter<'_, T, H> {
         Iter::new(self.slots.chunks(), self.slots.high_water(), self.len())
     }
 
     /// Live values, mutably, with their handles, in slot order (from either end, as
     /// [`iter`](Self::iter)).
-    pub fn iter_mut(&mut self) -> IterMut<'_, T> {
+    pub fn iter_mut(&mut self) -> IterMut<'_, T, H> {
         let (high_water, len) = (self.slots.high_water(), self.len());
         IterMut::new(self.slots.chunks_mut(), high_water, len)
     }
@@ -543,17 +623,17 @@ impl<T> Pool<T> {
     /// assert_eq!(pool.keys().collect::<Vec<_>>(), [a, b]);
     /// assert_eq!(pool.keys().rev().collect::<Vec<_>>(), [b, a]);
     /// ```
-    pub fn keys(&self) -> Keys<'_, T> {
+    pub fn keys(&self) -> Keys<'_, T, H> {
         Keys::new(self.iter())
     }
 
     /// The live values, in slot order (from either end, as [`iter`](Self::iter)).
-    pub fn values(&self) -> Values<'_, T> {
+    pub fn values(&self) -> Values<'_, T, H> {
         Values::new(self.iter())
     }
 
     /// The live values mutably, in slot order (from either end, as [`iter`](Self::iter)).
-    pub fn values_mut(&mut self) -> ValuesMut<'_, T> {
+    pub fn values_mut(&mut self) -> ValuesMut<'_, T, H> {
         ValuesMut::new(self.iter_mut())
     }
 
@@ -567,20 +647,20 @@ impl<T> Pool<T> {
     /// assert_eq!(values.next_back().as_deref(), Some("z"));
     /// assert_eq!(values.collect::<Vec<_>>(), ["x", "y"]);
     /// ```
-    pub fn into_values(self) -> IntoValues<T> {
+    pub fn into_values(self) -> IntoValues<T, H> {
         IntoValues::new(self.into_iter())
     }
 
     /// Keeps only the values for which `keep` returns `true`; the others are removed (and
     /// dropped) as by [`remove`](Self::remove).
-    pub fn retain(&mut self, keep: impl FnMut(Handle<T>, &mut T) -> bool) {
+    pub fn retain(&mut self, keep: impl FnMut(H, &mut T) -> bool) {
         self.slots.retain(keep, drop);
     }
 
     /// Removes every value, yielding each with its handle, in slot order (or reversed, from the
     /// back). Values not consumed are removed when the iterator is dropped. The handles are
     /// stale afterwards, as after `remove`.
-    pub fn drain(&mut self) -> Drain<'_, T> {
+    pub fn drain(&mut self) -> Drain<'_, T, H> {
         Drain::new(self)
     }
 
@@ -597,7 +677,7 @@ impl<T> Pool<T> {
 /// [`budget_exceeded`](PoolFull::budget_exceeded) is the [`BudgetExceeded`](crate::tags::BudgetExceeded),
 /// handing the value back; `insert`, `insert_with` panic with its text; `try_insert_with` returns
 /// `None`. A lifted `Warn` budget re-arms once removes bring usage back under.
-impl<T> crate::tags::Budgeted for Pool<T> {
+impl<T, H: PoolHandle<T>> crate::tags::Budgeted for Pool<T, H> {
     fn budget(&self) -> Option<crate::tags::BudgetGate> {
         self.slots.budget()
     }
@@ -641,19 +721,19 @@ pub(crate) fn chunk_shift(chunk_capacity: usize) -> Result<u32, PoolCapacityErro
     Ok(chunk.trailing_zeros())
 }
 
-/// [`Pool::new`]: an empty growable pool that allocates nothing yet.
-impl<T> Default for Pool<T> {
+/// [`Pool::new`] ([`Pool::with_key`]): an empty growable pool that allocates nothing yet.
+impl<T, H: PoolHandle<T>> Default for Pool<T, H> {
     fn default() -> Self {
-        Pool::new()
+        Pool::with_key()
     }
 }
 
 /// Reports (see [`set_drop_report`](Pool::set_drop_report)), then drops the live values; if one's
 /// drop panics, the values after it are still dropped (as `Vec` does).
-impl<T> Drop for Pool<T> {
+impl<T, H> Drop for Pool<T, H> {
     fn drop(&mut self) {
         if let Some(report) = self.drop_report {
-            report(&self.stats());
+            report(&self.slots.stats());
         }
     }
 }
@@ -661,7 +741,7 @@ impl<T> Drop for Pool<T> {
 /// A copy with the same slots, generations, free list, counters and budget: every handle of
 /// `self` is valid in the clone and the next inserts return the same handles in both (a snapshot
 /// for rollback). The clone shares the original's debug tag.
-impl<T: Clone> Clone for Pool<T> {
+impl<T: Clone, H: PoolHandle<T>> Clone for Pool<T, H> {
     fn clone(&self) -> Self {
         Pool::from_slots(self.slots.clone_with(T::clone))
     }
@@ -675,10 +755,10 @@ impl<T: Clone> Clone for Pool<T> {
 /// let pool: Pool<u32> = (1..=3).collect();
 /// assert_eq!(pool.values().sum::<u32>(), 6);
 /// ```
-impl<T> FromIterator<T> for Pool<T> {
+impl<T, H: PoolHandle<T>> FromIterator<T> for Pool<T, H> {
     #[track_caller]
     fn from_iter<I: IntoIterator<Item = T>>(values: I) -> Self {
-        let mut pool = Pool::new();
+        let mut pool = Pool::with_key();
         pool.extend(values);
         pool
     }
@@ -690,7 +770,7 @@ impl<T> FromIterator<T> for Pool<T> {
 /// # Panics
 /// As [`insert`](Pool::insert): on a full fixed-capacity pool or over a `Fail` or `Panic`
 /// budget; the values inserted before stay.
-impl<T> Extend<T> for Pool<T> {
+impl<T, H: PoolHandle<T>> Extend<T> for Pool<T, H> {
     #[track_caller]
     fn extend<I: IntoIterator<Item = T>>(&mut self, values: I) {
         for value in values {
@@ -717,23 +797,22 @@ impl<T> Extend<T> for Pool<T> {
 /// b.insert('z');
 /// assert_ne!(a, b);
 /// ```
-impl<T: PartialEq> PartialEq for Pool<T> {
+impl<T: PartialEq, H: PoolHandle<T>> PartialEq for Pool<T, H> {
     fn eq(&self, other: &Self) -> bool {
-        // Both walk in slot order; the bit form is the index and the untagged generation.
+        // Both walk in slot order; handles compare by index and generation (not the debug tag).
         self.len() == other.len()
-            && (self.iter().zip(other.iter()))
-                .all(|((h, v), (g, w))| h.to_bits() == g.to_bits() && v == w)
+            && (self.iter().zip(other.iter())).all(|((h, v), (g, w))| h == g && v == w)
     }
 }
 
-impl<T: Eq> Eq for Pool<T> {}
+impl<T: Eq, H: PoolHandle<T>> Eq for Pool<T, H> {}
 
 /// Panics if `handle` is stale, with a message saying so.
-impl<T> Index<Handle<T>> for Pool<T> {
+impl<T, H: PoolHandle<T>> Index<H> for Pool<T, H> {
     type Output = T;
 
     #[track_caller]
-    fn index(&self, handle: Handle<T>) -> &T {
+    fn index(&self, handle: H) -> &T {
         match self.get(handle) {
             Some(value) => value,
             None => panic!("{handle:?} is stale: its value was removed from this pool"),
@@ -742,9 +821,9 @@ impl<T> Index<Handle<T>> for Pool<T> {
 }
 
 /// Panics if `handle` is stale, with a message saying so.
-impl<T> IndexMut<Handle<T>> for Pool<T> {
+impl<T, H: PoolHandle<T>> IndexMut<H> for Pool<T, H> {
     #[track_caller]
-    fn index_mut(&mut self, handle: Handle<T>) -> &mut T {
+    fn index_mut(&mut self, handle: H) -> &mut T {
         match self.get_mut(handle) {
             Some(value) => value,
             None => panic!("{handle:?} is stale: its value was removed from this pool"),
@@ -753,35 +832,35 @@ impl<T> IndexMut<Handle<T>> for Pool<T> {
 }
 
 /// Prints the live values as a map from handle to value.
-impl<T: fmt::Debug> fmt::Debug for Pool<T> {
+impl<T: fmt::Debug, H: PoolHandle<T>> fmt::Debug for Pool<T, H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl<'a, T> IntoIterator for &'a Pool<T> {
-    type Item = (Handle<T>, &'a T);
-    type IntoIter = Iter<'a, T>;
+impl<'a, T, H: PoolHandle<T>> IntoIterator for &'a Pool<T, H> {
+    type Item = (H, &'a T);
+    type IntoIter = Iter<'a, T, H>;
 
-    fn into_iter(self) -> Iter<'a, T> {
+    fn into_iter(self) -> Iter<'a, T, H> {
         self.iter()
     }
 }
 
-impl<'a, T> IntoIterator for &'a mut Pool<T> {
-    type Item = (Handle<T>, &'a mut T);
-    type IntoIter = IterMut<'a, T>;
+impl<'a, T, H: PoolHandle<T>> IntoIterator for &'a mut Pool<T, H> {
+    type Item = (H, &'a mut T);
+    type IntoIter = IterMut<'a, T, H>;
 
-    fn into_iter(self) -> IterMut<'a, T> {
+    fn into_iter(self) -> IterMut<'a, T, H> {
         self.iter_mut()
     }
 }
 
-impl<T> IntoIterator for Pool<T> {
-    type Item = (Handle<T>, T);
-    type IntoIter = IntoIter<T>;
+impl<T, H: PoolHandle<T>> IntoIterator for Pool<T, H> {
+    type Item = (H, T);
+    type IntoIter = IntoIter<T, H>;
 
-    fn into_iter(self) -> IntoIter<T> {
+    fn into_iter(self) -> IntoIter<T, H> {
         IntoIter::new(self)
     }
 }

@@ -25,8 +25,10 @@
 //! used is proportional to the elements present in the input (about twice their in-memory size
 //! at worst, from `Vec` growth).
 //!
-//! A handle is written as `(index, generation)`; one with an even (never valid) generation is
-//! refused.
+//! A [`Handle`] is written as `(index, generation)`; one with an even (never valid) generation is
+//! refused. A [`Handle32`] is written as its 32 bits ([`Handle32::to_bits`]); a pattern no handle
+//! has is refused. A pool of [`Handle32`]s is written like any pool and must, on reading, fit
+//! its handle: no tag, 12-bit generations, at most [`Handle32::MAX_CAPACITY`] used slots.
 
 use alloc::format;
 use alloc::vec;
@@ -39,9 +41,10 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use serde::ser::{Serialize, SerializeSeq, SerializeStruct, SerializeTuple, Serializer};
 
 use super::generation::Generations;
+use super::key::{Key, PoolHandle};
 use super::slot::Slot;
 use super::slot_map::SlotMap;
-use super::{Handle, Pool};
+use super::{Handle, Handle32, Pool};
 
 impl<T> Serialize for Handle<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -61,6 +64,24 @@ impl<'de, T> Deserialize<'de> for Handle<T> {
                 "handle generation {generation} is even; handle generations are always odd"
             ))),
         }
+    }
+}
+
+impl<T> Serialize for Handle32<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u32(self.to_bits())
+    }
+}
+
+impl<'de, T> Deserialize<'de> for Handle32<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let bits = u32::deserialize(deserializer)?;
+        Handle32::from_bits(bits).ok_or_else(|| {
+            de::Error::custom(format!(
+                "{bits:#x} is no Handle32: its generation (the low 12 bits) is even, or its index \
+                 is the null handle's with another generation"
+            ))
+        })
     }
 }
 
@@ -143,7 +164,7 @@ pub(crate) fn serialize_slot_map<S: Serializer, P>(
     s.serialize_field("generation_tag", &tag)?;
     s.serialize_field("first_generation", &first)?;
     s.serialize_field("chunk", &map.chunk_len())?;
-    s.serialize_field("capacity", &map.capacity())?;
+    s.serialize_field("capacity", &map.storage_capacity())?;
     s.serialize_field("slots", &SlotsOut(map, slots))?;
     s.serialize_field("free_list", &FreeOut(map))?;
     s.serialize_field("peak_live", &peak_live)?;
@@ -151,7 +172,7 @@ pub(crate) fn serialize_slot_map<S: Serializer, P>(
     s.end()
 }
 
-impl<T: Serialize> Serialize for Pool<T> {
+impl<T: Serialize, H: PoolHandle<T>> Serialize for Pool<T, H> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serialize_slot_map(serializer, "Pool", &self.slots, &Values)
     }
@@ -183,6 +204,14 @@ pub enum PoolDecodeError {
         capacity: u32,
         /// The chunk size read.
         chunk: u32,
+    },
+    /// The capacity, or the slots listed, are more than the pool's handle type can index
+    /// ([`MAX_CAPACITY`](super::MAX_CAPACITY) for [`Handle`], [`Handle32::MAX_CAPACITY`]).
+    OverHandleRange {
+        /// The capacity read.
+        capacity: u32,
+        /// The most slots the handle type indexes.
+        max: u32,
     },
     /// More slots are listed than the capacity holds.
     TooManySlots {
@@ -296,6 +325,11 @@ impl fmt::Display for PoolDecodeError {
                 f,
                 "generation_tag {tag:#x} with first_generation {first:#x} is not a generation \
                  scheme (tag bits, and an even first generation carrying them)"
+            ),
+            OverHandleRange { capacity, max } => write!(
+                f,
+                "a capacity of {capacity} slots is more than this pool's handle type indexes \
+                 ({max} slots); load it into a pool with a wider handle"
             ),
             ChunkLayout { capacity, chunk } => write!(
                 f,
@@ -417,13 +451,13 @@ impl core::error::Error for PoolDecodeError {}
 /// let seed = PoolSeed::<u64>::new().with_input_len(json.len());
 /// assert_eq!(seed.deserialize(&mut de).unwrap().len(), 1);
 /// ```
-pub struct PoolSeed<T> {
+pub struct PoolSeed<T, H = Handle<T>> {
     max_bytes: usize,
     input_len: usize,
-    _type: PhantomData<fn() -> T>,
+    _type: PhantomData<fn() -> (T, H)>,
 }
 
-impl<T> PoolSeed<T> {
+impl<T, H> PoolSeed<T, H> {
     /// The default limit, [`DEFAULT_MAX_BYTES`].
     pub const fn new() -> Self {
         Self::with_max_bytes(DEFAULT_MAX_BYTES)
@@ -456,20 +490,20 @@ impl<T> PoolSeed<T> {
     }
 }
 
-impl<T> Default for PoolSeed<T> {
+impl<T, H> Default for PoolSeed<T, H> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T> Clone for PoolSeed<T> {
+impl<T, H> Clone for PoolSeed<T, H> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T> Copy for PoolSeed<T> {}
+impl<T, H> Copy for PoolSeed<T, H> {}
 
-impl<T> fmt::Debug for PoolSeed<T> {
+impl<T, H> fmt::Debug for PoolSeed<T, H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PoolSeed")
             .field("max_bytes", &self.max_bytes)
@@ -478,10 +512,10 @@ impl<T> fmt::Debug for PoolSeed<T> {
     }
 }
 
-impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for PoolSeed<T> {
-    type Value = Pool<T>;
+impl<'de, T: Deserialize<'de>, H: PoolHandle<T>> DeserializeSeed<'de> for PoolSeed<T, H> {
+    type Value = Pool<T, H>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Pool<T>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Pool<T, H>, D::Error> {
         let repr = deserialize_repr(deserializer, "Pool")?;
         Pool::from_repr(repr, self.limit()).map_err(de::Error::custom)
     }
@@ -525,10 +559,21 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for Growing<T> {
 }
 
 impl<T> Repr<T> {
-    /// Checks what was read, without allocating the pool; returns the number of live values.
-    fn validate(&self, generations: Generations) -> Result<u32, PoolDecodeError> {
+    /// Checks what was read, without allocating the pool, for a pool whose handles index at most
+    /// `max_slots` slots; returns the number of live values.
+    fn validate(&self, generations: Generations, max_slots: u32) -> Result<u32, PoolDecodeError> {
         use PoolDecodeError::*;
         let r = self;
+        // Only the last chunk may reach past the handle's range (as a growable pool's does).
+        let first_unindexable = r.capacity - r.chunk.map_or(0, |c| c.min(r.capacity));
+        if r.slots.len() > max_slots as usize
+            || (r.capacity > max_slots && first_unindexable >= max_slots)
+        {
+            return Err(OverHandleRange {
+                capacity: r.capacity,
+                max: max_slots,
+            });
+        }
         if let Some(chunk) = r.chunk
             && (!chunk.is_power_of_two()
                 || chunk > 1 << 31
@@ -617,7 +662,7 @@ impl<T> Repr<T> {
     /// returns its payload), in slot order. Allocates only after every check passed and if the
     /// slots, plus `extra_per_slot` bytes a slot for the container's own storage, fit `limit`.
     /// `unit` is the bytes one value counts against a budget.
-    pub(crate) fn into_slot_map<P>(
+    pub(crate) fn into_slot_map<K: Key, P>(
         self,
         slot_bytes: usize,
         extra_per_slot: usize,
@@ -626,13 +671,12 @@ impl<T> Repr<T> {
         kind: &'static str,
         mut place: impl FnMut(T) -> P,
     ) -> Result<SlotMap<P>, PoolDecodeError> {
-        let generations = Generations::from_raw(self.generation_tag, self.first_generation).ok_or(
-            PoolDecodeError::Scheme {
+        let generations = Generations::from_raw::<K>(self.generation_tag, self.first_generation)
+            .ok_or(PoolDecodeError::Scheme {
                 tag: self.generation_tag,
                 first: self.first_generation,
-            },
-        )?;
-        self.validate(generations)?;
+            })?;
+        self.validate(generations, K::MAX_SLOTS)?;
         let bytes = storage_bytes(
             self.capacity,
             self.chunk,
@@ -660,6 +704,7 @@ impl<T> Repr<T> {
             self.inserts,
             unit,
             kind,
+            K::MAX_SLOTS,
         )
         .ok_or(PoolDecodeError::OutOfMemory {
             capacity: self.capacity,
@@ -692,12 +737,12 @@ fn storage_bytes(capacity: u32, chunk: Option<u32>, slot_bytes: usize) -> Option
     slots.checked_add(blocks.checked_mul(core::mem::size_of::<usize>())?)
 }
 
-impl<T> Pool<T> {
+impl<T, H: PoolHandle<T>> Pool<T, H> {
     /// Builds a pool from what was read, or says what is wrong with it. Allocates the slots only
     /// after every check passed and if they fit `limit` bytes.
     fn from_repr(r: Repr<T>, limit: usize) -> Result<Self, PoolDecodeError> {
         let slot_bytes = core::mem::size_of::<Slot<T>>();
-        r.into_slot_map(slot_bytes, 0, limit, size_of::<T>(), "Pool", |value| value)
+        r.into_slot_map::<H, _>(slot_bytes, 0, limit, size_of::<T>(), "Pool", |value| value)
             .map(Pool::from_slots)
     }
 }
@@ -844,7 +889,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ReprVisitor<T> {
 /// [`DEFAULT_MAX_BYTES`] of slot memory (use [`PoolSeed`] for another limit); declared sequence
 /// lengths are never trusted, so the rest of the memory used is proportional to the elements the
 /// input actually holds. Refusals are [`PoolDecodeError`]s.
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Pool<T> {
+impl<'de, T: Deserialize<'de>, H: PoolHandle<T>> Deserialize<'de> for Pool<T, H> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         PoolSeed::new().deserialize(deserializer)
     }

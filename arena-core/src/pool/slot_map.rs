@@ -20,8 +20,9 @@ use core::num::NonZeroU32;
 
 use super::chunks::Chunks;
 use super::generation::Generations;
+use super::key::Key;
 use super::slot::{Content, NO_SLOT, Slot};
-use super::{Handle, PoolCapacityError, PoolReserveError, PoolStats};
+use super::{PoolCapacityError, PoolReserveError, PoolStats};
 use crate::tags::{BudgetExceeded, BudgetGate};
 
 /// Why an insert found no slot.
@@ -60,6 +61,9 @@ struct Ledger {
     unit: usize,
     /// The container's name, for the messages of a refused insert (`"Pool"`, `"SoaPool"`).
     kind: &'static str,
+    /// The most slots the handle type can index ([`Key::MAX_SLOTS`]): no slot at or above it is
+    /// ever handed out, even where the last chunk reaches past it.
+    max_slots: u32,
 }
 
 /// The generational slot map shared by `Pool` and `SoaPool`.
@@ -79,19 +83,25 @@ pub(crate) struct Claim<'a, P> {
     from_free: bool,
 }
 
-/// Converts a requested slot count to `u32`, or says why not.
-fn slot_count(requested: usize) -> Result<u32, PoolCapacityError> {
+/// Converts a requested slot count to `u32`, or says why not (more than `max`).
+fn slot_count(requested: usize, max: u32) -> Result<u32, PoolCapacityError> {
     u32::try_from(requested)
         .ok()
-        .filter(|&n| n as usize <= super::MAX_CAPACITY)
+        .filter(|&n| n <= max)
         .ok_or(PoolCapacityError::TooManySlots {
             requested,
-            max: super::MAX_CAPACITY,
+            max: max as usize,
         })
 }
 
 impl Ledger {
-    fn new(generations: Generations, fast_end: u32, unit: usize, kind: &'static str) -> Self {
+    fn new(
+        generations: Generations,
+        fast_end: u32,
+        unit: usize,
+        kind: &'static str,
+        max_slots: u32,
+    ) -> Self {
         Ledger {
             free_head: NO_SLOT,
             high_water: 0,
@@ -105,6 +115,7 @@ impl Ledger {
             budget: None,
             unit,
             kind,
+            max_slots,
         }
     }
 
@@ -215,18 +226,18 @@ impl Ledger {
 }
 
 impl<P> SlotMap<P> {
-    /// A map of `capacity` slots (fixed), or of one chunk of `1 << shift` slots growing by more of
-    /// the same; each slot holds at most `generation_budget` values in its life. `unit` is the
-    /// bytes one value counts against a budget.
-    pub(crate) fn build(
+    /// A map handing out `K`s of `capacity` slots (fixed), or of one chunk of `1 << shift` slots
+    /// growing by more of the same; each slot holds at most `generation_budget` values in its
+    /// life. `unit` is the bytes one value counts against a budget.
+    pub(crate) fn build<K: Key>(
         capacity: usize,
         shift: Option<u32>,
         generation_budget: Option<u32>,
         unit: usize,
         kind: &'static str,
     ) -> Result<Self, PoolCapacityError> {
-        let count = slot_count(capacity)?;
-        let generations = Generations::for_new_pool(generation_budget);
+        let count = slot_count(capacity, K::MAX_SLOTS)?;
+        let generations = Generations::for_new_pool::<K>(generation_budget);
         let chunks = match shift {
             None => Chunks::fixed(count, generations.first()),
             Some(shift) => Chunks::growable(shift, generations.first()),
@@ -234,15 +245,21 @@ impl<P> SlotMap<P> {
         .ok_or(PoolCapacityError::OutOfMemory {
             requested: capacity,
         })?;
-        Ok(Self::from_chunks(chunks, generations, unit, kind))
+        Ok(Self::from_chunks(
+            chunks,
+            generations,
+            unit,
+            kind,
+            K::MAX_SLOTS,
+        ))
     }
 
-    /// A growable map of chunks of `1 << shift` slots that allocates nothing until the first
-    /// insert (or [`reserve`](Self::reserve)).
-    pub(crate) fn lazy(shift: u32, unit: usize, kind: &'static str) -> Self {
-        let generations = Generations::for_new_pool(None);
+    /// A growable map handing out `K`s, of chunks of `1 << shift` slots, that allocates nothing
+    /// until the first insert (or [`reserve`](Self::reserve)).
+    pub(crate) fn lazy<K: Key>(shift: u32, unit: usize, kind: &'static str) -> Self {
+        let generations = Generations::for_new_pool::<K>(None);
         let chunks = Chunks::lazy(shift).expect("an empty block allocates nothing");
-        Self::from_chunks(chunks, generations, unit, kind)
+        Self::from_chunks(chunks, generations, unit, kind, K::MAX_SLOTS)
     }
 
     /// Makes room for `additional` more values without further allocation: free and never-used
@@ -250,7 +267,7 @@ impl<P> SlotMap<P> {
     pub(crate) fn reserve(&mut self, additional: usize) -> Result<(), PoolReserveError> {
         let l = &self.ledger;
         let in_use = l.len + l.retired;
-        let available = (self.chunks.capacity() - in_use) as usize;
+        let available = (self.capacity() - in_use) as usize;
         if additional <= available {
             return Ok(());
         }
@@ -263,11 +280,12 @@ impl<P> SlotMap<P> {
         let too_many = PoolReserveError::TooManySlots {
             additional,
             in_use: in_use as usize,
-            max: super::MAX_CAPACITY,
+            max: l.max_slots as usize,
         };
         let slots = (in_use as usize)
             .checked_add(additional)
             .and_then(|n| u32::try_from(n).ok())
+            .filter(|&n| n <= l.max_slots)
             .ok_or(too_many.clone())?;
         let target = self.chunks.capacity_for(slots).ok_or(too_many)?;
         let was_lazy = self.chunks.first_len() == 0;
@@ -299,11 +317,12 @@ impl<P> SlotMap<P> {
         generations: Generations,
         unit: usize,
         kind: &'static str,
+        max_slots: u32,
     ) -> Self {
         let fast_end = chunks.first_len();
         SlotMap {
             chunks,
-            ledger: Ledger::new(generations, fast_end, unit, kind),
+            ledger: Ledger::new(generations, fast_end, unit, kind, max_slots),
         }
     }
 
@@ -316,6 +335,14 @@ impl<P> SlotMap<P> {
     /// Slots (for a growable map, allocated so far).
     #[inline]
     pub(crate) fn capacity(&self) -> u32 {
+        // Only the last chunk of a `Handle32` map can reach past its slot limit.
+        self.chunks.capacity().min(self.ledger.max_slots)
+    }
+
+    /// The slots allocated, the part past the handle type's range included (what serialization
+    /// writes, so the chunk layout reads back as it was).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn storage_capacity(&self) -> u32 {
         self.chunks.capacity()
     }
 
@@ -347,7 +374,7 @@ impl<P> SlotMap<P> {
         let l = &self.ledger;
         PoolStats {
             len: l.len as usize,
-            capacity: self.chunks.capacity() as usize,
+            capacity: self.capacity() as usize,
             peak_live: l.peak_live as usize,
             inserts: l.inserts,
             removes: l.inserts - u64::from(l.len),
@@ -451,19 +478,19 @@ impl<P> SlotMap<P> {
     /// If the map is full or over a `Fail` or `Panic` budget.
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn insert_or_panic<X>(&mut self, payload: P) -> Handle<X> {
+    pub(crate) fn insert_or_panic<K: Key>(&mut self, payload: P) -> K {
         let index = self.ledger.free_head;
         if index < self.ledger.fast_end {
             // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0, owned
             // by this map, which is borrowed mutably.
             let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
-            return Handle::new(index, self.ledger.occupy(slot, payload, true));
+            return K::from_parts(index, self.ledger.occupy(slot, payload, true));
         }
         let (slot, index) = self.claim_slow_linked();
         // SAFETY: `claim_slow_linked` returns a pointer to a vacant slot of this map (blocks
         // never move), which is borrowed mutably, so this is the only reference to it.
         let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
-        Handle::new(index, generation)
+        K::from_parts(index, generation)
     }
 
     /// As [`insert_or_panic`](Self::insert_or_panic), but hands the payload back with the
@@ -473,18 +500,21 @@ impl<P> SlotMap<P> {
     /// Over a budget with `Policy::Panic`.
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn try_insert<X>(&mut self, payload: P) -> Result<Handle<X>, (P, Refusal)> {
+    pub(crate) fn try_insert<K: Key>(&mut self, payload: P) -> Result<K, (P, Refusal)> {
         let index = self.ledger.free_head;
         if index < self.ledger.fast_end {
             // SAFETY: as in `insert_or_panic`.
             let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
-            return Ok(Handle::new(index, self.ledger.occupy(slot, payload, true)));
+            return Ok(K::from_parts(
+                index,
+                self.ledger.occupy(slot, payload, true),
+            ));
         }
         match self.try_claim_slow_linked() {
             Ok((slot, index)) => {
                 // SAFETY: as in `insert_or_panic`.
                 let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
-                Ok(Handle::new(index, generation))
+                Ok(K::from_parts(index, generation))
             }
             Err(refusal) => Err((payload, refusal)),
         }
@@ -542,7 +572,7 @@ impl<P> SlotMap<P> {
     #[inline(never)]
     #[track_caller]
     fn refused(&self, refusal: Refusal) -> ! {
-        let capacity = self.chunks.capacity() as usize;
+        let capacity = self.capacity() as usize;
         super::refused(self.ledger.kind, "insert", capacity, refusal)
     }
 
@@ -593,7 +623,7 @@ impl<P> SlotMap<P> {
         let l = &self.ledger;
         let (index, from_free) = if l.free_head != NO_SLOT {
             (l.free_head, true)
-        } else if l.high_water < self.chunks.capacity() || self.grow() {
+        } else if l.high_water < self.capacity() || self.grow() {
             (self.ledger.high_water, false)
         } else {
             return None;
@@ -610,7 +640,9 @@ impl<P> SlotMap<P> {
     /// caller is about to fill.
     fn grow(&mut self) -> bool {
         let was_lazy = self.chunks.first_len() == 0;
-        if !self.chunks.grow(self.ledger.generations.first()) {
+        if self.chunks.capacity() >= self.ledger.max_slots
+            || !self.chunks.grow(self.ledger.generations.first())
+        {
             return false;
         }
         if was_lazy {
@@ -624,7 +656,7 @@ impl<P> SlotMap<P> {
     /// compare; later chunks out of line.
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn get<X>(&self, handle: Handle<X>) -> Option<&P> {
+    pub(crate) fn get<K: Key>(&self, handle: K) -> Option<&P> {
         let Some(slot) = self.chunks.get_in_first(handle.index()) else {
             return self.get_beyond_first(handle);
         };
@@ -638,7 +670,7 @@ impl<P> SlotMap<P> {
     /// [`get`](Self::get) past block 0.
     #[inline(never)]
     #[track_caller]
-    fn get_beyond_first<X>(&self, handle: Handle<X>) -> Option<&P> {
+    fn get_beyond_first<K: Key>(&self, handle: K) -> Option<&P> {
         if let Some(slot) = self.chunks.get(handle.index())
             && let Some(payload) = slot.get(handle.generation())
         {
@@ -651,14 +683,14 @@ impl<P> SlotMap<P> {
     /// [`get`](Self::get) of a handle [`miss`](Self::miss) gave this map's tag.
     #[cold]
     #[inline(never)]
-    fn get_adopted<X>(&self, handle: Handle<X>) -> Option<&P> {
+    fn get_adopted<K: Key>(&self, handle: K) -> Option<&P> {
         self.chunks.get(handle.index())?.get(handle.generation())
     }
 
     /// [`get`](Self::get), mutably.
     #[inline]
     #[track_caller]
-    pub(crate) fn get_mut<X>(&mut self, handle: Handle<X>) -> Option<&mut P> {
+    pub(crate) fn get_mut<K: Key>(&mut self, handle: K) -> Option<&mut P> {
         if let Some(slot) = self.chunks.ptr(handle.index()) {
             // SAFETY: `ptr` gives a pointer to an initialized slot of this map, which is borrowed
             // mutably; the reference is returned (tied to that borrow) or dead before the map
@@ -678,7 +710,7 @@ impl<P> SlotMap<P> {
     /// up again (see [`Generations::check_foreign`]).
     #[inline]
     #[track_caller]
-    fn miss<X>(&self, handle: Handle<X>) -> Option<Handle<X>> {
+    fn miss<K: Key>(&self, handle: K) -> Option<K> {
         self.ledger.generations.check_foreign(handle)
     }
 
@@ -686,7 +718,7 @@ impl<P> SlotMap<P> {
     /// nothing). Block 0 inline; later chunks, a retiring slot and a miss out of line.
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn remove<X>(&mut self, handle: Handle<X>) -> Option<P> {
+    pub(crate) fn remove<K: Key>(&mut self, handle: K) -> Option<P> {
         let index = handle.index();
         let Some(slot) = self.chunks.get_mut_in_first(index) else {
             return self.remove_slow(handle);
@@ -706,7 +738,7 @@ impl<P> SlotMap<P> {
     /// [`remove`](Self::remove) past block 0.
     #[inline(never)]
     #[track_caller]
-    fn remove_slow<X>(&mut self, handle: Handle<X>) -> Option<P> {
+    fn remove_slow<K: Key>(&mut self, handle: K) -> Option<P> {
         let index = handle.index();
         match self.chunks.get_mut(index) {
             Some(slot) if slot.generation() == handle.generation().get() => {
@@ -729,7 +761,7 @@ impl<P> SlotMap<P> {
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn remove_miss<X>(&mut self, handle: Handle<X>) -> Option<P> {
+    fn remove_miss<K: Key>(&mut self, handle: K) -> Option<P> {
         let adopted = self.miss(handle)?;
         self.remove_adopted(adopted)
     }
@@ -737,7 +769,7 @@ impl<P> SlotMap<P> {
     /// [`remove`](Self::remove) of a handle [`miss`](Self::miss) gave this map's tag.
     #[cold]
     #[inline(never)]
-    fn remove_adopted<X>(&mut self, adopted: Handle<X>) -> Option<P> {
+    fn remove_adopted<K: Key>(&mut self, adopted: K) -> Option<P> {
         let index = adopted.index();
         let slot = self.chunks.get_mut(index)?;
         (slot.generation() == adopted.generation().get()).then(|| self.ledger.release(slot, index))
@@ -745,9 +777,9 @@ impl<P> SlotMap<P> {
 
     /// The handle of occupied slot `index`, or `None` if it is vacant or out of range.
     #[inline]
-    pub(crate) fn handle_at<X>(&self, index: u32) -> Option<Handle<X>> {
+    pub(crate) fn handle_at<K: Key>(&self, index: u32) -> Option<K> {
         let (generation, _) = self.chunks.get(index)?.occupied()?;
-        Some(Handle::new(index, generation))
+        Some(K::from_parts(index, generation))
     }
 
     /// The payload of occupied slot `index` mutably (no generation check: the index came from a
@@ -774,9 +806,9 @@ impl<P> SlotMap<P> {
 
     /// Keeps the payloads for which `keep` returns `true`; the others are removed and passed to
     /// `removed` (in slot order).
-    pub(crate) fn retain<X>(
+    pub(crate) fn retain<K: Key>(
         &mut self,
-        mut keep: impl FnMut(Handle<X>, &mut P) -> bool,
+        mut keep: impl FnMut(K, &mut P) -> bool,
         mut removed: impl FnMut(P),
     ) {
         // Removing changes neither: no slot past `high_water` is ever occupied.
@@ -786,7 +818,7 @@ impl<P> SlotMap<P> {
             let slot = self.chunks.get_mut(index).expect("index below high water");
             if let Some((generation, payload)) = slot.occupied_mut() {
                 seen += 1;
-                if !keep(Handle::new(index, generation), payload) {
+                if !keep(K::from_parts(index, generation), payload) {
                     // The slot was just seen occupied: release it in place (the payload leaves
                     // the map before `removed`, user code, runs).
                     removed(self.ledger.release(slot, index));
@@ -798,7 +830,7 @@ impl<P> SlotMap<P> {
 
     /// The first occupied slot in `*front..back`, removed: `(handle, payload)`; `*front` moves
     /// past it. Used by the draining iterators.
-    pub(crate) fn take_front<X>(&mut self, front: &mut u32, back: u32) -> Option<(Handle<X>, P)> {
+    pub(crate) fn take_front<K: Key>(&mut self, front: &mut u32, back: u32) -> Option<(K, P)> {
         while self.ledger.len > 0 && *front < back {
             let at = *front;
             *front += 1;
@@ -810,7 +842,7 @@ impl<P> SlotMap<P> {
     }
 
     /// The last occupied slot in `front..*back`, removed; `*back` moves down to it.
-    pub(crate) fn take_back<X>(&mut self, front: u32, back: &mut u32) -> Option<(Handle<X>, P)> {
+    pub(crate) fn take_back<K: Key>(&mut self, front: u32, back: &mut u32) -> Option<(K, P)> {
         while self.ledger.len > 0 && front < *back {
             *back -= 1;
             let at = *back;
@@ -824,9 +856,9 @@ impl<P> SlotMap<P> {
     /// Mutable references to the payloads of `N` distinct live handles, or `None` if any is
     /// stale or two are equal. Each slot is marked while checking, so a repeat fails its compare.
     #[track_caller]
-    pub(crate) fn get_disjoint_mut<X, const N: usize>(
+    pub(crate) fn get_disjoint_mut<K: Key, const N: usize>(
         &mut self,
-        handles: [Handle<X>; N],
+        handles: [K; N],
     ) -> Option<[&mut P; N]> {
         let generations = self.ledger.generations;
         let handles = handles.map(|handle| generations.adopted(handle));
@@ -862,7 +894,7 @@ impl<P> SlotMap<P> {
 
     /// Removes (and drops) every payload.
     pub(crate) fn clear(&mut self) {
-        self.retain(|_: Handle<()>, _| false, drop);
+        self.retain(|_: super::Handle<()>, _| false, drop);
     }
 
     /// A copy with the same slots, generations, free list, counters and budget, each payload
@@ -883,7 +915,8 @@ impl<P> SlotMap<P> {
                 self.chunks.capacity()
             )
         });
-        let mut out = Self::from_chunks(chunks, generations, self.ledger.unit, self.ledger.kind);
+        let l = &self.ledger;
+        let mut out = Self::from_chunks(chunks, generations, l.unit, l.kind, l.max_slots);
         for index in 0..self.ledger.high_water {
             let from = self.chunks.get(index).expect("index below high water");
             let to = out.chunks.get_mut(index).expect("same capacity");
@@ -966,9 +999,10 @@ impl<P> SlotMap<P> {
         inserts: u64,
         unit: usize,
         kind: &'static str,
+        max_slots: u32,
     ) -> Option<Self> {
         let chunks = Chunks::with_layout(chunk, capacity, generations.first())?;
-        let mut map = Self::from_chunks(chunks, generations, unit, kind);
+        let mut map = Self::from_chunks(chunks, generations, unit, kind, max_slots);
         let mut used = 0;
         for (index, (generation, payload)) in (0..).zip(slots) {
             let slot = map
@@ -1010,11 +1044,11 @@ impl<'a, P> Claim<'a, P> {
 
     /// The handle the payload will have.
     #[inline(always)]
-    pub(crate) fn handle<X>(&self) -> Handle<X> {
+    pub(crate) fn handle<K: Key>(&self) -> K {
         // SAFETY: `slot` points to slot `index` of the map this claim borrows mutably; nothing
         // references it.
         let vacant = unsafe { Slot::generation_raw(self.slot) };
-        Handle::new(self.index, Generations::occupy(vacant))
+        K::from_parts(self.index, Generations::occupy(vacant))
     }
 
     /// Fills the claimed slot with `payload` and returns its handle.
@@ -1022,12 +1056,12 @@ impl<'a, P> Claim<'a, P> {
     /// # Panics
     /// If the slot is not vacant: the bookkeeping is broken.
     #[inline(always)]
-    pub(crate) fn commit<X>(self, payload: P) -> Handle<X> {
+    pub(crate) fn commit<K: Key>(self, payload: P) -> K {
         // SAFETY: `slot` points to an initialized slot of the map (blocks never move), which
         // this claim borrows mutably, so this is the only reference to it.
         let slot = unsafe { &mut *self.slot };
         let generation = self.map.ledger.occupy(slot, payload, self.from_free);
-        Handle::new(self.index, generation)
+        K::from_parts(self.index, generation)
     }
 }
 

@@ -107,7 +107,8 @@ impl<T: Soa> SoaPool<T> {
         shift: Option<u32>,
         budget: Option<u32>,
     ) -> Result<Self, PoolCapacityError> {
-        let slots = SlotMap::build(capacity, shift, budget, size_of::<T>(), "SoaPool")?;
+        let slots =
+            SlotMap::build::<Handle<T>>(capacity, shift, budget, size_of::<T>(), "SoaPool")?;
         let oom = PoolCapacityError::OutOfMemory {
             requested: capacity,
         };
@@ -208,7 +209,7 @@ impl<T: Soa> SoaPool<T> {
         // User code (`into_columns`) runs before anything changes.
         let parts = super::row_to_raw(value);
         // If this panics (full, or over budget), `parts` is dropped and nothing changed.
-        let handle = self.slots.insert_or_panic(len as u32);
+        let handle: Handle<T> = self.slots.insert_or_panic(len as u32);
         // Room for the row was made above, so neither push allocates.
         self.values.push_raw(parts);
         self.owners.push(handle.index());
@@ -482,7 +483,7 @@ impl<T: Soa> SoaPool<T> {
         // Rows are staged (they arrive in slot order) and moved to the columns in row order.
         let mut staged: Vec<Option<T>> = Vec::new();
         staged.resize_with(live, || None);
-        let slots = repr.into_slot_map(
+        let slots = repr.into_slot_map::<Handle<T>, _>(
             slot_bytes,
             per_slot,
             limit,
@@ -505,7 +506,7 @@ impl<T: Soa> SoaPool<T> {
             values.push(value.expect("check_rows: every row is named once"));
         }
         for index in 0..slots.high_water() {
-            if let Some(handle) = slots.handle_at::<T>(index) {
+            if let Some(handle) = slots.handle_at::<Handle<T>>(index) {
                 let row = *slots.get(handle).expect("a live slot");
                 owners[row as usize] = index;
             }

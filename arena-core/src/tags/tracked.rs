@@ -326,7 +326,7 @@ impl<G: Tag> Tracked<crate::arena::Arena, G> {
 /// As for a tracked arena: inserting through the wrapper builds the value before the wrapper's
 /// check. The pool's own methods otherwise.
 #[cfg(feature = "alloc")]
-impl<T, G: Tag> Tracked<crate::pool::Pool<T>, G> {
+impl<T, H: crate::pool::PoolHandle<T>, G: Tag> Tracked<crate::pool::Pool<T, H>, G> {
     /// [`Pool::try_insert`](crate::pool::Pool::try_insert).
     ///
     /// # Errors
@@ -334,10 +334,7 @@ impl<T, G: Tag> Tracked<crate::pool::Pool<T>, G> {
     /// As [`Pool::try_insert`](crate::pool::Pool::try_insert), a budget's refusal included; the
     /// value is handed back.
     #[inline(always)]
-    pub fn try_insert(
-        &mut self,
-        value: T,
-    ) -> Result<crate::pool::Handle<T>, crate::pool::PoolFull<T>> {
+    pub fn try_insert(&mut self, value: T) -> Result<H, crate::pool::PoolFull<T>> {
         self.allocator_mut().try_insert(value)
     }
 
@@ -349,7 +346,7 @@ impl<T, G: Tag> Tracked<crate::pool::Pool<T>, G> {
     /// `Panic` budget.
     #[inline(always)]
     #[track_caller]
-    pub fn insert(&mut self, value: T) -> crate::pool::Handle<T> {
+    pub fn insert(&mut self, value: T) -> H {
         self.allocator_mut().insert(value)
     }
 }

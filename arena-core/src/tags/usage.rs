@@ -102,7 +102,7 @@ impl<const N: usize> MemoryUsage for FrameArena<N> {
 /// Current = live values × `size_of::<T>()`, peak = most values live at once × the same,
 /// reserved = slots × slot size (the value and its generation).
 #[cfg(feature = "alloc")]
-impl<T> MemoryUsage for Pool<T> {
+impl<T, H: crate::pool::PoolHandle<T>> MemoryUsage for Pool<T, H> {
     fn usage(&self) -> Usage {
         let stats = self.stats();
         Usage {

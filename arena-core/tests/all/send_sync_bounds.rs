@@ -8,7 +8,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use arena_kit_core::pool::{Handle, Pool};
+use arena_kit_core::pool::{Handle, Handle32, Pool};
 use arena_kit_core::soa::{
     ChunksExact, ChunksExactMut, Drain, IntoIter, Iter, IterMut, SoaPool, SoaSlice,
 };
@@ -64,6 +64,7 @@ fn owning_and_exclusive_types_need_send_values() {
     is_send::<ChunksExactMut<'static, Counter, 4>>();
     is_send::<SoaPool<Counter>>();
     is_send::<Pool<Cell<u32>>>();
+    is_send::<Pool<Cell<u32>, Handle32<Cell<u32>>>>();
     assert_not!(SoaVec<Shared>: Send);
     assert_not!(IntoIter<Shared>: Send);
     assert_not!(Drain<'static, Shared>: Send);
@@ -71,6 +72,7 @@ fn owning_and_exclusive_types_need_send_values() {
     assert_not!(IterMut<'static, Shared>: Send);
     assert_not!(SoaPool<Shared>: Send);
     assert_not!(Pool<Rc<u32>>: Send);
+    assert_not!(Pool<Rc<u32>, Handle32<Rc<u32>>>: Send);
 }
 
 #[test]
@@ -98,11 +100,14 @@ fn sharing_anything_needs_sync_values() {
     assert_not!(ChunksExactMut<'static, Counter, 4>: Sync);
     assert_not!(SoaPool<Counter>: Sync);
     assert_not!(Pool<Cell<u32>>: Sync);
+    assert_not!(Pool<Cell<u32>, Handle32<Cell<u32>>>: Sync);
 }
 
 #[test]
 fn handles_are_send_and_sync_whatever_they_point_to() {
     is_send::<Handle<Rc<u32>>>();
+    is_send::<Handle32<Rc<u32>>>();
+    is_sync::<Handle32<Rc<u32>>>();
     is_sync::<Handle<Rc<u32>>>();
 }
 

@@ -15,7 +15,7 @@ use arena_kit_core::arena::{Arena, BufferArena, FrameArena, FrameReader, Scope};
 use arena_kit_core::collections::{ArenaString, ArenaVec};
 use arena_kit_core::heap::{Blocks, FreeListHeap, MemoryMap};
 use arena_kit_core::layout::FieldOrder;
-use arena_kit_core::pool::{self, Handle, Pool, PoolFull};
+use arena_kit_core::pool::{self, Handle, Handle32, Pool, PoolFull};
 use arena_kit_core::soa::{self, SoaSlice, SoaSliceMut};
 use arena_kit_core::tags::{
     AllocatorRow, FrameSample, GuardedHeap, History, OverBudget, Report, TagRow, Totals, Tracked,
@@ -52,6 +52,19 @@ fn pool<'a: 'b, 'b>(x: Pool<&'a str>) -> Pool<&'b str> {
     x
 }
 fn handle<'a: 'b, 'b>(x: Handle<&'a str>) -> Handle<&'b str> {
+    x
+}
+fn pool_of_handle32s<'a: 'b, 'b>(
+    x: Pool<&'a str, Handle32<&'a str>>,
+) -> Pool<&'b str, Handle32<&'b str>> {
+    x
+}
+fn handle32<'a: 'b, 'b>(x: Handle32<&'a str>) -> Handle32<&'b str> {
+    x
+}
+fn pool_iter_handle32<'s, 'a: 'b, 'b>(
+    x: pool::Iter<'s, &'a str, Handle32<&'a str>>,
+) -> pool::Iter<'s, &'b str, Handle32<&'b str>> {
     x
 }
 fn pool_full<'a: 'b, 'b>(x: PoolFull<&'a str>) -> PoolFull<&'b str> {
@@ -177,4 +190,9 @@ fn shortened_readers_and_scopes_still_work() {
     let mut p = pool(Pool::with_capacity(4));
     let h = handle(p.insert("x"));
     assert_eq!(p.get(h), Some(&"x"));
+
+    let mut p = pool_of_handle32s(Pool::with_capacity_and_key(4));
+    let h = handle32(p.insert("x"));
+    assert_eq!(p.get(h), Some(&"x"));
+    assert_eq!(pool_iter_handle32(p.iter()).count(), 1);
 }

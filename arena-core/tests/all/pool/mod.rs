@@ -3,6 +3,7 @@ mod behaviour;
 mod budget;
 mod foreign_and_stale_handles;
 mod growth;
+mod handle32;
 mod model;
 mod panic_safety;
 mod parity;

@@ -2,7 +2,8 @@
 //! disjoint borrows, retain, drain (from either end), clear, reserve, shrink_to_fit, iteration
 //! from both ends and handles through their bit form, on every kind of `Pool` (`Pool::new`
 //! included), checked step by step against a `HashMap<Handle, id>` model, with every value
-//! counting its drops; and pool equality against the equality of two models.
+//! counting its drops; and pool equality against the equality of two models. Each property runs
+//! for both handle types, `Handle` and `Handle32`.
 
 use crate::support;
 
@@ -10,7 +11,7 @@ use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use arena_kit_core::pool::{Handle, Pool};
+use arena_kit_core::pool::{Handle, Handle32, Pool, PoolHandle};
 use proptest::prelude::*;
 use support::{DropCounter, proptest_config};
 
@@ -74,25 +75,72 @@ fn kind() -> impl Strategy<Value = Kind> {
     ]
 }
 
-struct Harness {
-    pool: Pool<DropCounter>,
-    model: HashMap<Handle<DropCounter>, u64>,
-    issued: Vec<Handle<DropCounter>>,
-    issued_set: HashSet<Handle<DropCounter>>,
+/// What the harness needs of a handle type beyond the pool's trait: its constructors and its bit
+/// form.
+trait ModelHandle: PoolHandle<DropCounter> {
+    fn make(kind: Kind) -> Pool<DropCounter, Self>;
+    /// The handle through its bit form and back.
+    fn through_bits(self) -> Self;
+    fn bits(self) -> u64;
+}
+
+impl ModelHandle for Handle<DropCounter> {
+    fn make(kind: Kind) -> Pool<DropCounter, Self> {
+        match kind {
+            Kind::Fixed(n) => Pool::with_capacity(n),
+            Kind::Growable(n) => Pool::growable(n),
+            Kind::Budget(n, b) => Pool::with_capacity_and_generation_budget(n, b),
+            Kind::New => Pool::new(),
+        }
+    }
+
+    fn through_bits(self) -> Self {
+        let back = Handle::from_bits(self.to_bits()).expect("a pool's handle");
+        assert_eq!(back.to_bits(), self.to_bits());
+        back
+    }
+
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+}
+
+/// A `Handle32` slot holds 2048 values, more than a run reaches: `Budget` is a fixed pool here
+/// (retirement has its own test, `handle32::a_slot_retires_after_2048_lives`).
+impl ModelHandle for Handle32<DropCounter> {
+    fn make(kind: Kind) -> Pool<DropCounter, Self> {
+        match kind {
+            Kind::Fixed(n) | Kind::Budget(n, _) => Pool::with_capacity_and_key(n),
+            Kind::Growable(n) => Pool::growable_with_key(n),
+            Kind::New => Pool::with_key(),
+        }
+    }
+
+    fn through_bits(self) -> Self {
+        let back = Handle32::from_bits(self.to_bits()).expect("a pool's handle");
+        assert_eq!(back, self);
+        back
+    }
+
+    fn bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+}
+
+struct Harness<H: ModelHandle> {
+    pool: Pool<DropCounter, H>,
+    model: HashMap<H, u64>,
+    issued: Vec<H>,
+    issued_set: HashSet<H>,
     drops: Rc<Cell<usize>>,
     next_id: u64,
     removed: usize,
     kind: Kind,
 }
 
-impl Harness {
+impl<H: ModelHandle> Harness<H> {
     fn new(kind: Kind) -> Self {
-        let pool = match kind {
-            Kind::Fixed(n) => Pool::with_capacity(n),
-            Kind::Growable(n) => Pool::growable(n),
-            Kind::Budget(n, b) => Pool::with_capacity_and_generation_budget(n, b),
-            Kind::New => Pool::new(),
-        };
+        let pool = H::make(kind);
         Harness {
             pool,
             model: HashMap::new(),
@@ -105,11 +153,11 @@ impl Harness {
         }
     }
 
-    fn pick(&self, i: usize) -> Option<Handle<DropCounter>> {
+    fn pick(&self, i: usize) -> Option<H> {
         (!self.issued.is_empty()).then(|| self.issued[i % self.issued.len()])
     }
 
-    fn issued_new(&mut self, h: Handle<DropCounter>, id: u64) {
+    fn issued_new(&mut self, h: H, id: u64) {
         assert!(
             self.issued_set.insert(h),
             "handle {h:?} was handed out twice"
@@ -285,8 +333,7 @@ impl Harness {
             }
             Op::Bits(i) => {
                 if let Some(h) = self.pick(i) {
-                    let back = Handle::from_bits(h.to_bits()).expect("a pool's handle");
-                    assert_eq!(back.to_bits(), h.to_bits());
+                    let back = h.through_bits();
                     assert_eq!(
                         self.pool.get(back).map(|v| v.id),
                         self.model.get(&h).copied()
@@ -298,7 +345,7 @@ impl Harness {
     }
 
     /// The model in slot order: handles sort by index first, and a slot holds one live value.
-    fn sorted_model(&self) -> Vec<(Handle<DropCounter>, u64)> {
+    fn sorted_model(&self) -> Vec<(H, u64)> {
         let mut sorted: Vec<_> = self.model.iter().map(|(&h, &id)| (h, id)).collect();
         sorted.sort();
         sorted
@@ -307,11 +354,7 @@ impl Harness {
     /// The model keyed by the handles' bit form (which drops the debug-build pool tag), as pool
     /// equality compares them.
     fn bits_model(&self) -> Vec<(u64, u64)> {
-        let mut bits: Vec<_> = self
-            .model
-            .iter()
-            .map(|(h, &id)| (h.to_bits(), id))
-            .collect();
+        let mut bits: Vec<_> = self.model.iter().map(|(h, &id)| (h.bits(), id)).collect();
         bits.sort();
         bits
     }
@@ -350,13 +393,12 @@ proptest! {
 
     #[test]
     fn pool_matches_hashmap_model(kind in kind(), ops in prop::collection::vec(op(), 0..support::miri_or(64, 24))) {
-        let mut h = Harness::new(kind);
-        for op in &ops {
-            h.step(op);
-        }
-        let (drops, live, removed) = (Rc::clone(&h.drops), h.model.len(), h.removed);
-        drop(h.pool);
-        prop_assert_eq!(drops.get(), removed + live, "dropping the pool drops the live values");
+        run_model::<Handle<DropCounter>>(kind, &ops)?;
+    }
+
+    #[test]
+    fn handle32_pool_matches_hashmap_model(kind in kind(), ops in prop::collection::vec(op(), 0..support::miri_or(64, 24))) {
+        run_model::<Handle32<DropCounter>>(kind, &ops)?;
     }
 
     /// Two pools of any kinds, given the same operations, are equal exactly when their models
@@ -367,12 +409,35 @@ proptest! {
         b in kind(),
         ops in prop::collection::vec(op(), 0..support::miri_or(48, 16)),
     ) {
-        let (mut x, mut y) = (Harness::new(a), Harness::new(b));
-        for op in &ops {
-            x.step(op);
-            y.step(op);
-            prop_assert_eq!(x.pool == y.pool, x.bits_model() == y.bits_model());
-            prop_assert!(x.pool == x.pool);
-        }
+        run_equality::<Handle<DropCounter>>(a, b, &ops)?;
+        run_equality::<Handle32<DropCounter>>(a, b, &ops)?;
     }
+}
+
+fn run_model<H: ModelHandle>(kind: Kind, ops: &[Op]) -> Result<(), TestCaseError> {
+    let mut h = Harness::<H>::new(kind);
+    for op in ops {
+        h.step(op);
+    }
+    let (drops, live, removed) = (Rc::clone(&h.drops), h.model.len(), h.removed);
+    drop(h.pool);
+    prop_assert_eq!(
+        drops.get(),
+        removed + live,
+        "dropping the pool drops the live values"
+    );
+    Ok(())
+}
+
+// `x.pool == x.pool` on purpose: a pool equals itself (reflexivity of the impl under test).
+#[allow(clippy::eq_op)]
+fn run_equality<H: ModelHandle>(a: Kind, b: Kind, ops: &[Op]) -> Result<(), TestCaseError> {
+    let (mut x, mut y) = (Harness::<H>::new(a), Harness::<H>::new(b));
+    for op in ops {
+        x.step(op);
+        y.step(op);
+        prop_assert_eq!(x.pool == y.pool, x.bits_model() == y.bits_model());
+        prop_assert!(x.pool == x.pool);
+    }
+    Ok(())
 }
