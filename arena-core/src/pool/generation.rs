@@ -20,7 +20,7 @@
 
 use core::num::NonZeroU32;
 
-use super::key::Key;
+use super::key::{Key, make};
 
 /// Bit 31: set in the generations of tagged (debug-build) pools.
 const TAGGED: u32 = 1 << 31;
@@ -221,7 +221,7 @@ impl Generations {
         }
         let counter = (raw <= TAGGED_COUNTER).then_some(raw)?;
         let generation = NonZeroU32::new(self.tag_bits | counter)?;
-        Some(K::from_parts(handle.index(), generation))
+        Some(make::<K>(handle.index(), generation))
     }
 
     /// `handle` as this pool's: [`check_foreign`](Self::check_foreign)'s adopted handle, or the

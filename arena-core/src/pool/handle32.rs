@@ -76,8 +76,8 @@ impl<T> Handle32<T> {
     #[inline(always)]
     pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Self {
         debug_assert!(index <= Self::MAX_SLOTS && generation.get() <= Self::GENERATION_MASK);
-        debug_assert!(generation.get() & 1 == 1);
-        // `| 1` keeps a generation odd (it is already) and lets the compiler see the non-zero.
+        // `| 1` keeps a generation odd (the slot map's always are; anything else would name a
+        // vacant slot) and lets the compiler see the non-zero.
         match NonZeroU32::new(index << Self::GENERATION_BITS | generation.get() | 1) {
             Some(bits) => Handle32 {
                 bits,

@@ -13,7 +13,7 @@ use core::slice;
 use super::Pool;
 use super::chunks::Chunks;
 use super::handle::Handle;
-use super::key::PoolHandle;
+use super::key::{PoolHandle, make};
 use super::slot::Slot;
 
 /// The blocks of a pool still to visit from either end, cut at the high-water mark.
@@ -96,7 +96,7 @@ macro_rules! walk {
                     let index = $index;
                     if let Some((generation, value)) = slot.$occupied() {
                         $it.remaining -= 1;
-                        return Some((H::from_parts(index, generation), value));
+                        return Some((make::<H>(index, generation), value));
                     }
                 }
                 None => {

@@ -40,10 +40,26 @@ pub trait Key: Copy + fmt::Debug {
 
     /// The handle of slot `index` at (odd) `generation`. The slot map only passes an index below
     /// [`MAX_SLOTS`](Self::MAX_SLOTS) and a generation within its scheme's bits.
-    fn from_parts(index: u32, generation: NonZeroU32) -> Self;
+    ///
+    /// Code outside the crate can reach this method through a `H: PoolHandle<T>` bound (methods
+    /// of a bound's supertraits need no import), so it takes a [`Token`], which only this crate
+    /// can make: a made-up handle with an even generation would let a lookup read a vacant
+    /// slot's free-list link as a value. Both handle types also force the generation odd.
+    fn from_parts(index: u32, generation: NonZeroU32, token: Token) -> Self;
 
     /// The name of the value type, for panic messages.
     fn value_type_name() -> &'static str;
+}
+
+/// Proof that the caller is this crate, for [`Key::from_parts`]: its field is private, so no
+/// other crate can make one.
+#[derive(Clone, Copy, Debug)]
+pub struct Token(());
+
+/// `K`'s handle of slot `index` at (odd) `generation`: what the slot map and the iterators call.
+#[inline(always)]
+pub(crate) fn make<K: Key>(index: u32, generation: NonZeroU32) -> K {
+    K::from_parts(index, generation, Token(()))
 }
 
 /// A handle type a [`Pool<T, H>`](super::Pool) hands out and takes back: [`Handle<T>`] (8 bytes,
@@ -80,8 +96,8 @@ impl<T> Key for Handle<T> {
     }
 
     #[inline(always)]
-    fn from_parts(index: u32, generation: NonZeroU32) -> Self {
-        Handle::new(index, generation)
+    fn from_parts(index: u32, generation: NonZeroU32, _: Token) -> Self {
+        Handle::new(index, generation | 1)
     }
 
     fn value_type_name() -> &'static str {
@@ -107,7 +123,7 @@ impl<T> Key for Handle32<T> {
     }
 
     #[inline(always)]
-    fn from_parts(index: u32, generation: NonZeroU32) -> Self {
+    fn from_parts(index: u32, generation: NonZeroU32, _: Token) -> Self {
         Handle32::new(index, generation)
     }
 
@@ -117,3 +133,18 @@ impl<T> Key for Handle32<T> {
 }
 
 impl<T> PoolHandle<T> for Handle32<T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Defence in depth behind the token: even a generation the slot map never passes comes out
+    /// odd, so no handle can equal a vacant slot's generation.
+    #[test]
+    fn both_handle_types_force_an_odd_generation() {
+        let two = NonZeroU32::new(2).unwrap();
+        assert_eq!(make::<Handle<u8>>(5, two).generation().get(), 3);
+        assert_eq!(make::<Handle32<u8>>(5, two).generation().get(), 3);
+        assert_eq!(make::<Handle32<u8>>(5, two).index(), 5);
+    }
+}

@@ -20,7 +20,7 @@ use core::num::NonZeroU32;
 
 use super::chunks::Chunks;
 use super::generation::Generations;
-use super::key::Key;
+use super::key::{Key, make};
 use super::slot::{Content, NO_SLOT, Slot};
 use super::{PoolCapacityError, PoolReserveError, PoolStats};
 use crate::tags::{BudgetExceeded, BudgetGate};
@@ -484,13 +484,13 @@ impl<P> SlotMap<P> {
             // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0, owned
             // by this map, which is borrowed mutably.
             let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
-            return K::from_parts(index, self.ledger.occupy(slot, payload, true));
+            return make::<K>(index, self.ledger.occupy(slot, payload, true));
         }
         let (slot, index) = self.claim_slow_linked();
         // SAFETY: `claim_slow_linked` returns a pointer to a vacant slot of this map (blocks
         // never move), which is borrowed mutably, so this is the only reference to it.
         let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
-        K::from_parts(index, generation)
+        make::<K>(index, generation)
     }
 
     /// As [`insert_or_panic`](Self::insert_or_panic), but hands the payload back with the
@@ -505,16 +505,13 @@ impl<P> SlotMap<P> {
         if index < self.ledger.fast_end {
             // SAFETY: as in `insert_or_panic`.
             let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
-            return Ok(K::from_parts(
-                index,
-                self.ledger.occupy(slot, payload, true),
-            ));
+            return Ok(make::<K>(index, self.ledger.occupy(slot, payload, true)));
         }
         match self.try_claim_slow_linked() {
             Ok((slot, index)) => {
                 // SAFETY: as in `insert_or_panic`.
                 let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
-                Ok(K::from_parts(index, generation))
+                Ok(make::<K>(index, generation))
             }
             Err(refusal) => Err((payload, refusal)),
         }
@@ -779,7 +776,7 @@ impl<P> SlotMap<P> {
     #[inline]
     pub(crate) fn handle_at<K: Key>(&self, index: u32) -> Option<K> {
         let (generation, _) = self.chunks.get(index)?.occupied()?;
-        Some(K::from_parts(index, generation))
+        Some(make::<K>(index, generation))
     }
 
     /// The payload of occupied slot `index` mutably (no generation check: the index came from a
@@ -818,7 +815,7 @@ impl<P> SlotMap<P> {
             let slot = self.chunks.get_mut(index).expect("index below high water");
             if let Some((generation, payload)) = slot.occupied_mut() {
                 seen += 1;
-                if !keep(K::from_parts(index, generation), payload) {
+                if !keep(make::<K>(index, generation), payload) {
                     // The slot was just seen occupied: release it in place (the payload leaves
                     // the map before `removed`, user code, runs).
                     removed(self.ledger.release(slot, index));
@@ -1048,7 +1045,7 @@ impl<'a, P> Claim<'a, P> {
         // SAFETY: `slot` points to slot `index` of the map this claim borrows mutably; nothing
         // references it.
         let vacant = unsafe { Slot::generation_raw(self.slot) };
-        K::from_parts(self.index, Generations::occupy(vacant))
+        make::<K>(self.index, Generations::occupy(vacant))
     }
 
     /// Fills the claimed slot with `payload` and returns its handle.
@@ -1061,7 +1058,7 @@ impl<'a, P> Claim<'a, P> {
         // this claim borrows mutably, so this is the only reference to it.
         let slot = unsafe { &mut *self.slot };
         let generation = self.map.ledger.occupy(slot, payload, self.from_free);
-        K::from_parts(self.index, generation)
+        make::<K>(self.index, generation)
     }
 }
 
