@@ -60,10 +60,12 @@
 //!   given and panics, naming both, on a handle with another tag (in every operation that takes
 //!   a handle, before changing anything), as a [`Pool`](super::Pool) does. An untagged handle
 //!   ([`Handle::from_bits`]) given to a table of a tagged pool's handles is adopted, as the pool
-//!   adopts it: it finds the value its tagged original finds. The binding lasts for the table's
-//!   life (`clear` keeps it; a loaded table is bound by its first entry), so a debug-build table
-//!   first given untagged handles holds untagged ones. Release builds cannot tell pools apart:
-//!   mixing them is a logic error with unspecified (but safe) results.
+//!   adopts it: it finds the value its tagged original finds. A debug-build table first given
+//!   untagged handles is bound by the first tagged one it is given (in a mutable operation), and
+//!   what it stored takes that tag then, so handles rebuilt from bits and the pool's own find the
+//!   same values in either order. The binding lasts for the table's life (`clear` keeps it; a
+//!   loaded table is bound by its first entry). Release builds cannot tell pools apart: mixing
+//!   them is a logic error with unspecified (but safe) results.
 //!
 //! The code is safe Rust: a `Vec<Option<(generation, V)>>`, with the generation's niche, so a
 //! slot costs what `(NonZeroU32, V)` costs.
@@ -100,6 +102,17 @@ impl<V> Stored<V> {
     pub(crate) fn handle<T>(&self, index: u32) -> Handle<T> {
         Handle::new(index, self.generation)
     }
+
+    /// Gives an untagged stored generation pool tag `tag` (see [`Owner::bind`]).
+    pub(crate) fn retag(&mut self, tag: u8) {
+        let raw = self.generation.get();
+        if generation::tag_of(raw).is_none()
+            && raw <= TAGGED_COUNTER
+            && let Some(tagged) = NonZeroU32::new(TAGGED | u32::from(tag) << TAG_SHIFT | raw)
+        {
+            self.generation = tagged;
+        }
+    }
 }
 
 /// What the stored generation says about `handle`.
@@ -131,12 +144,26 @@ pub(crate) const NO_SLOT: u32 = u32::MAX;
 pub(crate) struct Owner(Option<Option<u8>>);
 
 impl Owner {
-    /// Binds to `handle`'s pool if unbound, then [`normalize`](Self::normalize)s it.
+    /// Binds to `handle`'s pool if unbound, then [`normalize`](Self::normalize)s it. A table
+    /// that so far held only untagged handles ([`Handle::from_bits`] in a debug build) is bound
+    /// by the first tagged one: `retag` must then give every stored generation that tag, as the
+    /// pool adopts untagged handles.
     #[inline]
     #[track_caller]
-    pub(crate) fn bind<T>(&mut self, handle: Handle<T>, kind: &str) -> Option<Handle<T>> {
-        if self.0.is_none() {
-            self.0 = Some(generation::tag_of(handle.generation().get()));
+    pub(crate) fn bind<T>(
+        &mut self,
+        handle: Handle<T>,
+        kind: &str,
+        retag: impl FnOnce(u8),
+    ) -> Option<Handle<T>> {
+        let theirs = generation::tag_of(handle.generation().get());
+        match (self.0, theirs) {
+            (None, _) => self.0 = Some(theirs),
+            (Some(None), Some(tag)) if crate::poison::ENABLED => {
+                self.0 = Some(Some(tag));
+                retag(tag);
+            }
+            _ => {}
         }
         self.normalize(handle, kind)
     }
@@ -149,10 +176,15 @@ impl Owner {
     #[inline]
     #[track_caller]
     pub(crate) fn normalize<T>(self, handle: Handle<T>, kind: &str) -> Option<Handle<T>> {
+        let raw = handle.generation().get();
         match self.0 {
-            Some(ours) if ours != generation::tag_of(handle.generation().get()) => {
-                adopt(handle, ours, kind)
+            // Untagged so far (debug build): a tagged handle is looked up by its counter, as
+            // the table will hold it once a mutable operation binds it (`bind`).
+            Some(None) if crate::poison::ENABLED && generation::tag_of(raw).is_some() => {
+                let counter = NonZeroU32::new(generation::counter_of(raw))?;
+                Some(Handle::new(handle.index(), counter))
             }
+            Some(ours) if ours != generation::tag_of(raw) => adopt(handle, ours, kind),
             _ => Some(handle),
         }
     }
@@ -163,6 +195,13 @@ impl Owner {
     pub(crate) fn accepts(&mut self, raw: u32) -> bool {
         let tag = generation::tag_of(raw);
         *self.0.get_or_insert(tag) == tag
+    }
+}
+
+/// [`Stored::retag`] on every stored value of a dense table.
+fn retag_all<V>(slots: &mut [Option<Stored<V>>], tag: u8) {
+    for stored in slots.iter_mut().flatten() {
+        stored.retag(tag);
     }
 }
 
@@ -437,7 +476,10 @@ impl<T, V> SecondaryPool<T, V> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
-        let Some(handle) = self.owner.bind(handle, KIND) else {
+        let Some(handle) = self
+            .owner
+            .bind(handle, KIND, |tag| retag_all(&mut self.slots, tag))
+        else {
             return Err(InsertRefused::no_slot(value, handle));
         };
         let index = handle.index() as usize;
@@ -564,7 +606,9 @@ impl<T, V> SecondaryPool<T, V> {
         if handle.index() == NO_SLOT {
             return None;
         }
-        let handle = self.owner.bind(handle, KIND)?;
+        let handle = self
+            .owner
+            .bind(handle, KIND, |tag| retag_all(&mut self.slots, tag))?;
         let age = match self.slots.get(handle.index() as usize) {
             Some(Some(s)) => age(s.generation, handle),
             _ => Age::Newer,

@@ -191,7 +191,8 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
-        let Some(handle) = self.owner.bind(handle, KIND) else {
+        let retag = |tag| self.map.values_mut().for_each(|s| s.retag(tag));
+        let Some(handle) = self.owner.bind(handle, KIND, retag) else {
             return Err(InsertRefused::no_slot(value, handle));
         };
         if self.map.try_reserve(1).is_err() {
@@ -307,7 +308,8 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return None;
         }
-        let handle = self.owner.bind(handle, KIND)?;
+        let retag = |tag| self.map.values_mut().for_each(|s| s.retag(tag));
+        let handle = self.owner.bind(handle, KIND, retag)?;
         let inner = match self.map.entry(handle.index()) {
             hash_map::Entry::Vacant(e) => Vacancy::Empty(e),
             hash_map::Entry::Occupied(e) => match age(e.get().generation, handle) {

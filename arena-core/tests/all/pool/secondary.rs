@@ -428,6 +428,52 @@ macro_rules! side_table_tests {
                 }
             }
 
+            /// A table first filled from handles rebuilt from their bits (a network message,
+            /// say) then given the pool's own handles: in a debug build the first tagged handle
+            /// binds the table to its pool, and what was stored takes the pool's tag, so both
+            /// forms find every value (the table used to panic, calling its own pool foreign).
+            #[test]
+            fn handles_from_bits_first_then_the_pools_own_find_the_same_values() {
+                let mut pool = Pool::with_capacity(3);
+                let [a, b, c] = [10u8, 20, 30].map(|v| pool.insert(v));
+                let bits = |h: Handle<u8>| Handle::<u8>::from_bits(h.to_bits()).unwrap();
+                let mut table = $Table::new();
+                table.insert(bits(a), "a");
+                table.insert(bits(b), "b");
+                // Looked up with the pool's handle before it binds anything (`&self`).
+                assert_eq!(table.get(a), Some(&"a"));
+                assert_eq!(
+                    table.insert(c, "c"),
+                    None,
+                    "the pool's handle is not foreign"
+                );
+                for (h, name) in [(a, "a"), (b, "b"), (c, "c")] {
+                    assert_eq!(table.get(h), Some(&name));
+                    assert_eq!(table.get(bits(h)), Some(&name));
+                }
+                assert_eq!(
+                    sorted(table.iter().map(|(h, v)| (h, *v))),
+                    [(a, "a"), (b, "b"), (c, "c")]
+                );
+                assert!(
+                    table.iter().all(|(h, _)| pool.contains(h)),
+                    "iteration gives handles the pool takes"
+                );
+                if TAGGED {
+                    // Now bound: another pool's handle is caught.
+                    let mut other = Pool::with_capacity(1);
+                    let f = other.insert(0u8);
+                    let msg = panic_message(|| {
+                        table.insert(f, "f");
+                    });
+                    assert!(
+                        msg.contains("different pool") || msg.contains("was made by"),
+                        "{msg}"
+                    );
+                    assert_eq!(table.len(), 3);
+                }
+            }
+
             #[test]
             fn another_pools_handle_panics_in_every_operation_and_changes_nothing() {
                 if !TAGGED {
