@@ -41,6 +41,17 @@ pub(crate) const fn tag_of(raw: u32) -> Option<u8> {
     }
 }
 
+/// The generation with pool tag `tag` (0..=127) and `counter`, or `None` if the counter does
+/// not fit a tagged generation's 24 bits (no debug-build pool has such a generation): how an
+/// untagged handle ([`Handle::from_bits`](super::Handle::from_bits)) is adopted by a tagged pool
+/// or side table.
+pub(crate) const fn tagged(counter: u32, tag: u8) -> Option<NonZeroU32> {
+    if counter > TAGGED_COUNTER {
+        return None;
+    }
+    NonZeroU32::new(TAGGED | ((tag as u32 & 0x7F) << TAG_SHIFT) | counter)
+}
+
 /// The counter part of a raw generation (the whole value if untagged).
 pub(crate) const fn counter_of(raw: u32) -> u32 {
     if raw & TAGGED != 0 {
@@ -219,8 +230,7 @@ impl Generations {
         if self.tag_bits & TAGGED == 0 || raw & TAGGED != 0 {
             self.foreign_handle(handle);
         }
-        let counter = (raw <= TAGGED_COUNTER).then_some(raw)?;
-        let generation = NonZeroU32::new(self.tag_bits | counter)?;
+        let generation = tagged(raw, self.tag()?)?;
         Some(make::<K>(handle.index(), generation))
     }
 
@@ -308,6 +318,17 @@ mod tests {
         assert_eq!(Generations::from_raw::<Handle<()>>(t, f), Some(g));
         assert_eq!(Generations::from_raw::<Handle<()>>(t, f | 1), None);
         assert_eq!(Generations::from_raw::<Handle<()>>(0x1234, 0), None);
+    }
+
+    #[test]
+    fn tagged_composes_what_tag_of_and_counter_of_take_apart() {
+        let g = tagged(3, 5).unwrap().get();
+        assert_eq!((tag_of(g), counter_of(g)), (Some(5), 3));
+        assert_eq!(
+            counter_of(tagged(TAGGED_COUNTER, 127).unwrap().get()),
+            TAGGED_COUNTER
+        );
+        assert_eq!(tagged(TAGGED_COUNTER + 1, 0), None, "past 24 counter bits");
     }
 
     #[test]

@@ -107,8 +107,7 @@ impl<V> Stored<V> {
     pub(crate) fn retag(&mut self, tag: u8) {
         let raw = self.generation.get();
         if generation::tag_of(raw).is_none()
-            && raw <= TAGGED_COUNTER
-            && let Some(tagged) = NonZeroU32::new(TAGGED | u32::from(tag) << TAG_SHIFT | raw)
+            && let Some(tagged) = generation::tagged(raw, tag)
         {
             self.generation = tagged;
         }
@@ -205,18 +204,6 @@ fn retag_all<V>(slots: &mut [Option<Stored<V>>], tag: u8) {
     }
 }
 
-/// Bit 31 of a tagged generation, the shift of its 7-bit tag and its counter bits, as
-/// [`generation`] lays them out (checked below).
-const TAGGED: u32 = 1 << 31;
-const TAG_SHIFT: u32 = 24;
-const TAGGED_COUNTER: u32 = 0x00FF_FFFF;
-const _: () = assert!(matches!(
-    generation::tag_of(TAGGED | 5 << TAG_SHIFT | 3),
-    Some(5)
-));
-const _: () = assert!(generation::counter_of(TAGGED | 5 << TAG_SHIFT | 3) == 3);
-const _: () = assert!(generation::counter_of(TAGGED | TAGGED_COUNTER) == TAGGED_COUNTER);
-
 /// [`Owner::normalize`] for a handle whose tag is not the table's `ours`.
 #[cold]
 #[inline(never)]
@@ -225,9 +212,7 @@ fn adopt<T>(handle: Handle<T>, ours: Option<u8>, kind: &str) -> Option<Handle<T>
     let raw = handle.generation().get();
     match ours {
         Some(tag) if generation::tag_of(raw).is_none() => {
-            let counter = (raw <= TAGGED_COUNTER).then_some(raw)?;
-            let generation = NonZeroU32::new(TAGGED | u32::from(tag) << TAG_SHIFT | counter)?;
-            Some(Handle::new(handle.index(), generation))
+            Some(Handle::new(handle.index(), generation::tagged(raw, tag)?))
         }
         _ => foreign(handle, ours, kind),
     }
