@@ -177,6 +177,28 @@ impl<const N: usize> FrameArena<N> {
         self
     }
 
+    /// Sets (or with `None` removes) every buffer's limit on a live frame arena, as
+    /// [`Arena::set_limit`] does for one: values of the frames in flight stay valid, a limit
+    /// below what a buffer holds frees nothing and refuses its new pages.
+    ///
+    /// ```
+    /// use arena_kit::{ArenaError, FrameArena};
+    ///
+    /// let mut frames: FrameArena = FrameArena::chained(4096);
+    /// frames.set_limit(Some(4096)); // each buffer keeps to one page
+    /// let frame = frames.begin_frame();
+    /// assert!(frame.arena().try_alloc([0u8; 1024]).is_ok());
+    /// assert!(matches!(
+    ///     frame.arena().try_alloc([0u8; 8192]),
+    ///     Err(ArenaError::LimitReached { limit: 4096, .. })
+    /// ));
+    /// ```
+    pub fn set_limit(&self, limit: Option<usize>) {
+        for buffer in &self.buffers {
+            buffer.arena.set_limit(limit);
+        }
+    }
+
     /// Starts the next frame in the oldest buffer, resetting it (its values are dropped).
     ///
     /// # Errors

@@ -188,6 +188,38 @@ fn frame_arenas_take_a_limit_per_buffer() {
     }
 }
 
+/// `set_limit` on a live frame arena, while a published frame is still read: the reader's data
+/// stays, every buffer takes the new limit, and `None` lifts it.
+#[test]
+fn a_frame_arena_takes_a_new_limit_while_a_frame_is_read() {
+    let mut frames = FrameArena::<2>::chained(256);
+    let reader = {
+        let frame = frames.begin_frame();
+        let data = frame.alloc_slice_fill_with(300, |j| j as u32);
+        frame.publish(&*data).unwrap()
+    };
+    frames.set_limit(Some(512));
+    for b in 0..2 {
+        assert_eq!(frames.buffer(b).limit(), Some(512));
+    }
+    let frame = frames.begin_frame();
+    let over = frame.try_alloc_layout(Layout::from_size_align(2000, 8).unwrap());
+    assert!(
+        matches!(over, Err(ArenaError::LimitReached { limit: 512, .. })),
+        "{over:?}"
+    );
+    assert_eq!(reader[299], 299, "the frame in flight is untouched");
+    frames.set_limit(None);
+    assert!(frames.buffer(0).limit().is_none() && frames.buffer(1).limit().is_none());
+    drop(reader);
+    let frame = frames.begin_frame();
+    assert!(
+        frame
+            .try_alloc_layout(Layout::from_size_align(2000, 8).unwrap())
+            .is_ok()
+    );
+}
+
 /// A level arena that is never reset: level data below a marker, each frame's temporaries in a
 /// scope above it (the stack-allocator pattern). The scope's end must leave the arena able to
 /// serve any frame it already served, requests larger than a page included.
