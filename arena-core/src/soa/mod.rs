@@ -40,6 +40,8 @@
 #[cfg(feature = "alloc")]
 mod arena;
 mod columns;
+#[cfg(feature = "alloc")]
+mod indirect;
 mod iter;
 #[cfg(feature = "alloc")]
 mod pool;
@@ -57,6 +59,8 @@ pub use columns::{
     CloneColumns, Col, Columns, Cursor, EqColumns, HashColumns, Nested, OrdColumns,
     PartialOrdColumns, TotalEqColumns,
 };
+#[cfg(feature = "alloc")]
+pub use indirect::{PermutationError, TooManyRows};
 pub use iter::{ChunksExact, ChunksExactMut, Iter, IterMut};
 #[cfg(feature = "alloc")]
 pub use pool::{SoaPool, SoaPoolDrain};

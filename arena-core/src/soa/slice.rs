@@ -61,8 +61,8 @@ fn split_panic(mid: usize, len: usize) -> ! {
 /// associated type). (A shared view would be sound covariant in `T`; the columns' representation
 /// rules it out.)
 pub struct SoaSlice<'a, T: Soa> {
-    cols: T::Columns,
-    len: usize,
+    pub(super) cols: T::Columns,
+    pub(super) len: usize,
     _marker: PhantomData<&'a T>,
 }
 
@@ -78,8 +78,8 @@ pub struct SoaSlice<'a, T: Soa> {
 /// could store a short borrow in a column that outlives it. The invariance comes from storing
 /// `T::Columns`, and `tests/ui/variance-soa-row-type.rs` pins it.
 pub struct SoaSliceMut<'a, T: Soa> {
-    cols: T::Columns,
-    len: usize,
+    pub(super) cols: T::Columns,
+    pub(super) len: usize,
     _marker: PhantomData<&'a mut T>,
 }
 

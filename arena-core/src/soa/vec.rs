@@ -672,6 +672,85 @@ impl<T: Soa> SoaVec<T> {
         self.as_soa_slice_mut().sort_unstable_by_key(key);
     }
 
+    /// The rows' stable sorted order under `compare`, as `u32` indices, moving no row (see
+    /// [`SoaSlice::sort_indices_by`]).
+    ///
+    /// # Panics
+    /// With more than 2^32 rows (see [`try_sort_indices_by`](Self::try_sort_indices_by)).
+    #[track_caller]
+    pub fn sort_indices_by<F>(&self, compare: F) -> alloc::vec::Vec<u32>
+    where
+        F: for<'a> FnMut(T::Ref<'a>, T::Ref<'a>) -> core::cmp::Ordering,
+    {
+        self.as_soa_slice().sort_indices_by(compare)
+    }
+
+    /// As [`sort_indices_by`](Self::sort_indices_by), or [`TooManyRows`](super::TooManyRows).
+    pub fn try_sort_indices_by<F>(
+        &self,
+        compare: F,
+    ) -> Result<alloc::vec::Vec<u32>, super::TooManyRows>
+    where
+        F: for<'a> FnMut(T::Ref<'a>, T::Ref<'a>) -> core::cmp::Ordering,
+    {
+        self.as_soa_slice().try_sort_indices_by(compare)
+    }
+
+    /// The rows' stable sorted order by a key computed once per row, as `u32` indices (see
+    /// [`SoaSlice::sort_indices_by_key`]).
+    ///
+    /// # Panics
+    /// With more than 2^32 rows.
+    #[track_caller]
+    pub fn sort_indices_by_key<K: Ord, F>(&self, key: F) -> alloc::vec::Vec<u32>
+    where
+        F: FnMut(T::Ref<'_>) -> K,
+    {
+        self.as_soa_slice().sort_indices_by_key(key)
+    }
+
+    /// As [`sort_indices_by_key`](Self::sort_indices_by_key), or
+    /// [`TooManyRows`](super::TooManyRows).
+    pub fn try_sort_indices_by_key<K: Ord, F>(
+        &self,
+        key: F,
+    ) -> Result<alloc::vec::Vec<u32>, super::TooManyRows>
+    where
+        F: FnMut(T::Ref<'_>) -> K,
+    {
+        self.as_soa_slice().try_sort_indices_by_key(key)
+    }
+
+    /// Moves the rows into the order `indices` gives (row `k` becomes the old row
+    /// `indices[k]`, what [`sort_indices_by`](Self::sort_indices_by) returns), gathering each
+    /// column once into a new block, as the stable sorts do. Refused with a
+    /// [`PermutationError`](super::PermutationError), changing nothing, unless `indices` names
+    /// every row exactly once.
+    ///
+    /// ```
+    /// use arena_kit::{Soa, SoaVec};
+    /// use arena_kit::soa::PermutationError;
+    ///
+    /// #[derive(Soa)]
+    /// struct Light { range: f32, id: u32 }
+    ///
+    /// let mut lights: SoaVec<Light> =
+    ///     [4.0, 1.0, 2.0].into_iter().zip(0..).map(|(range, id)| Light { range, id }).collect();
+    /// let nearest_first = lights.sort_indices_by(|a, b| a.range.total_cmp(b.range));
+    /// assert_eq!(nearest_first, [1, 2, 0]);
+    /// lights.apply_permutation(&nearest_first).unwrap();
+    /// assert_eq!(lights.slices().id, &[1, 2, 0]);
+    /// assert_eq!(
+    ///     lights.apply_permutation(&[0, 1]),
+    ///     Err(PermutationError::Length { rows: 3, indices: 2 })
+    /// );
+    /// ```
+    pub fn apply_permutation(&mut self, indices: &[u32]) -> Result<(), super::PermutationError> {
+        let order = super::indirect::check_permutation(self.len, indices)?;
+        self.reorder(&order);
+        Ok(())
+    }
+
     /// Makes row `k` the old row `order[k]`, gathering each column into a new block.
     fn reorder(&mut self, order: &[usize]) {
         debug_assert_eq!(order.len(), self.len);
