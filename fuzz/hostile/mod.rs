@@ -17,7 +17,8 @@ use std::collections::{HashMap, HashSet};
 
 use arbitrary::{Result, Unstructured};
 use arena_kit_core::pool::{
-    Handle, Pool, PoolSeed, SecondaryPool, SecondaryPoolSeed, SparseSecondaryPool,
+    Handle, Handle32, Pool, PoolHandle, PoolSeed, SecondaryPool, SecondaryPoolSeed,
+    SparseSecondaryPool,
 };
 use arena_kit_core::soa::{Col, Columns, Nested, Soa, SoaVec};
 use serde::Deserialize;
@@ -344,10 +345,12 @@ pub fn pool_tree(u: &mut Unstructured<'_>) -> Result<Value> {
     })
 }
 
-/// A handle: usually a pair of adversarial numbers.
+/// A handle: usually a pair of adversarial numbers (a `Handle`), sometimes one (a `Handle32`).
 pub fn handle_tree(u: &mut Unstructured<'_>) -> Result<Value> {
-    Ok(match u.int_in_range(0u8..=4)? {
+    Ok(match u.int_in_range(0u8..=5)? {
         0..=2 => json!([num(u)?, num(u)?]),
+        // One number: the form of a `Handle32`.
+        5 => num(u)?,
         3 => {
             let n = u.int_in_range(0usize..=3)?;
             Value::Array((0..n).map(|_| num(u)).collect::<Result<_>>()?)
@@ -785,28 +788,46 @@ fn named_tree(u: &mut Unstructured<'_>, kind: u8, cols: Vec<Value>) -> Result<Va
 // -------------------------------------------------------------------------------------------
 // Checks
 
+/// The slot index of either handle type, for the checks.
+pub trait SlotIndex: PoolHandle<u64> + serde::Serialize + for<'de> Deserialize<'de> {
+    fn slot(self) -> u32;
+}
+
+impl SlotIndex for Handle<u64> {
+    fn slot(self) -> u32 {
+        self.index()
+    }
+}
+
+impl SlotIndex for Handle32<u64> {
+    fn slot(self) -> u32 {
+        self.index()
+    }
+}
+
 /// A deserialized pool is consistent: `len`, iteration and lookups agree, it round-trips, and
-/// new inserts never return a handle that was live or stale before.
-pub fn check_pool_consistent(mut pool: Pool<u64>) {
+/// new inserts never return a handle that was live or stale before. For both handle types.
+pub fn check_pool_consistent<H: SlotIndex>(mut pool: Pool<u64, H>) {
     let stats = pool.stats();
     assert_eq!(stats.len, pool.len());
     assert!(stats.len + stats.retired <= stats.capacity);
-    let live: Vec<(Handle<u64>, u64)> = pool.iter().map(|(h, &v)| (h, v)).collect();
+    let live: Vec<(H, u64)> = pool.iter().map(|(h, &v)| (h, v)).collect();
     assert_eq!(live.len(), pool.len());
     let mut indexes = HashSet::new();
     for &(h, v) in &live {
         assert!(
-            indexes.insert(h.index()),
+            indexes.insert(h.slot()),
             "two live values in slot {}",
-            h.index()
+            h.slot()
         );
+        assert!((h.slot() as usize) < stats.capacity);
         assert_eq!(pool.get(h), Some(&v));
     }
-    let again: Pool<u64> = PoolSeed::with_max_bytes(usize::MAX)
+    let again: Pool<u64, H> = PoolSeed::with_max_bytes(usize::MAX)
         .deserialize(serde_json::to_value(&pool).unwrap())
         .expect("a validated pool round-trips");
     assert_eq!(again.stats(), pool.stats());
-    let mut seen: HashSet<Handle<u64>> = live.iter().map(|&(h, _)| h).collect();
+    let mut seen: HashSet<H> = live.iter().map(|&(h, _)| h).collect();
     // New values never get a handle seen before; the old ones stay untouched.
     let mut fresh = Vec::new();
     for i in 0..8u64 {
@@ -837,13 +858,18 @@ fn input_len(v: &Value) -> usize {
     serde_json::to_vec(v).map_or(0, |b| b.len())
 }
 
-/// `Pool<u64>` from a tree: an error, or a consistent pool; slot storage within the seed's
-/// limit and the rest proportional to the input.
+/// `Pool<u64>` and `Pool<u64, Handle32<u64>>` from a tree: an error, or a consistent pool; slot
+/// storage within the seed's limit and the rest proportional to the input.
 pub fn check_pool(v: Value) {
+    check_pool_as::<Handle<u64>>(v.clone(), "Pool<u64>");
+    check_pool_as::<Handle32<u64>>(v, "Pool<u64, Handle32<u64>>");
+}
+
+fn check_pool_as<H: SlotIndex>(v: Value, name: &str) {
     let len = input_len(&v);
-    let seed = PoolSeed::<u64>::with_max_bytes(POOL_LIMIT).with_input_len(len);
+    let seed = PoolSeed::<u64, H>::with_max_bytes(POOL_LIMIT).with_input_len(len);
     let (result, peak) = measure(|| seed.deserialize(v));
-    assert_bounded("Pool<u64>", peak, seed.limit(), len);
+    assert_bounded(name, peak, seed.limit(), len);
     match result {
         Ok(pool) => check_pool_consistent(pool),
         Err(e) => assert!(!e.to_string().is_empty()),
@@ -856,6 +882,7 @@ pub fn check_handle(v: Value) {
     let oracle = serde_json::from_value::<(u32, u32)>(v.clone())
         .ok()
         .filter(|&(_, g)| g & 1 == 1);
+    let v32 = v.clone();
     let (result, peak) = measure(|| serde_json::from_value::<Handle<u64>>(v));
     assert_bounded("Handle<u64>", peak, 0, 0);
     match (result, oracle) {
@@ -865,6 +892,26 @@ pub fn check_handle(v: Value) {
         }
         (Err(_), None) => {}
         (r, o) => panic!("Handle deserialized to {r:?} but a (u32, odd u32) pair reads {o:?}"),
+    }
+    check_handle32(v32);
+}
+
+/// `Handle32<u64>` from a tree: accepted exactly when it is a `u32` whose low 12 bits are odd
+/// and that is not the null index with another generation; then it round-trips.
+fn check_handle32(v: Value) {
+    let oracle = serde_json::from_value::<u32>(v.clone()).ok().filter(|&b| {
+        let (index, generation) = (b >> 12, b & 0xFFF);
+        generation & 1 == 1 && (index != 0xF_FFFF || generation == 1)
+    });
+    let (result, peak) = measure(|| serde_json::from_value::<Handle32<u64>>(v));
+    assert_bounded("Handle32<u64>", peak, 0, 0);
+    match (result, oracle) {
+        (Ok(h), Some(bits)) => {
+            assert_eq!(h.to_bits(), bits);
+            assert_eq!(serde_json::to_value(h).unwrap(), json!(bits));
+        }
+        (Err(_), None) => {}
+        (r, o) => panic!("Handle32 deserialized to {r:?} but the bit rule reads {o:?}"),
     }
 }
 
