@@ -12,18 +12,8 @@ use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, 
 
 const DT: f32 = 1.0 / 60.0;
 
-mod ours {
-    #[derive(arena_kit::Soa, Clone, Copy)]
-    pub struct Particle {
-        pub x: f32,
-        pub y: f32,
-        pub z: f32,
-        pub vx: f32,
-        pub vy: f32,
-        pub vz: f32,
-        pub life: f32,
-    }
-}
+#[path = "support/particle.rs"]
+mod ours;
 
 mod sd {
     #[derive(soa_derive::StructOfArray, Clone, Copy)]
@@ -90,18 +80,8 @@ impl Hand {
     }
 }
 
-fn seed(i: usize) -> ours::Particle {
-    let f = (i % 1000) as f32;
-    ours::Particle {
-        x: f,
-        y: -f,
-        z: f * 0.5,
-        vx: 1.0,
-        vy: 2.0,
-        vz: 3.0,
-        life: (i % 97) as f32,
-    }
-}
+use ours::particle as seed;
+
 fn to_sd(p: ours::Particle) -> sd::Particle {
     sd::Particle {
         x: p.x,
@@ -162,25 +142,13 @@ fn update_x(c: &mut Criterion) {
         let mut ours: arena_kit::soa::SoaVec<ours::Particle> = (0..n).map(seed).collect();
         g.bench_function(BenchmarkId::new("soavec", n), |b| {
             b.iter(|| {
-                let s = ours.slices_mut();
-                for (x, vx) in s.x.iter_mut().zip(s.vx.iter()) {
-                    *x += vx * DT;
-                }
+                ours::update_x_zip(&mut ours, DT);
                 black_box(ours.slices().x);
             })
         });
         g.bench_function(BenchmarkId::new("soavec_chunks8", n), |b| {
             b.iter(|| {
-                let mut chunks = ours.chunks_exact_mut::<8>();
-                for c in &mut chunks {
-                    for i in 0..8 {
-                        c.x[i] += c.vx[i] * DT;
-                    }
-                }
-                let rest = chunks.into_remainder();
-                for (x, vx) in rest.x.iter_mut().zip(rest.vx.iter()) {
-                    *x += vx * DT;
-                }
+                ours::update_x_chunks8(&mut ours, DT);
                 black_box(ours.slices().x);
             })
         });

@@ -1,0 +1,988 @@
+//! The performance issue's jobs, ours beside every peer that does the same work, for two kinds
+//! of measurement (see BENCHMARKS.md, "Instruction counts: ours / best peer"):
+//!
+//! - `callgrind JOB CONTESTANT`: builds the contestant's state (outside the counted region), runs
+//!   the job once to warm up, then runs it once more inside [`counted_region`], the one function
+//!   that `valgrind --tool=callgrind --toggle-collect='*counted_region*'` counts. Prints the
+//!   job's operation count. `scripts/callgrind-ratios.sh` drives it and prints the table.
+//! - `callgrind wall [JOB...]`: every contestant of each job once per round, the order reversed
+//!   every other round, 15 rounds (`--rounds N` for more); prints the median of the per-round
+//!   ratios ours / best peer and the 5th-95th percentile of them (the interval 90% of the
+//!   rounds fall in). `scripts/wall-ratios.sh` runs it from two builds whose contestants' code
+//!   sits in opposite orders (feature `reverse-order`).
+//! - `callgrind list`: one line per job: name, operation count, `role=contestant` fields
+//!   (`ours`, `peer`: counted for the best peer, `other`: shown for reference only).
+//!
+//! Every job's workload (value type and size, size distribution, alignment, live count,
+//! operation mix, seed) is in its doc comment below and in BENCHMARKS.md. All random choices are
+//! precomputed from fixed-seed xorshift generators before the counted region, so every
+//! contestant sees the same sequence and pays the same loop overhead.
+//!
+//! Build: `cargo bench -p arena-kit-benches --bench callgrind --no-run` (release, with debug
+//! info). Set `ARENA_KIT_CALLGRIND_1M=1` to add the 1,000,000-live pool churn job.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use arena_kit::arena::Arena;
+use arena_kit::heap::FreeListHeap;
+use arena_kit::pool::{Handle, Pool};
+use arena_kit::soa::{SoaPool, SoaVec};
+use arena_kit::tags::{Budget, Tracked};
+use core::alloc::Layout;
+use core::ptr::NonNull;
+
+/// One contestant's prepared workload: each call runs the job once and returns a checksum.
+type Runner = Box<dyn FnMut() -> u64>;
+
+/// The only function callgrind counts in: everything the job does, and nothing else.
+#[inline(never)]
+fn counted_region(run: &mut dyn FnMut() -> u64) -> u64 {
+    run()
+}
+
+/// What a contestant is to the job's ratio.
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    /// The numerator of the ratio.
+    Ours,
+    /// A peer doing the same work: the best one is the denominator.
+    Peer,
+    /// Shown for reference, never the best peer.
+    Other,
+}
+
+/// One row of the table (or one size or live count of it).
+struct Job {
+    name: &'static str,
+    /// Operations per run: the divisor of the instruction count.
+    ops: u64,
+    contestants: &'static [Contestant],
+}
+
+/// A contestant: its role, its name on the command line, and the function that sets it up.
+type Contestant = (Role, &'static str, fn() -> Runner);
+
+use Role::{Other, Ours, Peer};
+
+// ---------------------------------------------------------------------------------------------
+// Random numbers and values
+// ---------------------------------------------------------------------------------------------
+
+/// xorshift64 (13, 7, 17): cheap and deterministic.
+struct Rng(u64);
+
+impl Rng {
+    /// A generator for `seed`, spread by a multiply so that small seeds do not start with
+    /// small, correlated outputs.
+    fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// Uniform in `0..n` (the modulo bias is far below anything measured here).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// `count` positions in `0..n` from `seed`.
+fn positions(n: usize, count: usize, seed: u64) -> Vec<usize> {
+    let mut rng = Rng::new(seed);
+    (0..count).map(|_| rng.below(n)).collect()
+}
+
+/// A `W`-word value (8 * W bytes, align 8) whose words depend on `i`.
+#[inline(always)]
+fn words<const W: usize>(i: usize) -> [u64; W] {
+    std::array::from_fn(|k| i as u64 + k as u64)
+}
+
+/// A 64-byte value with drop glue (the drop reads word `K` so it is not optimised away);
+/// `Droppy<0>` and `Droppy<1>` are two types, for interleaving.
+struct Droppy<const K: usize> {
+    fields: [u64; 8],
+}
+
+impl<const K: usize> Drop for Droppy<K> {
+    #[inline]
+    fn drop(&mut self) {
+        black_box(self.fields[K]);
+    }
+}
+
+#[path = "support/particle.rs"]
+mod particle;
+use particle::{Particle, particle, update_x_chunks8, update_x_zip};
+
+// ---------------------------------------------------------------------------------------------
+// Containers with one shape, for the pool jobs
+// ---------------------------------------------------------------------------------------------
+
+/// The operations the pool jobs use, with each container's own key type.
+trait Slots<V> {
+    type Key: Copy;
+    fn insert(&mut self, value: V) -> Self::Key;
+    fn remove(&mut self, key: Self::Key) -> Option<V>;
+    fn get(&self, key: Self::Key) -> Option<&V>;
+    fn sum_first(&self) -> u64;
+}
+
+macro_rules! slots {
+    ($ty:ty, $key:ty, $remove:ident) => {
+        impl<const W: usize> Slots<[u64; W]> for $ty {
+            type Key = $key;
+            #[inline]
+            fn insert(&mut self, value: [u64; W]) -> $key {
+                <$ty>::insert(self, value)
+            }
+            #[inline]
+            fn remove(&mut self, key: $key) -> Option<[u64; W]> {
+                <$ty>::$remove(self, key)
+            }
+            #[inline]
+            fn get(&self, key: $key) -> Option<&[u64; W]> {
+                <$ty>::get(self, key)
+            }
+            #[inline]
+            fn sum_first(&self) -> u64 {
+                self.iter().map(|(_, v)| v[0]).sum()
+            }
+        }
+    };
+}
+
+slots!(Pool<[u64; W]>, Handle<[u64; W]>, remove);
+slots!(slotmap::SlotMap<slotmap::DefaultKey, [u64; W]>, slotmap::DefaultKey, remove);
+slots!(slotmap::DenseSlotMap<slotmap::DefaultKey, [u64; W]>, slotmap::DefaultKey, remove);
+slots!(thunderdome::Arena<[u64; W]>, thunderdome::Index, remove);
+slots!(slab::Slab<[u64; W]>, usize, try_remove);
+
+/// `live` values in `c`, then `live / 2` remove-insert steps at random positions (seed 7), so
+/// the free list is scrambled as in a program that has been running. Returns the live keys.
+fn fill<const W: usize, C: Slots<[u64; W]>>(c: &mut C, live: usize, scramble: bool) -> Vec<C::Key> {
+    let mut keys: Vec<C::Key> = (0..live).map(|i| c.insert(words::<W>(i))).collect();
+    if scramble {
+        for (n, at) in positions(live, live / 2, 7).into_iter().enumerate() {
+            c.remove(keys[at]).expect("live");
+            keys[at] = c.insert(words::<W>(n));
+        }
+    }
+    keys
+}
+
+/// Churn: per operation, remove the value at `removes[k]`, insert it again (its key replaces
+/// the old one) and look up the value at `reads[k]`.
+fn churn_runner<const W: usize, C: Slots<[u64; W]> + 'static>(
+    mut c: C,
+    mut keys: Vec<C::Key>,
+    removes: Vec<usize>,
+    reads: Vec<usize>,
+) -> Runner {
+    Box::new(move || {
+        let mut sum = 0u64;
+        for (&r, &l) in removes.iter().zip(&reads) {
+            let old = c.remove(keys[r]).expect("live");
+            keys[r] = c.insert(old);
+            sum = sum.wrapping_add(c.get(keys[l]).expect("live")[0]);
+        }
+        black_box(sum)
+    })
+}
+
+/// Lookup: per operation, one `get` of the value at `reads[k]`.
+fn lookup_runner<const W: usize, C: Slots<[u64; W]> + 'static>(
+    c: C,
+    keys: Vec<C::Key>,
+    reads: Vec<usize>,
+) -> Runner {
+    Box::new(move || {
+        let mut sum = 0u64;
+        for &l in &reads {
+            sum = sum.wrapping_add(black_box(&c).get(keys[l]).expect("live")[0]);
+        }
+        black_box(sum)
+    })
+}
+
+/// Churn operations per run.
+const CHURN_OPS: usize = 100_000;
+
+/// Pool churn with `LIVE` values of `8 * W` bytes: filled, scrambled, then `CHURN_OPS` steps at
+/// positions from seeds 1 (remove) and 2 (read).
+fn churn<const W: usize, const LIVE: usize, C: Slots<[u64; W]> + 'static>(mut c: C) -> Runner {
+    let keys = fill::<W, C>(&mut c, LIVE, true);
+    churn_runner::<W, C>(
+        c,
+        keys,
+        positions(LIVE, CHURN_OPS, 1),
+        positions(LIVE, CHURN_OPS, 2),
+    )
+}
+
+/// Live values of the growable-pool jobs; every touched handle lies past the first chunk.
+const GROW_LIVE: usize = 100_000;
+/// The growable pool's chunk size (slots).
+const GROW_CHUNK: usize = 4096;
+
+/// Positions in `GROW_CHUNK..GROW_LIVE` (filled in order, not scrambled, so position = slot).
+fn past_first_chunk(count: usize, seed: u64) -> Vec<usize> {
+    positions(GROW_LIVE - GROW_CHUNK, count, seed)
+        .into_iter()
+        .map(|p| p + GROW_CHUNK)
+        .collect()
+}
+
+fn grow_churn(mut c: Pool<[u64; 8]>) -> Runner {
+    let keys = fill::<8, _>(&mut c, GROW_LIVE, false);
+    churn_runner::<8, _>(
+        c,
+        keys,
+        past_first_chunk(CHURN_OPS, 1),
+        past_first_chunk(CHURN_OPS, 2),
+    )
+}
+
+fn grow_lookup(mut c: Pool<[u64; 8]>) -> Runner {
+    let keys = fill::<8, _>(&mut c, GROW_LIVE, false);
+    lookup_runner::<8, _>(c, keys, past_first_chunk(CHURN_OPS, 2))
+}
+
+/// Iteration passes per run.
+const ITER_PASSES: usize = 2;
+/// Live values of the iteration job.
+const ITER_LIVE: usize = 100_000;
+
+fn iterate<C: Slots<[u64; 8]> + 'static>(mut c: C) -> Runner {
+    fill::<8, C>(&mut c, ITER_LIVE, true);
+    Box::new(move || {
+        let mut sum = 0u64;
+        for _ in 0..ITER_PASSES {
+            sum = sum.wrapping_add(black_box(&c).sum_first());
+        }
+        black_box(sum)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arena jobs
+// ---------------------------------------------------------------------------------------------
+
+/// Values per round of the arena jobs.
+const ARENA_N: usize = 10_000;
+/// Rounds (values then reset) per run.
+const ARENA_ROUNDS: usize = 10;
+
+/// Bytes every arena gets up front: one page holds a whole round of 256-byte values.
+const ARENA_BYTES: usize = 4 << 20;
+
+/// `ARENA_ROUNDS` x (`ARENA_N` allocations made by `alloc(i)`, then `reset`).
+macro_rules! rounds {
+    ($arena:ident, $i:ident => $alloc:expr, $reset:expr) => {
+        Box::new(move || {
+            for _ in 0..ARENA_ROUNDS {
+                for $i in 0..ARENA_N {
+                    black_box($alloc);
+                }
+                $reset;
+            }
+            0
+        })
+    };
+}
+
+/// The layouts of the mixed job: sizes uniform in 8..=256 bytes, align 8 or 16 (even odds),
+/// seed 0x5EED.
+fn mixed_layouts() -> Vec<Layout> {
+    let mut rng = Rng::new(0x5EED);
+    (0..ARENA_N)
+        .map(|_| {
+            let size = 8 + rng.below(256 - 8 + 1);
+            let align = if rng.next() & 1 == 0 { 8 } else { 16 };
+            Layout::from_size_align(size, align).expect("valid layout")
+        })
+        .collect()
+}
+
+/// Scopes per run of the scope job, and allocations per scope.
+const SCOPES: usize = 1_000;
+const PER_SCOPE: usize = 100;
+
+// ---------------------------------------------------------------------------------------------
+// Heap jobs
+// ---------------------------------------------------------------------------------------------
+
+/// The heap's region, and every peer's.
+const REGION: usize = 64 << 20;
+/// Free+alloc pairs per run.
+const HEAP_PAIRS: usize = 20_000;
+
+/// One allocator of a fixed region.
+trait RegionAlloc {
+    fn alloc(&mut self, layout: Layout) -> NonNull<u8>;
+    /// # Safety
+    /// `ptr` is live, from `alloc` with `layout`.
+    unsafe fn free(&mut self, ptr: NonNull<u8>, layout: Layout);
+}
+
+impl RegionAlloc for FreeListHeap<'static> {
+    #[inline]
+    fn alloc(&mut self, layout: Layout) -> NonNull<u8> {
+        FreeListHeap::alloc(self, layout)
+    }
+    #[inline]
+    unsafe fn free(&mut self, ptr: NonNull<u8>, _layout: Layout) {
+        FreeListHeap::free(self, ptr).expect("a live block");
+    }
+}
+
+/// Memory for a peer's region; leaked, as the process ends after the job.
+fn region() -> NonNull<u8> {
+    let layout = Layout::from_size_align(REGION, 4096).expect("valid layout");
+    // SAFETY: the layout has a non-zero size.
+    NonNull::new(unsafe { std::alloc::alloc(layout) }).expect("64 MiB for a peer's region")
+}
+
+struct Rlsf(rlsf::Tlsf<'static, u32, u16, 24, 16>);
+
+impl Rlsf {
+    fn new() -> Self {
+        let mut tlsf = rlsf::Tlsf::new();
+        // SAFETY: the region is valid for REGION bytes, never freed, used by nothing else.
+        unsafe { tlsf.insert_free_block_ptr(NonNull::slice_from_raw_parts(region(), REGION)) };
+        Rlsf(tlsf)
+    }
+}
+
+impl RegionAlloc for Rlsf {
+    #[inline]
+    fn alloc(&mut self, layout: Layout) -> NonNull<u8> {
+        self.0
+            .allocate(layout)
+            .expect("the region holds the live set")
+    }
+    #[inline]
+    unsafe fn free(&mut self, ptr: NonNull<u8>, layout: Layout) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.deallocate(ptr, layout.align()) }
+    }
+}
+
+struct Talc(talc::base::Talc<talc::source::Manual, talc::DefaultBinning>);
+
+impl Talc {
+    fn new() -> Self {
+        let mut talc = talc::base::Talc::new(talc::source::Manual);
+        // SAFETY: as for rlsf.
+        unsafe {
+            talc.claim(region().as_ptr(), REGION)
+                .expect("talc claims the region")
+        };
+        Talc(talc)
+    }
+}
+
+impl RegionAlloc for Talc {
+    #[inline]
+    fn alloc(&mut self, layout: Layout) -> NonNull<u8> {
+        // SAFETY: every size is non-zero.
+        unsafe { self.0.allocate(layout) }.expect("the region holds the live set")
+    }
+    #[inline]
+    unsafe fn free(&mut self, ptr: NonNull<u8>, layout: Layout) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.0.deallocate(ptr.as_ptr(), layout) }
+    }
+}
+
+/// `LIVE` blocks of sizes uniform in 16..=4096 bytes (align 8), seed 0x9E37_79B9_7F4A_7C15;
+/// then per operation: free the block at a random position (seed 4), allocate a new random size
+/// there (one free + one alloc = one operation).
+fn heap<const LIVE: usize, A: RegionAlloc + 'static>(mut a: A) -> Runner {
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut layout =
+        || Layout::from_size_align(16 + rng.below(4096 - 16 + 1), 8).expect("valid layout");
+    let mut live: Vec<(NonNull<u8>, Layout)> = (0..LIVE)
+        .map(|_| {
+            let l = layout();
+            (a.alloc(l), l)
+        })
+        .collect();
+    let at = positions(LIVE, HEAP_PAIRS, 4);
+    let steps: Vec<(usize, Layout)> = at.into_iter().map(|k| (k, layout())).collect();
+    Box::new(move || {
+        for &(at, l) in &steps {
+            let (ptr, old) = live[at];
+            // SAFETY: every entry of `live` is a live block with its layout.
+            unsafe { a.free(ptr, old) };
+            live[at] = (black_box(a.alloc(l)), l);
+        }
+        0
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// SoA jobs
+// ---------------------------------------------------------------------------------------------
+
+/// Live particles of the `SoaPool` churn job and operations per run.
+const SOA_LIVE: usize = 100_000;
+const SOA_OPS: usize = 50_000;
+/// Particles of the column-pass job, and passes per run.
+const PASS_N: usize = 100_003;
+const PASSES: usize = 4;
+const DT: f32 = 1.0 / 60.0;
+
+/// Remove the particle at a random position (seed 3), insert a new one in its place.
+macro_rules! soa_churn {
+    ($pool:expr) => {{
+        let mut p = $pool;
+        let mut keys: Vec<_> = (0..SOA_LIVE).map(|i| p.insert(particle(i))).collect();
+        let picks = positions(SOA_LIVE, SOA_OPS, 3);
+        Box::new(move || {
+            for (step, &i) in picks.iter().enumerate() {
+                p.remove(keys[i]);
+                keys[i] = p.insert(particle(step));
+            }
+            0
+        })
+    }};
+}
+
+/// `PASSES` x `pass` over a `SoaVec` of `PASS_N` particles.
+fn column_pass(pass: fn(&mut SoaVec<Particle>, f32)) -> Runner {
+    let mut v: SoaVec<Particle> = (0..PASS_N).map(particle).collect();
+    Box::new(move || {
+        for _ in 0..PASSES {
+            pass(&mut v, DT);
+            black_box(v.slices().x);
+        }
+        0
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The contestants, one function each: setup, then the runner the job times or counts.
+// ---------------------------------------------------------------------------------------------
+
+fn bump_ours<const W: usize>() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    rounds!(a, i => a.alloc(words::<W>(i)), a.reset())
+}
+fn bump_ours_chained<const W: usize>() -> Runner {
+    let mut a = Arena::chained(ARENA_BYTES);
+    rounds!(a, i => a.alloc(words::<W>(i)), a.reset())
+}
+fn bump_bumpalo<const W: usize>() -> Runner {
+    let mut a = bumpalo::Bump::with_capacity(ARENA_BYTES);
+    rounds!(a, i => a.alloc(words::<W>(i)), a.reset())
+}
+fn bump_bump_scope<const W: usize>() -> Runner {
+    let mut a: bump_scope::Bump = bump_scope::Bump::with_size(ARENA_BYTES);
+    rounds!(a, i => a.alloc(words::<W>(i)).into_mut(), a.reset())
+}
+fn mixed_ours() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    let ls = mixed_layouts();
+    rounds!(a, i => a.alloc_layout(ls[i]), a.reset())
+}
+fn mixed_bumpalo() -> Runner {
+    let mut a = bumpalo::Bump::with_capacity(ARENA_BYTES);
+    let ls = mixed_layouts();
+    rounds!(a, i => a.alloc_layout(ls[i]), a.reset())
+}
+fn mixed_bump_scope() -> Runner {
+    use bump_scope::traits::BumpAllocatorTyped;
+    let mut a: bump_scope::Bump = bump_scope::Bump::with_size(ARENA_BYTES);
+    let ls = mixed_layouts();
+    rounds!(a, i => a.allocate_layout(ls[i]), a.reset())
+}
+fn scope_ours() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    a.alloc(1u64); // something that outlives every scope
+    Box::new(move || {
+        for _ in 0..SCOPES {
+            let s = a.scope();
+            for i in 0..PER_SCOPE {
+                black_box(s.alloc(words::<8>(i)));
+            }
+        }
+        0
+    })
+}
+fn scope_bump_scope() -> Runner {
+    let mut a: bump_scope::Bump = bump_scope::Bump::with_size(ARENA_BYTES);
+    let _ = a.alloc(1u64).into_mut();
+    Box::new(move || {
+        for _ in 0..SCOPES {
+            a.scoped(|s| {
+                for i in 0..PER_SCOPE {
+                    black_box(s.alloc(words::<8>(i)).into_mut());
+                }
+            });
+        }
+        0
+    })
+}
+fn drop1_ours() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    rounds!(a, i => a.alloc(Droppy::<0> { fields: words::<8>(i) }), a.reset())
+}
+fn drop1_bump_scope() -> Runner {
+    let mut a: bump_scope::Bump = bump_scope::Bump::with_size(ARENA_BYTES);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            a.scoped(|s| {
+                let mut i = 0;
+                let held = s.alloc_slice_fill_with(ARENA_N, || {
+                    i += 1;
+                    s.alloc(Droppy::<0> {
+                        fields: words::<8>(i),
+                    })
+                });
+                black_box(&held);
+            });
+        }
+        0
+    })
+}
+fn drop2_ours() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            for i in 0..ARENA_N / 2 {
+                black_box(a.alloc(Droppy::<0> {
+                    fields: words::<8>(i),
+                }));
+                black_box(a.alloc(Droppy::<1> {
+                    fields: words::<8>(i),
+                }));
+            }
+            a.reset();
+        }
+        0
+    })
+}
+fn drop2_bump_scope() -> Runner {
+    let mut a: bump_scope::Bump = bump_scope::Bump::with_size(ARENA_BYTES);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            a.scoped(|s| {
+                let mut i = 0;
+                let held = s.alloc_slice_fill_with(ARENA_N / 2, || {
+                    i += 1;
+                    (
+                        s.alloc(Droppy::<0> {
+                            fields: words::<8>(i),
+                        }),
+                        s.alloc(Droppy::<1> {
+                            fields: words::<8>(i),
+                        }),
+                    )
+                });
+                black_box(&held);
+            });
+        }
+        0
+    })
+}
+fn churn_ours<const W: usize, const LIVE: usize>() -> Runner {
+    churn::<W, LIVE, _>(Pool::<[u64; W]>::with_capacity(LIVE))
+}
+fn churn_slotmap<const W: usize, const LIVE: usize>() -> Runner {
+    churn::<W, LIVE, _>(slotmap::SlotMap::<slotmap::DefaultKey, [u64; W]>::with_capacity(LIVE))
+}
+fn churn_dense<const W: usize, const LIVE: usize>() -> Runner {
+    churn::<W, LIVE, _>(slotmap::DenseSlotMap::<slotmap::DefaultKey, [u64; W]>::with_capacity(LIVE))
+}
+fn churn_thunderdome<const W: usize, const LIVE: usize>() -> Runner {
+    churn::<W, LIVE, _>(thunderdome::Arena::<[u64; W]>::with_capacity(LIVE))
+}
+fn churn_slab<const W: usize, const LIVE: usize>() -> Runner {
+    churn::<W, LIVE, _>(slab::Slab::<[u64; W]>::with_capacity(LIVE))
+}
+fn grow_churn_ours() -> Runner {
+    grow_churn(Pool::growable(GROW_CHUNK))
+}
+fn grow_churn_fixed() -> Runner {
+    grow_churn(Pool::with_capacity(GROW_LIVE))
+}
+fn grow_lookup_ours() -> Runner {
+    grow_lookup(Pool::growable(GROW_CHUNK))
+}
+fn grow_lookup_fixed() -> Runner {
+    grow_lookup(Pool::with_capacity(GROW_LIVE))
+}
+fn iter_ours() -> Runner {
+    iterate(Pool::<[u64; 8]>::with_capacity(ITER_LIVE))
+}
+fn iter_slotmap() -> Runner {
+    iterate(slotmap::SlotMap::<slotmap::DefaultKey, [u64; 8]>::with_capacity(ITER_LIVE))
+}
+fn iter_dense() -> Runner {
+    iterate(slotmap::DenseSlotMap::<slotmap::DefaultKey, [u64; 8]>::with_capacity(ITER_LIVE))
+}
+fn iter_thunderdome() -> Runner {
+    iterate(thunderdome::Arena::<[u64; 8]>::with_capacity(ITER_LIVE))
+}
+fn soa_churn_ours() -> Runner {
+    soa_churn!(SoaPool::<Particle>::with_capacity(SOA_LIVE))
+}
+fn soa_churn_dense() -> Runner {
+    soa_churn!(slotmap::DenseSlotMap::<slotmap::DefaultKey, Particle>::with_capacity(SOA_LIVE))
+}
+fn soa_churn_slotmap() -> Runner {
+    soa_churn!(slotmap::SlotMap::<slotmap::DefaultKey, Particle>::with_capacity(SOA_LIVE))
+}
+fn heap_ours<const LIVE: usize>() -> Runner {
+    heap::<LIVE, _>(FreeListHeap::with_capacity(REGION))
+}
+fn heap_rlsf<const LIVE: usize>() -> Runner {
+    heap::<LIVE, _>(Rlsf::new())
+}
+fn heap_talc<const LIVE: usize>() -> Runner {
+    heap::<LIVE, _>(Talc::new())
+}
+fn chunks_ours() -> Runner {
+    column_pass(update_x_chunks8)
+}
+fn chunks_zip() -> Runner {
+    column_pass(update_x_zip)
+}
+fn chunks_hand() -> Runner {
+    let mut x: Vec<f32> = (0..PASS_N).map(|i| particle(i).x).collect();
+    let vx: Vec<f32> = (0..PASS_N).map(|i| particle(i).vx).collect();
+    Box::new(move || {
+        for _ in 0..PASSES {
+            for (x, vx) in x.iter_mut().zip(&vx) {
+                *x += vx * DT;
+            }
+            black_box(&x);
+        }
+        0
+    })
+}
+fn tracked_budget() -> Runner {
+    // A budget never reached, so every allocation takes the check's fast path.
+    let mut a = Tracked::new(Arena::with_capacity(ARENA_BYTES), "budgeted", "Bench")
+        .with_budget(Budget::fail(1 << 30));
+    rounds!(a, i => a.alloc(words::<8>(i)), a.reset())
+}
+fn tracked_none() -> Runner {
+    let mut a = Tracked::new(Arena::with_capacity(ARENA_BYTES), "tagged", "Bench");
+    rounds!(a, i => a.alloc(words::<8>(i)), a.reset())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The jobs
+// ---------------------------------------------------------------------------------------------
+
+const ARENA_OPS: u64 = (ARENA_N * ARENA_ROUNDS) as u64;
+
+macro_rules! bump_job {
+    ($name:literal, $w:literal) => {
+        Job {
+            name: $name,
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "ours", bump_ours::<$w>),
+                (Peer, "bumpalo", bump_bumpalo::<$w>),
+                (Peer, "bump-scope", bump_bump_scope::<$w>),
+                (Other, "ours-chained", bump_ours_chained::<$w>),
+            ],
+        }
+    };
+}
+
+macro_rules! churn_job {
+    ($name:literal, $w:literal, $live:literal) => {
+        Job {
+            name: $name,
+            ops: CHURN_OPS as u64,
+            contestants: &[
+                (Ours, "ours", churn_ours::<$w, $live>),
+                (Peer, "slotmap", churn_slotmap::<$w, $live>),
+                (Peer, "dense-slotmap", churn_dense::<$w, $live>),
+                (Peer, "thunderdome", churn_thunderdome::<$w, $live>),
+                (Other, "slab", churn_slab::<$w, $live>),
+            ],
+        }
+    };
+}
+
+macro_rules! heap_job {
+    ($name:literal, $live:literal) => {
+        Job {
+            name: $name,
+            ops: HEAP_PAIRS as u64,
+            contestants: &[
+                (Ours, "ours", heap_ours::<$live>),
+                (Peer, "rlsf", heap_rlsf::<$live>),
+                (Peer, "talc", heap_talc::<$live>),
+            ],
+        }
+    };
+}
+
+fn jobs() -> Vec<Job> {
+    let mut jobs = vec![
+        bump_job!("bump-64", 8),
+        bump_job!("bump-8", 1),
+        bump_job!("bump-256", 32),
+        Job {
+            name: "bump-mixed",
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "ours", mixed_ours),
+                (Peer, "bumpalo", mixed_bumpalo),
+                (Peer, "bump-scope", mixed_bump_scope),
+            ],
+        },
+        Job {
+            name: "scope-100",
+            ops: SCOPES as u64,
+            contestants: &[
+                (Ours, "ours", scope_ours),
+                (Peer, "bump-scope", scope_bump_scope),
+            ],
+        },
+        Job {
+            name: "drop-1type",
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "ours", drop1_ours),
+                (Peer, "bump-scope", drop1_bump_scope),
+            ],
+        },
+        Job {
+            name: "drop-2types",
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "ours", drop2_ours),
+                (Peer, "bump-scope", drop2_bump_scope),
+            ],
+        },
+        churn_job!("pool-churn-64", 8, 100_000),
+        churn_job!("pool-churn-8", 1, 100_000),
+        churn_job!("pool-churn-256", 32, 100_000),
+        churn_job!("pool-churn-64-1k", 8, 1_000),
+        churn_job!("pool-churn-64-10k", 8, 10_000),
+    ];
+    if std::env::var_os("ARENA_KIT_CALLGRIND_1M").is_some() {
+        jobs.push(churn_job!("pool-churn-64-1m", 8, 1_000_000));
+    }
+    jobs.extend([
+        Job {
+            name: "growable-churn",
+            ops: CHURN_OPS as u64,
+            contestants: &[
+                (Ours, "ours-growable", grow_churn_ours),
+                (Peer, "fixed-pool", grow_churn_fixed),
+            ],
+        },
+        Job {
+            name: "growable-lookup",
+            ops: CHURN_OPS as u64,
+            contestants: &[
+                (Ours, "ours-growable", grow_lookup_ours),
+                (Peer, "fixed-pool", grow_lookup_fixed),
+            ],
+        },
+        Job {
+            name: "pool-iter",
+            ops: (ITER_LIVE * ITER_PASSES) as u64,
+            contestants: &[
+                (Ours, "ours", iter_ours),
+                (Peer, "slotmap", iter_slotmap),
+                (Peer, "dense-slotmap", iter_dense),
+                (Peer, "thunderdome", iter_thunderdome),
+            ],
+        },
+        Job {
+            name: "soapool-churn",
+            ops: SOA_OPS as u64,
+            contestants: &[
+                (Ours, "ours", soa_churn_ours),
+                (Peer, "dense-slotmap", soa_churn_dense),
+                (Other, "slotmap", soa_churn_slotmap),
+            ],
+        },
+        heap_job!("heap-256", 256),
+        heap_job!("heap-4096", 4096),
+        Job {
+            name: "chunks8",
+            ops: (PASS_N * PASSES) as u64,
+            contestants: &[
+                (Ours, "ours-chunks8", chunks_ours),
+                (Peer, "zip", chunks_zip),
+                (Other, "hand-zip", chunks_hand),
+            ],
+        },
+        Job {
+            name: "tracked-budget",
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "tracked-budget", tracked_budget),
+                (Peer, "untracked", bump_ours::<8>),
+                (Other, "tracked-no-budget", tracked_none),
+                (Other, "bumpalo", bump_bumpalo::<8>),
+            ],
+        },
+    ]);
+    jobs
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driver
+// ---------------------------------------------------------------------------------------------
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Ours => "ours",
+        Peer => "peer",
+        Other => "other",
+    }
+}
+
+/// The value at quantile `q` of sorted `xs`, interpolated linearly.
+fn quantile(xs: &[f64], q: f64) -> f64 {
+    let pos = q * (xs.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    xs[lo] + (xs[hi] - xs[lo]) * (pos - lo as f64)
+}
+
+fn sorted(mut xs: Vec<f64>) -> Vec<f64> {
+    xs.sort_by(f64::total_cmp);
+    xs
+}
+
+/// Interleaved rounds of one job: per contestant the median ns per operation, then the
+/// per-round ratio ours / best peer (the peer with the lowest median).
+fn wall(job: &Job, rounds: usize) {
+    let mut runners: Vec<Runner> = job.contestants.iter().map(|c| (c.2)()).collect();
+    for r in &mut runners {
+        black_box(r());
+    }
+    let n = runners.len();
+    let mut times = vec![Vec::with_capacity(rounds); n];
+    for round in 0..rounds {
+        for step in 0..n {
+            let k = if round % 2 == 0 { step } else { n - 1 - step };
+            let start = Instant::now();
+            black_box(runners[k]());
+            times[k].push(start.elapsed().as_nanos() as f64 / job.ops as f64);
+        }
+    }
+    let medians: Vec<f64> = times
+        .iter()
+        .map(|t| quantile(&sorted(t.clone()), 0.5))
+        .collect();
+    let ours = job
+        .contestants
+        .iter()
+        .position(|c| c.0 == Ours)
+        .expect("ours");
+    let best = (0..n)
+        .filter(|&k| job.contestants[k].0 == Peer)
+        .min_by(|&a, &b| medians[a].total_cmp(&medians[b]))
+        .expect("a peer");
+    let ratios = sorted(
+        times[ours]
+            .iter()
+            .zip(&times[best])
+            .map(|(o, p)| o / p)
+            .collect(),
+    );
+    let cells: Vec<String> = job
+        .contestants
+        .iter()
+        .zip(&medians)
+        .map(|(c, m)| format!("{} {m:.2}", c.1))
+        .collect();
+    println!(
+        "| {} | {} | {} | {:.3} | {:.3}-{:.3} |",
+        job.name,
+        cells.join(", "),
+        job.contestants[best].1,
+        quantile(&ratios, 0.5),
+        quantile(&ratios, 0.05),
+        quantile(&ratios, 0.95),
+    );
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: callgrind list | callgrind JOB CONTESTANT | callgrind wall [--rounds N] [JOB...]"
+    );
+    std::process::exit(2)
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; ignore it and any other flag but `--rounds`.
+    let mut args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let jobs = jobs();
+    match args.first().map(String::as_str) {
+        None => usage(),
+        Some("list") => {
+            for job in &jobs {
+                let cs: Vec<String> = job
+                    .contestants
+                    .iter()
+                    .map(|c| format!("{}={}", role_name(c.0), c.1))
+                    .collect();
+                println!("{} {} {}", job.name, job.ops, cs.join(" "));
+            }
+        }
+        Some("wall") => {
+            args.remove(0);
+            let mut rounds = 15;
+            if let Some(at) = args.iter().position(|a| a == "--rounds") {
+                rounds = args
+                    .get(at + 1)
+                    .and_then(|r| r.parse().ok())
+                    .unwrap_or_else(|| usage());
+                args.drain(at..at + 2);
+            }
+            println!(
+                "wall clock, {rounds} interleaved rounds, ns per operation (median per contestant){}",
+                match option_env!("ARENA_KIT_SYMBOL_ORDER") {
+                    Some(_) => ", code laid out in reversed order",
+                    None => "",
+                }
+            );
+            println!(
+                "| job | contestants | best peer | median ratio | p5-p95 of per-round ratios |"
+            );
+            println!("| --- | --- | --- | ---: | --- |");
+            for job in jobs
+                .iter()
+                .filter(|j| args.is_empty() || args.iter().any(|a| a == j.name))
+            {
+                wall(job, rounds);
+            }
+        }
+        Some(name) => {
+            let job = jobs
+                .iter()
+                .find(|j| j.name == name)
+                .unwrap_or_else(|| usage());
+            let who = args.get(1).unwrap_or_else(|| usage());
+            let c = job
+                .contestants
+                .iter()
+                .find(|c| c.1 == who)
+                .unwrap_or_else(|| usage());
+            let mut run = (c.2)();
+            black_box(run()); // warm-up: pages touched, lazy paths taken
+            black_box(counted_region(&mut *run));
+            println!("{} {} ops {}", job.name, who, job.ops);
+        }
+    }
+}
