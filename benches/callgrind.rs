@@ -5,11 +5,12 @@
 //!   the job once to warm up, then runs it once more inside [`counted_region`], the one function
 //!   that `valgrind --tool=callgrind --toggle-collect='*counted_region*'` counts. Prints the
 //!   job's operation count. `scripts/callgrind-ratios.sh` drives it and prints the table.
-//! - `callgrind wall [JOB...]`: every contestant of each job once per round, the order reversed
-//!   every other round, 15 rounds (`--rounds N` for more); prints the median of the per-round
-//!   ratios ours / best peer and the 5th-95th percentile of them (the interval 90% of the
-//!   rounds fall in). `scripts/wall-ratios.sh` runs it from two builds whose contestants' code
-//!   sits in opposite orders (feature `reverse-order`).
+//! - `callgrind wall [JOB...]`: every contestant of each job once per round (one sample: its
+//!   job run back to back for about 10 ms), the order reversed every other round, 15 rounds
+//!   (`--rounds N` for more); prints the median of the per-round ratios ours / best peer and the
+//!   5th-95th percentile of them (the interval 90% of the rounds fall in).
+//!   `scripts/wall-ratios.sh` runs it from two links of this driver whose code is laid out in
+//!   opposite orders (see build.rs).
 //! - `callgrind list`: one line per job: name, operation count, `role=contestant` fields
 //!   (`ours`, `peer`: counted for the best peer, `other`: shown for reference only).
 //!
@@ -860,21 +861,36 @@ fn sorted(mut xs: Vec<f64>) -> Vec<f64> {
     xs
 }
 
+/// The length of one wall-clock sample: a contestant's runs are repeated back to back up to it.
+const SAMPLE_NS: u128 = 10_000_000;
+
 /// Interleaved rounds of one job: per contestant the median ns per operation, then the
 /// per-round ratio ours / best peer (the peer with the lowest median).
 fn wall(job: &Job, rounds: usize) {
     let mut runners: Vec<Runner> = job.contestants.iter().map(|c| (c.2)()).collect();
-    for r in &mut runners {
-        black_box(r());
-    }
+    // Warm-up, and how many back-to-back runs make one sample of about SAMPLE_NS (a single run
+    // of a millisecond or less is at the mercy of one context switch on a loaded machine).
+    let reps: Vec<u32> = runners
+        .iter_mut()
+        .map(|r| {
+            black_box(r());
+            let start = Instant::now();
+            black_box(r());
+            let once = start.elapsed().as_nanos().max(1);
+            (SAMPLE_NS / once).clamp(1, 1000) as u32
+        })
+        .collect();
     let n = runners.len();
     let mut times = vec![Vec::with_capacity(rounds); n];
     for round in 0..rounds {
         for step in 0..n {
             let k = if round % 2 == 0 { step } else { n - 1 - step };
             let start = Instant::now();
-            black_box(runners[k]());
-            times[k].push(start.elapsed().as_nanos() as f64 / job.ops as f64);
+            for _ in 0..reps[k] {
+                black_box(runners[k]());
+            }
+            let ns = start.elapsed().as_nanos() as f64;
+            times[k].push(ns / (f64::from(reps[k]) * job.ops as f64));
         }
     }
     let medians: Vec<f64> = times
