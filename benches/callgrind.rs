@@ -74,7 +74,7 @@ use Role::{Other, Ours, Peer};
 struct Rng(u64);
 
 impl Rng {
-    /// A generator for `seed`, spread by a multiply so that small seeds do not start with
+    /// A generator for `seed`, spread by a multiply so that a small seed does not start with
     /// small, correlated outputs.
     fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
@@ -214,7 +214,7 @@ fn lookup_runner<const W: usize, C: Slots<[u64; W]> + 'static>(
 const CHURN_OPS: usize = 100_000;
 
 /// Pool churn with `LIVE` values of `8 * W` bytes: filled, scrambled, then `CHURN_OPS` steps at
-/// positions from seeds 1 (remove) and 2 (read).
+/// positions from RNG seed 1 (remove) and RNG seed 2 (read).
 fn churn<const W: usize, const LIVE: usize, C: Slots<[u64; W]> + 'static>(mut c: C) -> Runner {
     let keys = fill::<W, C>(&mut c, LIVE, true);
     churn_runner::<W, C>(
