@@ -56,6 +56,9 @@ pub mod soa;
 #[cfg(feature = "alloc")]
 mod sync;
 pub mod tags;
+// The unsafe half of `tags::TaggingAllocator` (its `GlobalAlloc` impl), outside the safe `tags`.
+#[cfg(feature = "std")]
+mod tagging_alloc;
 
 // The main types sit at the root too (`arena_kit::SoaVec` beside `arena_kit::Arena`): what the
 // README and the facade's prelude use, so a pasted example needs no module path.

@@ -40,6 +40,18 @@
 //! `Serialize`, in the shape of the built-in JSON ([`Report::to_json`]), which stays for `no_std`
 //! users and needs no dependency.
 //!
+//! **Every other byte of the process** (each `Vec`, `Box` and `String`): install the
+//! [`TaggingAllocator`] as the `#[global_allocator]` and open a [`tag_scope`] (or [`mem_tag!`])
+//! around a subsystem's work. Each allocation is charged to the innermost scope of the
+//! allocating thread and its free to the same tag from any thread; [`global_rows`] turns the
+//! counters into one [`Source`] row per tag plus "Untracked", for the same [`Registry`],
+//! [`Report`], [`History`] and exports. Its costs: an 8-byte header per allocation (`align` bytes
+//! for alignments over 8), two thread-local reads and two plain adds per allocation and per free
+//! (per-thread counters, no lock and no shared atomic), and a lock-free scan of at most
+//! [`MAX_TAG_SLOTS`] slots per `tag_scope`; see [`global_rows`] for how its rows and `Tracked`
+//! rows count each byte once. It needs `std`: without it there is no `TaggingAllocator` and no
+//! `tag_scope`, and only the allocators' own rows (`Tracked`, `LockedHeap`'s statistics) count.
+//!
 //! ```
 //! use arena_kit::{Arena, Pool, Registry, Tag, Tracked};
 //!
@@ -71,6 +83,8 @@
 mod budget;
 #[cfg(feature = "alloc")]
 mod export;
+#[cfg(feature = "std")]
+mod global;
 mod guard;
 #[cfg(feature = "alloc")]
 mod heap;
@@ -94,7 +108,16 @@ pub use crate::arena::BumpAllocator;
 /// The guarded heap lives in [`crate::heap`]; re-exported here beside the other debug layers.
 #[cfg(feature = "alloc")]
 pub use crate::heap::GuardedHeap;
+#[cfg(feature = "std")]
+pub use crate::mem_tag;
+/// The tagging global allocator lives in core's `tagging_alloc` module (its `unsafe` half).
+#[cfg(feature = "std")]
+pub use crate::tagging_alloc::{
+    HEADER, MAX_TAG_SLOTS, MAX_THREADS, TaggingAllocator, overflowed_scopes,
+};
 pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
+#[cfg(feature = "std")]
+pub use global::{GlobalRow, TagScope, global_rows, tag_scope};
 pub use guard::GuardReport;
 #[cfg(feature = "alloc")]
 pub use history::{FrameSample, History};

@@ -1,0 +1,473 @@
+//! The unsafe half of the tagging global allocator ([`TaggingAllocator`], re-exported from
+//! [`tags`](crate::tags)): the `GlobalAlloc` impl with its per-allocation header, the fixed table
+//! of tag slots, the per-thread counter blocks and the thread-local current slot. The safe half
+//! (`tag_scope`, the report rows) is `tags/global.rs`.
+//!
+//! # Where the counters live
+//!
+//! * **Slots.** A tag is mapped to one of [`MAX_TAG_SLOTS`] counter slots the first time
+//!   `tag_scope` sees it: the slot keeps the tag's `TypeId` and a copy of the tag value, and later
+//!   scopes find it by comparing both (`==` of the tag type). Claiming a slot takes a spin lock
+//!   held for a scan and a copy; finding one is a lock-free scan. Slot 0 is "Untracked". When the
+//!   table is full, or a tag type is bigger than 16 bytes or aligned to more than 8, the scope
+//!   charges slot 0 and [`overflowed_scopes`] counts it.
+//! * **Blocks.** Each thread takes one of [`MAX_THREADS`] static counter blocks (a pair of
+//!   counters, bytes and allocations, per slot) the first time it allocates, and gives it back
+//!   when it exits; a later thread reuses it and keeps adding to the same counters, so the sums
+//!   stay exact. Only the owning thread writes a block, with a relaxed load and a relaxed store
+//!   (a plain add; no lock, no read-modify-write), and a report reads every block. A free adds
+//!   `-size` to the *freeing* thread's block in the slot of the *allocating* tag, so a block's
+//!   counter can be negative; the sum over blocks is the slot's live bytes. A thread that finds
+//!   every block taken, or that allocates while its thread-locals are being destroyed, counts in
+//!   one shared block with atomic adds instead.
+
+use core::alloc::{GlobalAlloc, Layout};
+use core::any::TypeId;
+use core::cell::{Cell, UnsafeCell};
+use core::mem::{MaybeUninit, align_of, size_of};
+use core::sync::atomic::{AtomicBool, AtomicIsize, AtomicU8, AtomicUsize, Ordering};
+use std::alloc::System;
+
+/// Counter slots, "Untracked" (slot 0) included: at most `MAX_TAG_SLOTS - 1` distinct tags.
+pub const MAX_TAG_SLOTS: usize = 64;
+
+/// Threads that count in a block of their own at once; further threads share one block with
+/// atomic adds (still exact, a little slower).
+pub const MAX_THREADS: usize = 256;
+
+/// The smallest header before each allocation, in bytes: it holds the allocating tag's slot. The
+/// header is `max(align, HEADER)` bytes, so the user pointer keeps the requested alignment.
+pub const HEADER: usize = 8;
+
+/// The slot of memory allocated with no tag in scope (and of overflowed scopes).
+pub(crate) const UNTRACKED: u8 = 0;
+
+/// The tag values a slot can hold: 16 bytes, aligned to 8.
+type TagBytes = [u64; 2];
+
+/// A global allocator that charges every allocation to the innermost [`tag_scope`] of the
+/// allocating thread, and its free to the same tag, whichever thread frees it ([`tag_scope`]
+/// explains how tags find their counters, the `tags` module docs how the rows feed a report). Everything else
+/// (the wrapped allocator `A` does the allocating) is unchanged.
+///
+/// Each allocation carries a header of `max(align, 8)` bytes before the pointer it returns, which
+/// holds the tag's slot: 8 bytes for the usual alignments, `align` bytes for larger ones (the
+/// pointer stays aligned as asked). `realloc` keeps the tag the memory was allocated with. Memory
+/// allocated with no tag in scope is charged to "Untracked", so the rows of
+/// [`global_rows`](crate::tags::global_rows) add up to every byte the program asked for (headers
+/// not counted). All `TaggingAllocator`s of a process share one set of counters: install one.
+///
+/// Only with the `std` feature: without it there are no thread-locals to hold the tag stack and
+/// no `System` allocator to wrap; a `no_std` program counts with [`Tracked`](crate::tags::Tracked)
+/// allocators, or with [`LockedHeap`](crate::heap::LockedHeap)'s own statistics.
+///
+/// ```
+/// use std::alloc::System;
+/// use arena_kit::tags::{TaggingAllocator, global_rows, tag_scope};
+///
+/// #[global_allocator]
+/// static ALLOC: TaggingAllocator = TaggingAllocator::new(System);
+///
+/// fn main() {
+///     let physics = {
+///         let _scope = tag_scope("Physics");
+///         vec![0u8; 4096]
+///     };
+///     let rows = global_rows("Untracked");
+///     let physics_row = rows.iter().find(|r| r.tag == "Physics").unwrap();
+///     assert_eq!(physics_row.usage.current, 4096);
+///     drop(physics);
+/// }
+/// ```
+///
+/// [`tag_scope`]: crate::tags::tag_scope
+///
+/// # Variance
+///
+/// Covariant in `A`: it holds the allocator it wraps.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TaggingAllocator<A = System> {
+    inner: A,
+}
+
+impl<A> TaggingAllocator<A> {
+    /// Wraps `inner`, a `const fn` for a `static`:
+    /// `static ALLOC: TaggingAllocator = TaggingAllocator::new(System);`.
+    ///
+    /// ```
+    /// use std::alloc::System;
+    /// use arena_kit::tags::TaggingAllocator;
+    ///
+    /// static ALLOC: TaggingAllocator = TaggingAllocator::new(System);
+    /// assert_eq!(std::mem::size_of_val(&ALLOC), 0);
+    /// ```
+    pub const fn new(inner: A) -> TaggingAllocator<A> {
+        TaggingAllocator { inner }
+    }
+
+    /// The wrapped allocator.
+    pub const fn inner(&self) -> &A {
+        &self.inner
+    }
+}
+
+/// The header's size for `align`, and the wrapped allocation's layout; `None` when the size
+/// with the header would not fit a `Layout`.
+#[inline(always)]
+fn outer(layout: Layout) -> Option<(usize, Layout)> {
+    let header = if layout.align() > HEADER {
+        layout.align()
+    } else {
+        HEADER
+    };
+    let size = layout.size().checked_add(header)?;
+    let align = if layout.align() > HEADER {
+        layout.align()
+    } else {
+        align_of::<u64>()
+    };
+    match Layout::from_size_align(size, align) {
+        Ok(l) => Some((header, l)),
+        Err(_) => None,
+    }
+}
+
+// SAFETY: every method hands the wrapped allocator a layout at least as large and as aligned as
+// the caller's (`outer`), and returns a pointer `header` bytes into that block, which is aligned
+// to the caller's alignment (the header is a multiple of it) and has `layout.size()` bytes after
+// it. `dealloc` and `realloc` recompute the same `header` and outer layout from the caller's
+// layout, which `GlobalAlloc`'s contract says is the one the block was allocated with.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for TaggingAllocator<A> {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let Some((header, outer)) = outer(layout) else {
+            return core::ptr::null_mut();
+        };
+        // SAFETY: `outer` has a non-zero size (it includes the header); `stamp` gets the block
+        // the wrapped allocator returned for it.
+        unsafe { stamp(self.inner.alloc(outer), header, layout.size()) }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let Some((header, outer)) = outer(layout) else {
+            return core::ptr::null_mut();
+        };
+        // SAFETY: as in `alloc`.
+        unsafe { stamp(self.inner.alloc_zeroed(outer), header, layout.size()) }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller passes the layout of an allocation of ours, so `outer` succeeded
+        // for it when it was allocated.
+        let (header, outer) = unsafe { outer(layout).unwrap_unchecked() };
+        // SAFETY: `ptr` is `header` bytes into the wrapped allocator's block, whose header's last
+        // byte holds the allocating tag's slot.
+        let (base, slot) = unsafe { (ptr.sub(header), ptr.sub(1).read()) };
+        charge(slot, -(layout.size() as isize), -1);
+        // SAFETY: `base` and `outer` are what the wrapped allocator returned and was given.
+        unsafe { self.inner.dealloc(base, outer) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as in `dealloc`.
+        let (header, old_outer) = unsafe { outer(layout).unwrap_unchecked() };
+        let Some(new_outer) = new_size.checked_add(header) else {
+            return core::ptr::null_mut();
+        };
+        if Layout::from_size_align(new_outer, old_outer.align()).is_err() {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: as in `dealloc`; the slot is read before the block may move.
+        let (base, slot) = unsafe { (ptr.sub(header), ptr.sub(1).read()) };
+        // SAFETY: `base`/`old_outer` describe the wrapped block, `new_outer` is non-zero and
+        // (checked above) a valid size for its alignment. The header moves with the contents, so
+        // the new block keeps the slot.
+        let new_base = unsafe { self.inner.realloc(base, old_outer, new_outer) };
+        if new_base.is_null() {
+            return new_base;
+        }
+        charge(slot, new_size as isize - layout.size() as isize, 0);
+        // SAFETY: the new block has `header + new_size` bytes.
+        unsafe { new_base.add(header) }
+    }
+}
+
+/// Writes the current slot into the header of a new block (null: refused, nothing counted),
+/// charges `size` bytes to it and returns the user pointer.
+///
+/// # Safety
+///
+/// `base` is null or a block of at least `header + size` bytes, `header` >= 1.
+#[inline(always)]
+unsafe fn stamp(base: *mut u8, header: usize, size: usize) -> *mut u8 {
+    if base.is_null() {
+        return base;
+    }
+    let slot = current_slot();
+    // SAFETY: the block has `header + size` bytes (the caller's contract); the slot byte is the
+    // last header byte, inside the block.
+    let user = unsafe {
+        let user = base.add(header);
+        user.sub(1).write(slot);
+        user
+    };
+    charge(slot, size as isize, 1);
+    user
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-thread state: the current slot and the thread's block. `const` thread-locals of `Cell`s
+// have no destructor and no lazy initialisation, so reading them never allocates and works while
+// the thread's other thread-locals are being destroyed.
+
+/// The block index of a thread that has not taken one yet.
+const NO_BLOCK: u16 = u16::MAX;
+/// The block index of a thread whose block was given back (it is exiting): count in the shared
+/// block.
+const SHARED: u16 = u16::MAX - 1;
+
+std::thread_local! {
+    static CURRENT: Cell<u8> = const { Cell::new(UNTRACKED) };
+    static BLOCK: Cell<u16> = const { Cell::new(NO_BLOCK) };
+    /// Gives the block back when the thread exits. Touched once, after the block is taken.
+    static RELEASE: Release = const { Release };
+}
+
+/// The current thread's innermost tag slot ([`UNTRACKED`] when thread-locals are gone).
+#[inline(always)]
+fn current_slot() -> u8 {
+    CURRENT.try_with(Cell::get).unwrap_or(UNTRACKED)
+}
+
+/// Makes `slot` the current thread's innermost slot, returning the previous one.
+pub(crate) fn swap_current(slot: u8) -> u8 {
+    CURRENT.try_with(|c| c.replace(slot)).unwrap_or(UNTRACKED)
+}
+
+/// Adds `bytes` and `count` to `slot` in the current thread's block.
+#[inline(always)]
+fn charge(slot: u8, bytes: isize, count: isize) {
+    let slot = usize::from(slot) % MAX_TAG_SLOTS;
+    let index = BLOCK.try_with(Cell::get).unwrap_or(SHARED);
+    if let Some(block) = BLOCKS.get(usize::from(index)) {
+        // Only this thread writes this block: a relaxed load and store is an exact add.
+        let c = &block.counters[slot];
+        c.bytes
+            .store(c.bytes.load(Ordering::Relaxed) + bytes, Ordering::Relaxed);
+        c.count
+            .store(c.count.load(Ordering::Relaxed) + count, Ordering::Relaxed);
+    } else {
+        charge_slow(index, slot, bytes, count);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn charge_slow(index: u16, slot: usize, bytes: isize, count: isize) {
+    if index == NO_BLOCK {
+        // Mark first: an allocation made while the block is taken counts in the shared block.
+        let _ = BLOCK.try_with(|b| b.set(SHARED));
+        if let Some(taken) = take_block() {
+            let _ = BLOCK.try_with(|b| b.set(taken));
+            // Registers the thread-exit hook; the registration may allocate, which now counts in
+            // the new block.
+            let _ = RELEASE.try_with(|_| ());
+            charge(slot as u8, bytes, count);
+            return;
+        }
+    }
+    let c = &SHARED_BLOCK.counters[slot];
+    c.bytes.fetch_add(bytes, Ordering::Relaxed);
+    c.count.fetch_add(count, Ordering::Relaxed);
+}
+
+/// Claims a free block, if any.
+fn take_block() -> Option<u16> {
+    BLOCKS
+        .iter()
+        .position(|b| {
+            !b.taken.load(Ordering::Relaxed)
+                && b.taken
+                    .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+        })
+        // `MAX_THREADS` < `SHARED`.
+        .map(|i| i as u16)
+}
+
+struct Release;
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let index = BLOCK.try_with(|b| b.replace(SHARED)).unwrap_or(SHARED);
+        if let Some(block) = BLOCKS.get(usize::from(index)) {
+            // Release: the next thread to take the block sees this thread's last counts.
+            block.taken.store(false, Ordering::Release);
+        }
+    }
+}
+
+struct Counter {
+    bytes: AtomicIsize,
+    count: AtomicIsize,
+}
+
+struct Block {
+    taken: AtomicBool,
+    counters: [Counter; MAX_TAG_SLOTS],
+}
+
+impl Block {
+    const fn new() -> Block {
+        Block {
+            taken: AtomicBool::new(false),
+            counters: [const {
+                Counter {
+                    bytes: AtomicIsize::new(0),
+                    count: AtomicIsize::new(0),
+                }
+            }; MAX_TAG_SLOTS],
+        }
+    }
+}
+
+static BLOCKS: [Block; MAX_THREADS] = [const { Block::new() }; MAX_THREADS];
+static SHARED_BLOCK: Block = Block::new();
+
+/// Live bytes and allocations of `slot`, summed over every block (never on the allocation path).
+pub(crate) fn slot_totals(slot: usize) -> (usize, usize) {
+    let (mut bytes, mut count) = (0isize, 0isize);
+    for block in BLOCKS.iter().chain(core::iter::once(&SHARED_BLOCK)) {
+        let c = &block.counters[slot];
+        bytes = bytes.wrapping_add(c.bytes.load(Ordering::Relaxed));
+        count = count.wrapping_add(c.count.load(Ordering::Relaxed));
+    }
+    // Reads race with other threads' adds; a frees' block read before the allocation's can make
+    // a sum briefly negative.
+    (bytes.max(0) as usize, count.max(0) as usize)
+}
+
+/// Raises `slot`'s sampled peak to `current` and returns it.
+pub(crate) fn sample_peak(slot: usize, current: usize) -> usize {
+    PEAKS[slot]
+        .fetch_max(current, Ordering::Relaxed)
+        .max(current)
+}
+
+static PEAKS: [AtomicUsize; MAX_TAG_SLOTS] = [const { AtomicUsize::new(0) }; MAX_TAG_SLOTS];
+
+// ---------------------------------------------------------------------------------------------
+// The slot table.
+
+const FREE: u8 = 0;
+const READY: u8 = 2;
+
+struct Slot {
+    state: AtomicU8,
+    /// Written once, before `state` becomes `READY` (Release); read after seeing `READY`
+    /// (Acquire).
+    type_id: UnsafeCell<MaybeUninit<TypeId>>,
+    value: UnsafeCell<MaybeUninit<TagBytes>>,
+}
+
+// SAFETY: the cells are written once by the thread holding `CLAIM`, before the slot is published
+// with a Release store of `READY`, and only read after an Acquire load sees `READY`.
+unsafe impl Sync for Slot {}
+
+static SLOTS: [Slot; MAX_TAG_SLOTS] = [const {
+    Slot {
+        state: AtomicU8::new(FREE),
+        type_id: UnsafeCell::new(MaybeUninit::uninit()),
+        value: UnsafeCell::new(MaybeUninit::uninit()),
+    }
+}; MAX_TAG_SLOTS];
+
+/// Held while a slot is being claimed.
+static CLAIM: AtomicBool = AtomicBool::new(false);
+static OVERFLOWED: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether a `G` fits a slot's copy.
+const fn fits<G>() -> bool {
+    size_of::<G>() <= size_of::<TagBytes>() && align_of::<G>() <= align_of::<TagBytes>()
+}
+
+/// The tag in `slot` if it is `READY` and holds a `G`.
+pub(crate) fn slot_tag<G: Copy + 'static>(slot: usize) -> Option<G> {
+    if !fits::<G>() {
+        return None;
+    }
+    let s = SLOTS.get(slot)?;
+    if slot == usize::from(UNTRACKED) || s.state.load(Ordering::Acquire) != READY {
+        return None;
+    }
+    // SAFETY: `READY` was stored (Release) after both cells were written and they are never
+    // written again; when the type ids match, the copy is a `G` (it fits, checked above).
+    unsafe {
+        if (*s.type_id.get()).assume_init() != TypeId::of::<G>() {
+            return None;
+        }
+        Some((*s.value.get()).as_ptr().cast::<G>().read())
+    }
+}
+
+/// The slot of `tag`, claimed if it has none ([`UNTRACKED`], counted, if none is free).
+pub(crate) fn slot_of<G: Copy + PartialEq + 'static>(tag: G) -> u8 {
+    if let Some(slot) = find(tag) {
+        return slot;
+    }
+    if !fits::<G>() {
+        OVERFLOWED.fetch_add(1, Ordering::Relaxed);
+        return UNTRACKED;
+    }
+    while CLAIM
+        .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
+        core::hint::spin_loop();
+    }
+    // Another thread may have claimed it while this one waited.
+    let slot = find(tag).or_else(|| {
+        let free = (1..MAX_TAG_SLOTS).find(|&i| SLOTS[i].state.load(Ordering::Relaxed) == FREE)?;
+        let s = &SLOTS[free];
+        let mut bytes = MaybeUninit::<TagBytes>::uninit();
+        // SAFETY: only the `CLAIM` holder writes a `FREE` slot, and no reader looks at it before
+        // it is `READY`. `G` fits `TagBytes` (checked above).
+        unsafe {
+            bytes.as_mut_ptr().cast::<G>().write(tag);
+            s.value.get().write(bytes);
+            s.type_id.get().write(MaybeUninit::new(TypeId::of::<G>()));
+        }
+        s.state.store(READY, Ordering::Release);
+        Some(free as u8)
+    });
+    CLAIM.store(false, Ordering::Release);
+    slot.unwrap_or_else(|| {
+        OVERFLOWED.fetch_add(1, Ordering::Relaxed);
+        UNTRACKED
+    })
+}
+
+fn find<G: Copy + PartialEq + 'static>(tag: G) -> Option<u8> {
+    (1..MAX_TAG_SLOTS)
+        .find(|&i| slot_tag::<G>(i) == Some(tag))
+        .map(|i| i as u8)
+}
+
+/// How many [`tag_scope`] calls charged "Untracked" because their tag found no slot (the table of
+/// [`MAX_TAG_SLOTS`] was full, or the tag type is bigger than 16 bytes or aligned to more than 8).
+///
+/// ```
+/// use arena_kit::tags::{overflowed_scopes, tag_scope};
+///
+/// let before = overflowed_scopes();
+/// let _scope = tag_scope("Audio"); // a `&'static str` tag fits a slot
+/// assert_eq!(overflowed_scopes(), before);
+/// ```
+///
+/// [`tag_scope`]: crate::tags::tag_scope
+pub fn overflowed_scopes() -> usize {
+    OVERFLOWED.load(Ordering::Relaxed)
+}

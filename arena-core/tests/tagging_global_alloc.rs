@@ -1,0 +1,400 @@
+//! `TaggingAllocator` as this test binary's `#[global_allocator]`: each tag's bytes are checked
+//! against what the checks allocate, including nested scopes, frees on other threads, `realloc`,
+//! large alignments, refused sizes, threads that exit, and "Untracked".
+//!
+//! No test harness (`harness = false` in Cargo.toml): the harness's own threads and buffers would
+//! allocate while the checks run, and "Untracked" is checked to the byte. The checks run in order
+//! on the main thread and on threads they start and join; the slot-table overflow runs last, as it
+//! fills the table.
+use arena_kit_core::tags::{
+    GlobalRow, MAX_TAG_SLOTS, Registry, Report, Source, Tag, TaggingAllocator, Usage, global_rows,
+    mem_tag, overflowed_scopes, tag_scope,
+};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeMap;
+
+#[global_allocator]
+static ALLOC: TaggingAllocator = TaggingAllocator::new(System);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum T {
+    Rendering,
+    Particles,
+    Physics,
+    Audio,
+    Streaming,
+    Ai,
+    Aligned,
+    Sender,
+    Receiver,
+    Peak,
+    Workers,
+    Reporting,
+    Untracked,
+}
+
+impl Tag for T {
+    fn name(&self) -> &'static str {
+        match self {
+            T::Rendering => "Rendering",
+            T::Particles => "Particles",
+            T::Physics => "Physics",
+            T::Audio => "Audio",
+            T::Streaming => "Streaming",
+            T::Ai => "AI",
+            T::Aligned => "Aligned",
+            T::Sender => "Sender",
+            T::Receiver => "Receiver",
+            T::Peak => "Peak",
+            T::Workers => "Workers",
+            T::Reporting => "Reporting",
+            T::Untracked => "Untracked",
+        }
+    }
+    fn parent(&self) -> Option<T> {
+        match self {
+            T::Particles => Some(T::Rendering),
+            _ => None,
+        }
+    }
+}
+
+/// The global rows now; the rows' own vector is charged to `Reporting`, not to what is checked.
+fn rows() -> Vec<GlobalRow<T>> {
+    let _scope = tag_scope(T::Reporting);
+    global_rows(T::Untracked)
+}
+
+fn usage(tag: T) -> Usage {
+    rows()
+        .iter()
+        .find(|r| r.tag == tag)
+        .map_or(Usage::default(), |r| r.usage)
+}
+
+fn bytes(tag: T) -> usize {
+    usage(tag).current
+}
+
+fn nested_scopes_charge_the_innermost_tag() {
+    let outer = tag_scope(T::Rendering);
+    let frame = vec![0u8; 1000];
+    let sparks = {
+        let _inner = tag_scope(T::Particles);
+        vec![0u32; 250]
+    };
+    let more = vec![0u8; 24];
+    drop(outer);
+    assert_eq!(usage(T::Rendering).current, 1024);
+    assert_eq!(usage(T::Rendering).allocations, 2);
+    assert_eq!(bytes(T::Particles), 1000);
+    // A report counts the child's bytes towards its parent too.
+    let rows = rows();
+    let sources: Vec<&dyn Source<T>> = rows.iter().map(|r| r as &dyn Source<T>).collect();
+    let report = {
+        let _scope = tag_scope(T::Reporting);
+        Report::gather(&sources)
+    };
+    assert_eq!(report.tag(T::Rendering).unwrap().usage.current, 2024);
+    assert_eq!(report.tag(T::Rendering).unwrap().own.current, 1024);
+    assert_eq!(report.tag(T::Particles).unwrap().usage.current, 1000);
+    drop((frame, sparks, more));
+    assert_eq!(
+        usage(T::Rendering),
+        Usage {
+            peak: 1024,
+            ..Usage::default()
+        }
+    );
+    assert_eq!(bytes(T::Particles), 0);
+}
+
+fn untracked_counts_memory_with_no_scope() {
+    let before = bytes(T::Untracked);
+    let plain = vec![0u8; 12_345];
+    assert_eq!(bytes(T::Untracked), before + 12_345);
+    // Tags of another type are "Untracked" in a report of `T`.
+    let other = {
+        let _scope = tag_scope("Some other tag type");
+        vec![0u8; 100]
+    };
+    assert_eq!(bytes(T::Untracked), before + 12_445);
+    let strs = {
+        let _scope = tag_scope(T::Reporting);
+        global_rows("Untracked")
+    };
+    let row = strs
+        .iter()
+        .find(|r| r.tag == "Some other tag type")
+        .unwrap();
+    assert_eq!((row.usage.current, row.usage.allocations), (100, 1));
+    drop((plain, other));
+    assert_eq!(bytes(T::Untracked), before);
+}
+
+fn frees_on_other_threads_go_to_the_allocating_tag() {
+    let (send, recv) = std::sync::mpsc::sync_channel::<Box<[u8]>>(4);
+    // The channel's own buffers are charged to Sender on both sides of the check.
+    let _scope = tag_scope(T::Sender);
+    let receiver = std::thread::spawn(move || {
+        let _scope = tag_scope(T::Receiver);
+        let mut got = 0;
+        while let Ok(buf) = recv.recv() {
+            got += buf.len();
+            drop(buf); // freed here, under Receiver: still Physics's bytes
+        }
+        got
+    });
+    let sizes = if cfg!(miri) { 4 } else { 64 };
+    let mut sent = 0;
+    for i in 1..=sizes {
+        let buf = {
+            let _physics = tag_scope(T::Physics);
+            vec![7u8; i * 16].into_boxed_slice()
+        };
+        sent += buf.len();
+        send.send(buf).unwrap();
+    }
+    drop(send);
+    assert_eq!(receiver.join().unwrap(), sent);
+    assert_eq!(usage(T::Physics).current, 0);
+    assert_eq!(usage(T::Physics).allocations, 0);
+    assert_eq!(
+        usage(T::Physics).peak,
+        0,
+        "nothing was sampled while the buffers lived"
+    );
+    assert_eq!(usage(T::Receiver).current, 0);
+}
+
+fn realloc_keeps_the_tag() {
+    let mut samples: Vec<i16> = {
+        let _scope = tag_scope(T::Audio);
+        Vec::with_capacity(8)
+    };
+    assert_eq!(bytes(T::Audio), 16);
+    {
+        let _scope = tag_scope(T::Streaming);
+        samples.extend(0..1000); // grown under Streaming, still Audio's memory
+        assert_eq!(bytes(T::Audio), samples.capacity() * 2);
+        assert_eq!(bytes(T::Streaming), 0);
+        samples.truncate(10);
+        samples.shrink_to_fit();
+    }
+    assert_eq!(bytes(T::Audio), 20);
+    assert_eq!(usage(T::Audio).allocations, 1);
+    assert_eq!(samples.iter().map(|&s| s as i32).sum::<i32>(), 45);
+    drop(samples);
+    assert_eq!(bytes(T::Audio), 0);
+}
+
+fn large_alignments_keep_their_alignment() {
+    let _scope = tag_scope(T::Aligned);
+    for align in [1, 2, 8, 16, 64, 4096] {
+        let layout = Layout::from_size_align(100, align).unwrap();
+        // SAFETY: `layout` has a non-zero size; the block is freed below with the layout it has.
+        unsafe {
+            let p = ALLOC.alloc(layout);
+            assert!(!p.is_null());
+            assert_eq!(p as usize % align, 0, "align {align}");
+            p.write_bytes(0xAB, 100);
+            assert_eq!(bytes(T::Aligned), 100);
+            let q = ALLOC.realloc(p, layout, 5000);
+            assert!(!q.is_null());
+            assert_eq!(q as usize % align, 0, "align {align} after realloc");
+            assert_eq!(*q.add(99), 0xAB);
+            assert_eq!(bytes(T::Aligned), 5000);
+            ALLOC.dealloc(q, Layout::from_size_align(5000, align).unwrap());
+            assert_eq!(bytes(T::Aligned), 0);
+
+            let z = ALLOC.alloc_zeroed(layout);
+            assert_eq!(z as usize % align, 0);
+            assert!(std::slice::from_raw_parts(z, 100).iter().all(|&b| b == 0));
+            ALLOC.dealloc(z, layout);
+        }
+    }
+    assert_eq!(usage(T::Aligned).allocations, 0);
+    assert_eq!(usage(T::Aligned).peak, 5000);
+}
+
+fn zero_sizes_and_refused_sizes_charge_nothing() {
+    let _scope = tag_scope(T::Ai);
+    // Zero-sized requests never reach a global allocator.
+    let empty: Vec<u64> = Vec::new();
+    let units: Vec<()> = vec![(); 1000];
+    let unit = Box::new(());
+    let zst_layout = Layout::from_size_align(0, 4096).unwrap();
+    assert_eq!(zst_layout.size(), 0);
+    assert_eq!(usage(T::Ai), Usage::default());
+    // A size that fits a `Layout` but not with the header: refused, nothing counted.
+    let huge = Layout::from_size_align(isize::MAX as usize - 8, 8).unwrap();
+    // SAFETY: non-zero size; a null result is checked.
+    unsafe { assert!(ALLOC.alloc(huge).is_null()) };
+    let layout = Layout::from_size_align(64, 4096).unwrap();
+    // SAFETY: as in `large_alignments_keep_their_alignment`; the refused realloc leaves the block
+    // as it was, freed with its old layout.
+    unsafe {
+        let p = ALLOC.alloc(layout);
+        p.write_bytes(1, 64);
+        assert!(
+            ALLOC
+                .realloc(p, layout, isize::MAX as usize - 100)
+                .is_null()
+        );
+        assert_eq!(bytes(T::Ai), 64);
+        assert_eq!(*p.add(63), 1);
+        ALLOC.dealloc(p, layout);
+    }
+    assert_eq!(usage(T::Ai).current, 0);
+    assert_eq!(usage(T::Ai).allocations, 0);
+    drop((empty, units, unit));
+}
+
+fn threads_that_exit_keep_the_sums_exact() {
+    // More threads than blocks over the run (each exit gives its block back), and a few at once.
+    let rounds = if cfg!(miri) { 3 } else { 300 };
+    let mut kept = Vec::new();
+    for round in 0..rounds {
+        let handles: Vec<_> = (0..if cfg!(miri) { 2 } else { 4 })
+            .map(|t| {
+                std::thread::spawn(move || {
+                    let _scope = tag_scope(T::Workers);
+                    let mut map = BTreeMap::new();
+                    for i in 0..if cfg!(miri) { 10 } else { 50 } {
+                        map.insert(i, format!("{round}:{t}:{i}"));
+                    }
+                    // Allocated here, freed on the main thread after this thread is gone.
+                    vec![round as u8; 100]
+                })
+            })
+            .collect();
+        kept.extend(handles.into_iter().map(|h| h.join().unwrap()));
+    }
+    assert_eq!(bytes(T::Workers), 100 * kept.len());
+    assert_eq!(usage(T::Workers).allocations, kept.len());
+    drop(kept);
+    assert_eq!(usage(T::Workers).current, 0);
+    assert_eq!(usage(T::Workers).allocations, 0);
+}
+
+thread_local! {
+    static ON_EXIT: Noisy = const { Noisy };
+}
+
+struct Noisy;
+
+impl Drop for Noisy {
+    fn drop(&mut self) {
+        // Allocates while the thread's thread-locals are being destroyed.
+        let _scope = tag_scope(T::Streaming);
+        let v = vec![1u8; 300];
+        std::hint::black_box(&v);
+    }
+}
+
+fn allocations_during_thread_exit_are_counted() {
+    let untracked = bytes(T::Untracked);
+    std::thread::spawn(|| ON_EXIT.with(|_| ())).join().unwrap();
+    assert_eq!(usage(T::Streaming).current, 0);
+    assert_eq!(usage(T::Streaming).allocations, 0);
+    assert_eq!(bytes(T::Untracked), untracked);
+}
+
+fn peaks_are_sampled_when_rows_are_read() {
+    let mut registry = {
+        let _scope = tag_scope(T::Reporting);
+        Registry::with_history(8)
+    };
+    let frame = |registry: &mut Registry<T>| {
+        let rows = rows();
+        let _scope = tag_scope(T::Reporting);
+        let sources: Vec<&dyn Source<T>> = rows.iter().map(|r| r as &dyn Source<T>).collect();
+        registry.end_frame(&sources).unwrap();
+    };
+    let a = mem_tag!(T::Peak, { vec![0u8; 1000] });
+    frame(&mut registry);
+    drop(a);
+    let b = mem_tag!(T::Peak, { vec![0u8; 3000] });
+    drop(b); // never sampled
+    let c = {
+        mem_tag!(T::Peak);
+        vec![0u8; 10]
+    };
+    frame(&mut registry);
+    let series: Vec<(usize, usize)> = registry
+        .history()
+        .series(T::Peak)
+        .map(|(_, u)| (u.current, u.peak))
+        .collect();
+    assert_eq!(series, [(1000, 1000), (10, 1000)]);
+    drop(c);
+    drop(registry);
+}
+
+fn a_full_slot_table_charges_untracked_and_counts() {
+    const NAMES: [&str; MAX_TAG_SLOTS + 2] = {
+        let mut names = [""; MAX_TAG_SLOTS + 2];
+        let all = [
+            "t00", "t01", "t02", "t03", "t04", "t05", "t06", "t07", "t08", "t09", "t10", "t11",
+            "t12", "t13", "t14", "t15", "t16", "t17", "t18", "t19", "t20", "t21", "t22", "t23",
+            "t24", "t25", "t26", "t27", "t28", "t29", "t30", "t31", "t32", "t33", "t34", "t35",
+            "t36", "t37", "t38", "t39", "t40", "t41", "t42", "t43", "t44", "t45", "t46", "t47",
+            "t48", "t49", "t50", "t51", "t52", "t53", "t54", "t55", "t56", "t57", "t58", "t59",
+            "t60", "t61", "t62", "t63", "t64", "t65",
+        ];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = all[i];
+            i += 1;
+        }
+        names
+    };
+    let before = overflowed_scopes();
+    let untracked = bytes(T::Untracked);
+    for name in NAMES {
+        let _scope = tag_scope(name);
+        let v = vec![0u8; 10];
+        std::hint::black_box(&v);
+    }
+    let overflowed = overflowed_scopes() - before;
+    assert!(overflowed >= 2, "{overflowed}");
+    let last = NAMES[NAMES.len() - 1];
+    let _scope = tag_scope(last);
+    let v = vec![0u8; 77];
+    drop(_scope);
+    assert_eq!(overflowed_scopes() - before, overflowed + 1);
+    // The overflowed tag's bytes are "Untracked", so the total still adds up.
+    assert_eq!(bytes(T::Untracked), untracked + 77);
+    // Tags seen before the table filled still get their own slot.
+    let p = mem_tag!(T::Physics, { vec![0u8; 5] });
+    assert_eq!(bytes(T::Physics), 5);
+    drop((v, p));
+}
+
+fn main() {
+    let checks: [(&str, fn()); 10] = [
+        ("nested scopes", nested_scopes_charge_the_innermost_tag),
+        ("untracked", untracked_counts_memory_with_no_scope),
+        (
+            "cross-thread frees",
+            frees_on_other_threads_go_to_the_allocating_tag,
+        ),
+        ("realloc", realloc_keeps_the_tag),
+        ("large alignments", large_alignments_keep_their_alignment),
+        (
+            "zero and refused sizes",
+            zero_sizes_and_refused_sizes_charge_nothing,
+        ),
+        ("exiting threads", threads_that_exit_keep_the_sums_exact),
+        ("thread exit", allocations_during_thread_exit_are_counted),
+        ("sampled peaks", peaks_are_sampled_when_rows_are_read),
+        (
+            "full slot table",
+            a_full_slot_table_charges_untracked_and_counts,
+        ),
+    ];
+    for (name, check) in checks {
+        check();
+        println!("tagging global allocator: {name} ... ok");
+    }
+}
