@@ -111,25 +111,29 @@ impl<A> TaggingAllocator<A> {
     }
 }
 
-/// The header's size for `align`, and the wrapped allocation's layout; `None` when the size
+/// The header's size for `layout`, and the wrapped allocation's layout; `None` when the size
 /// with the header would not fit a `Layout`.
 #[inline(always)]
 fn outer(layout: Layout) -> Option<(usize, Layout)> {
-    let header = if layout.align() > HEADER {
-        layout.align()
-    } else {
-        HEADER
-    };
-    let size = layout.size().checked_add(header)?;
-    let align = if layout.align() > HEADER {
-        layout.align()
-    } else {
-        align_of::<u64>()
-    };
-    match Layout::from_size_align(size, align) {
-        Ok(l) => Some((header, l)),
-        Err(_) => None,
+    outer_of(layout.size(), layout.align())
+}
+
+/// [`outer`] for `size` bytes aligned to `align`, a power of two.
+#[inline(always)]
+fn outer_of(size: usize, align: usize) -> Option<(usize, Layout)> {
+    // The header and the outer alignment: `max(align, 8)`, a power of two.
+    let header = align.max(HEADER);
+    // `Layout` needs `size + header`, rounded up to `header`, to be at most `isize::MAX`: it is
+    // at most `size + 2 * header - 1`. (An alignment over 2^61 is refused outright.)
+    const MAX: usize = isize::MAX as usize + 1;
+    if header > MAX / 4 || size > MAX - 2 * header {
+        return None;
     }
+    // SAFETY: `header` is a power of two (the larger of two), and `size + header` rounded up to
+    // it is at most `size + 2 * header - 1 < MAX` (checked above).
+    Some((header, unsafe {
+        Layout::from_size_align_unchecked(size + header, header)
+    }))
 }
 
 // SAFETY: every method hands the wrapped allocator a layout at least as large and as aligned as
@@ -174,12 +178,10 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for TaggingAllocator<A> {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: as in `dealloc`.
         let (header, old_outer) = unsafe { outer(layout).unwrap_unchecked() };
-        let Some(new_outer) = new_size.checked_add(header) else {
+        let Some((_, new_outer)) = outer_of(new_size, layout.align()) else {
             return core::ptr::null_mut();
         };
-        if Layout::from_size_align(new_outer, old_outer.align()).is_err() {
-            return core::ptr::null_mut();
-        }
+        let new_outer = new_outer.size();
         // SAFETY: as in `dealloc`; the slot is read before the block may move.
         let (base, slot) = unsafe { (ptr.sub(header), ptr.sub(1).read()) };
         // SAFETY: `base`/`old_outer` describe the wrapped block, `new_outer` is non-zero and
@@ -223,15 +225,12 @@ unsafe fn stamp(base: *mut u8, header: usize, size: usize) -> *mut u8 {
 // have no destructor and no lazy initialisation, so reading them never allocates and works while
 // the thread's other thread-locals are being destroyed.
 
-/// The block index of a thread that has not taken one yet.
-const NO_BLOCK: u16 = u16::MAX;
-/// The block index of a thread whose block was given back (it is exiting): count in the shared
-/// block.
-const SHARED: u16 = u16::MAX - 1;
-
 std::thread_local! {
     static CURRENT: Cell<u8> = const { Cell::new(UNTRACKED) };
-    static BLOCK: Cell<u16> = const { Cell::new(NO_BLOCK) };
+    /// The thread's block; `None` before it takes one, and once it gave it back (`EXITING`).
+    static BLOCK: Cell<Option<&'static Block>> = const { Cell::new(None) };
+    /// Set while the block is taken and once it was given back: count in the shared block.
+    static EXITING: Cell<bool> = const { Cell::new(false) };
     /// Gives the block back when the thread exits. Touched once, after the block is taken.
     static RELEASE: Release = const { Release };
 }
@@ -251,8 +250,7 @@ pub(crate) fn swap_current(slot: u8) -> u8 {
 #[inline(always)]
 fn charge(slot: u8, bytes: isize, count: isize) {
     let slot = usize::from(slot) % MAX_TAG_SLOTS;
-    let index = BLOCK.try_with(Cell::get).unwrap_or(SHARED);
-    if let Some(block) = BLOCKS.get(usize::from(index)) {
+    if let Ok(Some(block)) = BLOCK.try_with(Cell::get) {
         // Only this thread writes this block: a relaxed load and store is an exact add.
         let c = &block.counters[slot];
         c.bytes
@@ -260,24 +258,24 @@ fn charge(slot: u8, bytes: isize, count: isize) {
         c.count
             .store(c.count.load(Ordering::Relaxed) + count, Ordering::Relaxed);
     } else {
-        charge_slow(index, slot, bytes, count);
+        charge_slow(slot, bytes, count);
     }
 }
 
 #[cold]
 #[inline(never)]
-fn charge_slow(index: u16, slot: usize, bytes: isize, count: isize) {
-    if index == NO_BLOCK {
-        // Mark first: an allocation made while the block is taken counts in the shared block.
-        let _ = BLOCK.try_with(|b| b.set(SHARED));
-        if let Some(taken) = take_block() {
-            let _ = BLOCK.try_with(|b| b.set(taken));
-            // Registers the thread-exit hook; the registration may allocate, which now counts in
-            // the new block.
-            let _ = RELEASE.try_with(|_| ());
-            charge(slot as u8, bytes, count);
-            return;
-        }
+fn charge_slow(slot: usize, bytes: isize, count: isize) {
+    // Mark first: an allocation made while the block is taken counts in the shared block.
+    if let Ok(false) = EXITING.try_with(|e| e.replace(true))
+        && let Some(taken) = take_block()
+    {
+        let _ = BLOCK.try_with(|b| b.set(Some(taken)));
+        let _ = EXITING.try_with(|e| e.set(false));
+        // Registers the thread-exit hook; the registration may allocate, which now counts in
+        // the new block.
+        let _ = RELEASE.try_with(|_| ());
+        charge(slot as u8, bytes, count);
+        return;
     }
     let c = &SHARED_BLOCK.counters[slot];
     c.bytes.fetch_add(bytes, Ordering::Relaxed);
@@ -285,25 +283,21 @@ fn charge_slow(index: u16, slot: usize, bytes: isize, count: isize) {
 }
 
 /// Claims a free block, if any.
-fn take_block() -> Option<u16> {
-    BLOCKS
-        .iter()
-        .position(|b| {
-            !b.taken.load(Ordering::Relaxed)
-                && b.taken
-                    .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-                    .is_ok()
-        })
-        // `MAX_THREADS` < `SHARED`.
-        .map(|i| i as u16)
+fn take_block() -> Option<&'static Block> {
+    BLOCKS.iter().find(|b| {
+        !b.taken.load(Ordering::Relaxed)
+            && b.taken
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+    })
 }
 
 struct Release;
 
 impl Drop for Release {
     fn drop(&mut self) {
-        let index = BLOCK.try_with(|b| b.replace(SHARED)).unwrap_or(SHARED);
-        if let Some(block) = BLOCKS.get(usize::from(index)) {
+        let _ = EXITING.try_with(|e| e.set(true));
+        if let Ok(Some(block)) = BLOCK.try_with(|b| b.replace(None)) {
             // Release: the next thread to take the block sees this thread's last counts.
             block.taken.store(false, Ordering::Release);
         }
