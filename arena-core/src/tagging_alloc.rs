@@ -29,14 +29,35 @@ use core::sync::atomic::{AtomicBool, AtomicIsize, AtomicU8, AtomicUsize, Orderin
 use std::alloc::System;
 
 /// Counter slots, "Untracked" (slot 0) included: at most `MAX_TAG_SLOTS - 1` distinct tags.
+///
+/// ```
+/// use arena_kit::tags::MAX_TAG_SLOTS;
+///
+/// assert_eq!(MAX_TAG_SLOTS, 64); // 63 tags of any types, then "Untracked"
+/// ```
 pub const MAX_TAG_SLOTS: usize = 64;
 
 /// Threads that count in a block of their own at once; further threads share one block with
-/// atomic adds (still exact, a little slower).
-pub const MAX_THREADS: usize = 256;
+/// atomic adds (still exact, a little slower). 8 under Miri, to keep its runs short.
+///
+/// ```
+/// use arena_kit::tags::MAX_THREADS;
+///
+/// // The counters are static: MAX_THREADS blocks of MAX_TAG_SLOTS pairs of counters.
+/// assert!(MAX_THREADS >= 8);
+/// ```
+pub const MAX_THREADS: usize = if cfg!(miri) { 8 } else { 256 };
 
 /// The smallest header before each allocation, in bytes: it holds the allocating tag's slot. The
 /// header is `max(align, HEADER)` bytes, so the user pointer keeps the requested alignment.
+///
+/// ```
+/// use arena_kit::tags::HEADER;
+///
+/// let header = |align: usize| align.max(HEADER);
+/// assert_eq!(header(1), 8); // a `String`'s bytes: 8 more bytes from the wrapped allocator
+/// assert_eq!(header(4096), 4096); // a page-aligned block: one more page
+/// ```
 pub const HEADER: usize = 8;
 
 /// The slot of memory allocated with no tag in scope (and of overflowed scopes).
@@ -61,7 +82,10 @@ type TagBytes = [u64; 2];
 /// no `System` allocator to wrap; a `no_std` program counts with [`Tracked`](crate::tags::Tracked)
 /// allocators, or with [`LockedHeap`](crate::heap::LockedHeap)'s own statistics.
 ///
-/// ```
+/// A program installs it once (this example is compiled, not run: arena-core's
+/// `tests/tagging_global_alloc.rs` runs the same checks with it installed):
+///
+/// ```no_run
 /// use std::alloc::System;
 /// use arena_kit::tags::{TaggingAllocator, global_rows, tag_scope};
 ///

@@ -13,7 +13,14 @@ use arena_kit_core::tags::{
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 
-#[global_allocator]
+// Not under Miri: `dealloc` reads the header before the pointer it is given, and a `Box`'s
+// pointer (std's own, as the runtime frees them) only grants access to the `Box`'s bytes under
+// Stacked Borrows, so Miri would report std's frees rather than check this allocator's counting
+// (a known limit of Stacked Borrows for allocators with headers: rust-lang/miri#2104,
+// rust-lang/unsafe-code-guidelines#402).
+// The slot table and `tag_scope` run under Miri through the doc examples (which install no
+// global allocator).
+#[cfg_attr(not(miri), global_allocator)]
 static ALLOC: TaggingAllocator = TaggingAllocator::new(System);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -372,6 +379,10 @@ fn a_full_slot_table_charges_untracked_and_counts() {
 }
 
 fn main() {
+    if cfg!(miri) {
+        println!("tagging global allocator: not installed under Miri (see the comment on ALLOC)");
+        return;
+    }
     let checks: [(&str, fn()); 10] = [
         ("nested scopes", nested_scopes_charge_the_innermost_tag),
         ("untracked", untracked_counts_memory_with_no_scope),

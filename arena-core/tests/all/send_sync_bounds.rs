@@ -121,3 +121,14 @@ fn arena_collections_stay_on_the_arenas_thread() {
     assert_not!(ArenaString<'static>: Send);
     assert_not!(ArenaString<'static>: Sync);
 }
+
+#[test]
+fn a_tag_scope_stays_on_its_thread_and_the_allocator_is_shared() {
+    // dropping a scope puts back the previous tag of the thread that dropped it: a guard moved to
+    // another thread would change that thread's tag
+    use arena_kit_core::tags::{TagScope, TaggingAllocator};
+    assert_not!(TagScope: Send);
+    assert_not!(TagScope: Sync);
+    is_send::<TaggingAllocator>();
+    is_sync::<TaggingAllocator>();
+}
