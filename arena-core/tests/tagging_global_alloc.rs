@@ -334,7 +334,16 @@ fn peaks_are_sampled_when_rows_are_read() {
         .map(|(_, u)| (u.current, u.peak))
         .collect();
     assert_eq!(series, [(1000, 1000), (10, 1000)]);
-    drop(c);
+    // The history's exports carry the global rows like any allocator's, "Untracked" included.
+    let (csv, svg) = {
+        let _scope = tag_scope(T::Reporting);
+        let h = registry.history();
+        (h.to_csv(), h.to_svg(400, 200))
+    };
+    assert!(csv.contains("\n1,Peak,10,1000\n"), "{csv}");
+    assert!(csv.contains(",Untracked,"), "{csv}");
+    assert!(svg.contains("Peak") && svg.contains("Untracked"));
+    drop((c, csv, svg));
     drop(registry);
 }
 
