@@ -440,13 +440,9 @@ pub(crate) fn slot_of<G: Copy + PartialEq + 'static>(tag: G) -> u8 {
         OVERFLOWED.fetch_add(1, Ordering::Relaxed);
         return UNTRACKED;
     }
-    while CLAIM
-        .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-        .is_err()
-    {
-        core::hint::spin_loop();
-    }
-    // Another thread may have claimed it while this one waited.
+    let claim = Claim::lock();
+    // Another thread may have claimed it while this one waited. (The tag's `==` runs under the
+    // lock: if it panics, `claim`'s drop still unlocks, and no slot was touched.)
     let slot = find(tag).or_else(|| {
         let free = (1..MAX_TAG_SLOTS).find(|&i| SLOTS[i].state.load(Ordering::Relaxed) == FREE)?;
         let s = &SLOTS[free];
@@ -461,11 +457,32 @@ pub(crate) fn slot_of<G: Copy + PartialEq + 'static>(tag: G) -> u8 {
         s.state.store(READY, Ordering::Release);
         Some(free as u8)
     });
-    CLAIM.store(false, Ordering::Release);
+    drop(claim);
     slot.unwrap_or_else(|| {
         OVERFLOWED.fetch_add(1, Ordering::Relaxed);
         UNTRACKED
     })
+}
+
+/// Holds [`CLAIM`] until dropped (also when a tag's `==` panics).
+struct Claim;
+
+impl Claim {
+    fn lock() -> Claim {
+        while CLAIM
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            core::hint::spin_loop();
+        }
+        Claim
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        CLAIM.store(false, Ordering::Release);
+    }
 }
 
 fn find<G: Copy + PartialEq + 'static>(tag: G) -> Option<u8> {

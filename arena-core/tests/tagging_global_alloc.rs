@@ -347,6 +347,55 @@ fn peaks_are_sampled_when_rows_are_read() {
     drop(registry);
 }
 
+/// A tag whose `==` panics on the comparison `COMPARISONS` counts down to.
+#[derive(Debug, Clone, Copy, Eq)]
+struct Grumpy(u8);
+
+static COMPARISONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl PartialEq for Grumpy {
+    fn eq(&self, other: &Grumpy) -> bool {
+        use std::sync::atomic::Ordering;
+        if COMPARISONS.fetch_sub(1, Ordering::Relaxed) == 1 {
+            panic!("Grumpy: this comparison panics");
+        }
+        self.0 == other.0
+    }
+}
+
+impl Tag for Grumpy {
+    fn name(&self) -> &'static str {
+        "Grumpy"
+    }
+}
+
+fn a_panicking_tag_comparison_leaves_the_table_usable() {
+    use std::sync::atomic::Ordering;
+    COMPARISONS.store(usize::MAX, Ordering::Relaxed);
+    let first = mem_tag!(Grumpy(1), { vec![0u8; 40] });
+    // The lookup before the lock compares with Grumpy(1) once; the one under the lock panics.
+    COMPARISONS.store(2, Ordering::Relaxed);
+    let outer = tag_scope(T::Physics);
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let panicked = std::panic::catch_unwind(|| drop(tag_scope(Grumpy(2)))).is_err();
+    std::panic::set_hook(hook);
+    assert!(panicked);
+    COMPARISONS.store(usize::MAX, Ordering::Relaxed);
+    // The thread's tag is unchanged, and a new tag still claims a slot (the lock was released).
+    let v = vec![0u8; 3];
+    assert_eq!(bytes(T::Physics), 3);
+    drop(outer);
+    let second = mem_tag!(Grumpy(2), { vec![0u8; 60] });
+    let rows = {
+        let _scope = tag_scope(T::Reporting);
+        global_rows(Grumpy(0))
+    };
+    let of = |g: u8| rows.iter().find(|r| r.tag.0 == g).map(|r| r.usage.current);
+    assert_eq!((of(1), of(2)), (Some(40), Some(60)));
+    drop((first, second, v, rows));
+}
+
 fn a_full_slot_table_charges_untracked_and_counts() {
     const NAMES: [&str; MAX_TAG_SLOTS + 2] = {
         let mut names = [""; MAX_TAG_SLOTS + 2];
@@ -392,7 +441,7 @@ fn main() {
         println!("tagging global allocator: not installed under Miri (see the comment on ALLOC)");
         return;
     }
-    let checks: [(&str, fn()); 10] = [
+    let checks: [(&str, fn()); 11] = [
         ("nested scopes", nested_scopes_charge_the_innermost_tag),
         ("untracked", untracked_counts_memory_with_no_scope),
         (
@@ -408,6 +457,10 @@ fn main() {
         ("exiting threads", threads_that_exit_keep_the_sums_exact),
         ("thread exit", allocations_during_thread_exit_are_counted),
         ("sampled peaks", peaks_are_sampled_when_rows_are_read),
+        (
+            "panicking tag ==",
+            a_panicking_tag_comparison_leaves_the_table_usable,
+        ),
         (
             "full slot table",
             a_full_slot_table_charges_untracked_and_counts,
