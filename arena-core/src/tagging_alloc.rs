@@ -412,8 +412,9 @@ const fn fits<G>() -> bool {
     size_of::<G>() <= size_of::<TagBytes>() && align_of::<G>() <= align_of::<TagBytes>()
 }
 
-/// The tag in `slot` if it is `READY` and holds a `G`.
-pub(crate) fn slot_tag<G: Copy + 'static>(slot: usize) -> Option<G> {
+/// The tag in `slot` if it is `READY` and holds a `G`. (A copy of a tag made on one thread is
+/// read on any other: hence `Send + Sync`.)
+pub(crate) fn slot_tag<G: Copy + Send + Sync + 'static>(slot: usize) -> Option<G> {
     if !fits::<G>() {
         return None;
     }
@@ -432,7 +433,7 @@ pub(crate) fn slot_tag<G: Copy + 'static>(slot: usize) -> Option<G> {
 }
 
 /// The slot of `tag`, claimed if it has none ([`UNTRACKED`], counted, if none is free).
-pub(crate) fn slot_of<G: Copy + PartialEq + 'static>(tag: G) -> u8 {
+pub(crate) fn slot_of<G: Copy + PartialEq + Send + Sync + 'static>(tag: G) -> u8 {
     if let Some(slot) = find(tag) {
         return slot;
     }
@@ -485,7 +486,7 @@ impl Drop for Claim {
     }
 }
 
-fn find<G: Copy + PartialEq + 'static>(tag: G) -> Option<u8> {
+fn find<G: Copy + PartialEq + Send + Sync + 'static>(tag: G) -> Option<u8> {
     (1..MAX_TAG_SLOTS)
         .find(|&i| slot_tag::<G>(i) == Some(tag))
         .map(|i| i as u8)

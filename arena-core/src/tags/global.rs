@@ -18,7 +18,9 @@ use crate::tagging_alloc::{
 /// charges `Particles`, whose bytes a [`Report`](super::Report) also counts towards its parent).
 ///
 /// The first scope of a tag claims one of [`MAX_TAG_SLOTS`] counter slots (the tag value is
-/// copied into it and later scopes find it with `==`); later scopes only look it up. Nothing is
+/// copied into it, and later scopes, on any thread, find it with `==`: so the tag type must be
+/// `Send + Sync`, as enums of plain variants and `&'static str` are); later scopes only look it
+/// up. Nothing is
 /// allocated: the guard holds the tag that was current before it, and dropping it puts that tag
 /// back, so there is no depth limit. Drop scopes in reverse order (as `let` bindings are): a
 /// guard dropped early puts back the tag that was current when it began. A tag that finds no
@@ -48,7 +50,7 @@ use crate::tagging_alloc::{
 /// drop((contacts, mixed));
 /// ```
 #[must_use = "the tag applies until the guard is dropped"]
-pub fn tag_scope<G: Tag>(tag: G) -> TagScope {
+pub fn tag_scope<G: Tag + Send + Sync>(tag: G) -> TagScope {
     let previous = swap_current(slot_of(tag));
     TagScope {
         previous,
@@ -184,7 +186,7 @@ impl<G: Tag> Source<G> for GlobalRow<G> {
 /// assert_eq!(report.total().current, total);
 /// drop(audio);
 /// ```
-pub fn global_rows<G: Tag>(untracked: G) -> Vec<GlobalRow<G>> {
+pub fn global_rows<G: Tag + Send + Sync>(untracked: G) -> Vec<GlobalRow<G>> {
     let mut rows = Vec::new();
     let mut rest = Usage::default();
     for slot in 0..MAX_TAG_SLOTS {
