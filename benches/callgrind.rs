@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use arena_kit::arena::Arena;
 use arena_kit::heap::FreeListHeap;
-use arena_kit::pool::{Handle, Pool};
+use arena_kit::pool::{Handle, Handle32, Pool};
 use arena_kit::soa::{SoaPool, SoaVec};
 use arena_kit::tags::{Budget, Tracked};
 use core::alloc::Layout;
@@ -158,6 +158,7 @@ macro_rules! slots {
 }
 
 slots!(Pool<[u64; W]>, Handle<[u64; W]>, remove);
+slots!(Pool<[u64; W], Handle32<[u64; W]>>, Handle32<[u64; W]>, remove);
 slots!(slotmap::SlotMap<slotmap::DefaultKey, [u64; W]>, slotmap::DefaultKey, remove);
 slots!(slotmap::DenseSlotMap<slotmap::DefaultKey, [u64; W]>, slotmap::DefaultKey, remove);
 slots!(thunderdome::Arena<[u64; W]>, thunderdome::Index, remove);
@@ -594,6 +595,12 @@ fn drop2_bump_scope() -> Runner {
 fn churn_ours<const W: usize, const LIVE: usize>() -> Runner {
     churn::<W, LIVE, _>(Pool::<[u64; W]>::with_capacity(LIVE))
 }
+/// The same pool with 4-byte handles (`Handle32`): shown beside ours, not a peer.
+fn churn_ours32<const W: usize, const LIVE: usize>() -> Runner {
+    churn::<W, LIVE, _>(Pool::<[u64; W], Handle32<[u64; W]>>::with_capacity_and_key(
+        LIVE,
+    ))
+}
 fn churn_slotmap<const W: usize, const LIVE: usize>() -> Runner {
     churn::<W, LIVE, _>(slotmap::SlotMap::<slotmap::DefaultKey, [u64; W]>::with_capacity(LIVE))
 }
@@ -710,6 +717,7 @@ macro_rules! churn_job {
                 (Peer, "dense-slotmap", churn_dense::<$w, $live>),
                 (Peer, "thunderdome", churn_thunderdome::<$w, $live>),
                 (Other, "slab", churn_slab::<$w, $live>),
+                (Other, "ours-handle32", churn_ours32::<$w, $live>),
             ],
         }
     };
