@@ -265,6 +265,16 @@ fn current_slot() -> u8 {
     CURRENT.try_with(Cell::get).unwrap_or(UNTRACKED)
 }
 
+/// Set by the first allocation of any thread through a [`TaggingAllocator`] (before `main` when
+/// one is the global allocator): [`PageTag::of`](crate::tags::PageTag::of) claims a slot only
+/// then.
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a [`TaggingAllocator`] has allocated.
+pub(crate) fn installed() -> bool {
+    INSTALLED.load(Ordering::Relaxed)
+}
+
 /// Makes `slot` the current thread's innermost slot, returning the previous one.
 pub(crate) fn swap_current(slot: u8) -> u8 {
     CURRENT.try_with(|c| c.replace(slot)).unwrap_or(UNTRACKED)
@@ -289,6 +299,7 @@ fn charge(slot: u8, bytes: isize, count: isize) {
 #[cold]
 #[inline(never)]
 fn charge_slow(slot: usize, bytes: isize, count: isize) {
+    INSTALLED.store(true, Ordering::Relaxed);
     // Mark first: an allocation made while the block is taken counts in the shared block.
     if let Ok(false) = EXITING.try_with(|e| e.replace(true))
         && let Some(taken) = take_block()

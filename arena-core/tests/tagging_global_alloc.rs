@@ -6,10 +6,13 @@
 //! allocate while the checks run, and "Untracked" is checked to the byte. The checks run in order
 //! on the main thread and on threads they start and join; the slot-table overflow runs last, as it
 //! fills the table.
+use arena_kit_core::pool::Pool;
+use arena_kit_core::soa::{SoaPool, SoaVec};
 use arena_kit_core::tags::{
-    GlobalRow, MAX_TAG_SLOTS, Registry, Report, Source, Tag, TaggingAllocator, Usage, global_rows,
-    mem_tag, overflowed_scopes, tag_scope,
+    Budgeted, GlobalRow, MAX_TAG_SLOTS, Registry, Report, Source, Tag, TaggingAllocator, Tracked,
+    Usage, global_rows, mem_tag, overflowed_scopes, tag_scope,
 };
+use arena_kit_core::{Arena, FrameArena};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
 
@@ -37,6 +40,7 @@ enum T {
     Peak,
     Workers,
     Reporting,
+    Pages,
     Untracked,
 }
 
@@ -55,6 +59,7 @@ impl Tag for T {
             T::Peak => "Peak",
             T::Workers => "Workers",
             T::Reporting => "Reporting",
+            T::Pages => "Pages",
             T::Untracked => "Untracked",
         }
     }
@@ -436,12 +441,134 @@ fn a_full_slot_table_charges_untracked_and_counts() {
     drop((v, p));
 }
 
+/// A row of the SoA containers below.
+#[derive(Debug, arena_kit_derive::Soa)]
+#[soa(crate = arena_kit_core)]
+struct Particle {
+    x: f32,
+    y: f32,
+    life: u16,
+}
+
+fn particle(i: usize) -> Particle {
+    Particle {
+        x: i as f32,
+        y: 0.0,
+        life: 1,
+    }
+}
+
+/// Runs `grow` on `allocator`, made outside any scope and tracked as `Pages`, inside an `Audio`
+/// scope: everything it takes is charged to `Pages`, nothing to `Audio`, and once it is dropped
+/// `Pages` is back where it was.
+fn charged_to_own_tag<A: Budgeted>(
+    what: &str,
+    make: impl FnOnce() -> A,
+    grow: impl FnOnce(&mut A),
+) {
+    let before = (bytes(T::Pages), bytes(T::Audio), bytes(T::Untracked));
+    let mut tracked = Tracked::new(make(), "pages", T::Pages).forgive_leaks();
+    let made = bytes(T::Untracked);
+    {
+        let _audio = tag_scope(T::Audio);
+        grow(&mut tracked);
+    }
+    assert_eq!(
+        bytes(T::Audio),
+        before.1,
+        "{what}: nothing charged to the scope"
+    );
+    assert!(
+        bytes(T::Pages) > before.0,
+        "{what}: its growth is charged to its own tag"
+    );
+    // (Untracked may fall: blocks made before the wrapper moved to blocks of its tag.)
+    assert!(bytes(T::Untracked) <= made, "{what}: nor to Untracked");
+    drop(tracked);
+    assert_eq!(bytes(T::Pages), before.0, "{what}: and given back there");
+    assert_eq!(bytes(T::Untracked), before.2, "{what}: its first block too");
+}
+
+fn tracked_allocators_charge_their_growth_to_their_own_tag() {
+    charged_to_own_tag(
+        "chained arena",
+        || Arena::chained(1024),
+        |a| {
+            for _ in 0..8 {
+                a.alloc([0u8; 700]);
+            }
+            assert!(a.page_count() > 2);
+        },
+    );
+    charged_to_own_tag(
+        "frame arena",
+        || FrameArena::<2>::chained(1024),
+        |f| {
+            for _ in 0..2 {
+                let frame = f.begin_frame();
+                for _ in 0..4 {
+                    frame.alloc([0u8; 700]);
+                }
+            }
+        },
+    );
+    charged_to_own_tag(
+        "growable pool",
+        || Pool::growable(16),
+        |p| {
+            for _ in 0..200 {
+                p.insert([0u64; 8]);
+            }
+        },
+    );
+    charged_to_own_tag(
+        "lazy pool",
+        Pool::<u64>::new,
+        |p| {
+            p.insert(7);
+        },
+    );
+    charged_to_own_tag(
+        "soa vec",
+        SoaVec::<Particle>::new,
+        |v| {
+            for i in 0..300 {
+                v.push(particle(i));
+            }
+        },
+    );
+    charged_to_own_tag(
+        "soa pool",
+        || SoaPool::<Particle>::growable(16),
+        |p| {
+            for i in 0..100 {
+                p.insert(particle(i));
+            }
+            for i in 0..100 {
+                let _ = p.try_insert(particle(i));
+            }
+        },
+    );
+    // An allocator that is not tracked keeps charging the scope current when it grows.
+    let before = bytes(T::Audio);
+    let mut plain = Pool::growable(16);
+    {
+        let _audio = tag_scope(T::Audio);
+        for _ in 0..40 {
+            plain.insert(0u64);
+        }
+    }
+    assert!(bytes(T::Audio) > before);
+    drop(plain);
+    assert_eq!(bytes(T::Audio), before);
+}
+
 fn main() {
     if cfg!(miri) {
         println!("tagging global allocator: not installed under Miri (see the comment on ALLOC)");
         return;
     }
-    let checks: [(&str, fn()); 11] = [
+    let checks: [(&str, fn()); 12] = [
         ("nested scopes", nested_scopes_charge_the_innermost_tag),
         ("untracked", untracked_counts_memory_with_no_scope),
         (
@@ -460,6 +587,10 @@ fn main() {
         (
             "panicking tag ==",
             a_panicking_tag_comparison_leaves_the_table_usable,
+        ),
+        (
+            "tracked allocators' own tag",
+            tracked_allocators_charge_their_growth_to_their_own_tag,
         ),
         (
             "full slot table",

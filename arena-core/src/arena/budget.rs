@@ -13,7 +13,7 @@
 use super::{Arena, ArenaError, BufferArena};
 #[cfg(feature = "alloc")]
 use super::{Frame, FrameArena};
-use crate::tags::{BudgetGate, Budgeted, MemoryUsage};
+use crate::tags::{BudgetGate, Budgeted, MemoryUsage, PageTag};
 
 impl Arena {
     /// The slow path's budget check: `used()` would grow by `growth` bytes. `Ok` when there is
@@ -103,6 +103,11 @@ impl Budgeted for Arena {
     fn budget_stamp(&self) -> usize {
         self.budget_stamp.get()
     }
+
+    /// The pages a chained arena takes from now on (its root block is taken when it is made).
+    fn charge_pages_to(&mut self, tag: PageTag) {
+        self.page_tag.set(tag);
+    }
 }
 
 impl Arena {
@@ -140,6 +145,10 @@ impl Budgeted for BufferArena<'_> {
     fn budget_stamp(&self) -> usize {
         self.arena.budget_stamp()
     }
+
+    fn charge_pages_to(&mut self, tag: PageTag) {
+        self.arena.charge_pages_to(tag);
+    }
 }
 
 /// The budget of the frame's buffer: setting it here sets it for this buffer (and so for the
@@ -164,6 +173,11 @@ impl Budgeted for Frame<'_> {
     #[inline(always)]
     fn budget_stamp(&self) -> usize {
         self.arena().budget_stamp()
+    }
+
+    /// For this frame's buffer (and so for the later frames that reuse it).
+    fn charge_pages_to(&mut self, tag: PageTag) {
+        self.arena().page_tag.set(tag);
     }
 }
 
@@ -198,6 +212,13 @@ impl<const N: usize> Budgeted for FrameArena<N> {
             first
         } else {
             usize::MAX
+        }
+    }
+
+    /// For every buffer.
+    fn charge_pages_to(&mut self, tag: PageTag) {
+        for i in 0..N {
+            self.buffer(i).page_tag.set(tag);
         }
     }
 }

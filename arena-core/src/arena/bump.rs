@@ -224,10 +224,12 @@ impl Arena {
             total = limit - taken; // the last page fills the limit exactly
         }
         let next = self.next_page(cur);
-        let page = page::alloc_page(total, 0).ok_or(ArenaError::SystemOutOfMemory {
-            requested: size,
-            page_bytes: total,
-        })?;
+        let page = page::alloc_page(total, 0, self.page_tag.get()).ok_or(
+            ArenaError::SystemOutOfMemory {
+                requested: size,
+                page_bytes: total,
+            },
+        )?;
         if next.is_some() || self.kept.get() > 0 {
             // inserted before kept pages, or grown although pages were kept: the next reset
             // coalesces the pages so the frames served so far fit without new pages
@@ -258,7 +260,7 @@ impl Arena {
             self.enter_page(None, self.root_start, 0);
             self.free_pages_after(None);
             if total > page::HEADER + page::PAGE_ALIGN
-                && let Some(page) = page::alloc_page(total, 1)
+                && let Some(page) = page::alloc_page(total, 1, self.page_tag.get())
             {
                 self.link_after(None, Some(page));
                 self.pages.set(1);
@@ -293,7 +295,7 @@ impl Arena {
         let total = self.merged_page_bytes(capacity, held);
         self.free_pages_after(cur);
         if total > page::HEADER + page::PAGE_ALIGN
-            && let Some(page) = page::alloc_page(total, 0)
+            && let Some(page) = page::alloc_page(total, 0, self.page_tag.get())
         {
             self.link_after(cur, Some(page));
             self.pages.set(self.pages.get() + 1);

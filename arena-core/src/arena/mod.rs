@@ -164,6 +164,8 @@ pub struct Arena {
     /// Limit on `system_bytes` for a chained arena (`usize::MAX` = none); a `Cell` so
     /// [`Arena::set_limit`] works through `&self`. Read only on the slow path.
     limit: Cell<usize>,
+    /// The tag the pages are charged to (set by a `Tracked` wrapper). Read only on the slow path.
+    page_tag: Cell<crate::tags::PageTag>,
     /// Number of resets, so markers taken before a reset are refused.
     epoch: Cell<u64>,
     /// Times kept pages were given back between resets (a limited arena making room), so a
@@ -299,6 +301,7 @@ impl Arena {
             system_bytes: Cell::new(if owned { len } else { 0 }),
             page_bytes,
             limit: Cell::new(usize::MAX),
+            page_tag: Cell::new(crate::tags::PageTag::NONE),
             epoch: Cell::new(0),
             page_frees: Cell::new(0),
             kept: Cell::new(0),

@@ -51,13 +51,21 @@ pub(super) fn header<'a>(page: NonNull<PageHeader>) -> &'a PageHeader {
     unsafe { page.as_ref() }
 }
 
-/// Takes a page of `total` bytes (header included) from the system allocator.
+/// Takes a page of `total` bytes (header included) from the system allocator, charged to
+/// `tag` (see [`PageTag`]).
 #[cfg(feature = "alloc")]
-pub(super) fn alloc_page(total: usize, index: usize) -> Option<NonNull<PageHeader>> {
+pub(super) fn alloc_page(
+    total: usize,
+    index: usize,
+    tag: crate::tags::PageTag,
+) -> Option<NonNull<PageHeader>> {
     debug_assert!(total > HEADER);
     let layout = core::alloc::Layout::from_size_align(total, PAGE_ALIGN).ok()?;
+    let charge = tag.charge();
     // SAFETY: `layout` has a non-zero size (`total > HEADER > 0`).
-    let raw = NonNull::new(unsafe { alloc::alloc::alloc(layout) })?;
+    let raw = NonNull::new(unsafe { alloc::alloc::alloc(layout) });
+    drop(charge);
+    let raw = raw?;
     let page = raw.cast::<PageHeader>();
     // SAFETY: `raw` is valid for `total` bytes, so the end pointer stays in bounds.
     let end = unsafe { raw.add(total) };

@@ -690,6 +690,12 @@ impl<T, H: PoolHandle<T>> crate::tags::Budgeted for Pool<T, H> {
     fn budget_stamp(&self) -> usize {
         self.slots.budget_stamp()
     }
+
+    /// The chunks a growable pool takes from now on (a fixed pool's one block is taken when it
+    /// is made, or at its first insert if it was made lazily).
+    fn charge_pages_to(&mut self, tag: crate::tags::PageTag) {
+        self.slots.charge_pages_to(tag);
+    }
 }
 
 /// Panics for an insert that found no slot, saying why and what to do.

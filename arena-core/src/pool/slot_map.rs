@@ -23,7 +23,7 @@ use super::generation::Generations;
 use super::key::{Key, make};
 use super::slot::{Content, NO_SLOT, Slot};
 use super::{PoolCapacityError, PoolReserveError, PoolStats};
-use crate::tags::{BudgetExceeded, BudgetGate};
+use crate::tags::{BudgetExceeded, BudgetGate, PageTag};
 
 /// Why an insert found no slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +57,8 @@ struct Ledger {
     /// budget is lifted.
     fresh_in_play: u32,
     budget: Option<BudgetGate>,
+    /// The tag new chunks are charged to (set by a `Tracked` wrapper); read only when growing.
+    page_tag: PageTag,
     /// The bytes one value counts against the budget.
     unit: usize,
     /// The container's name, for the messages of a refused insert (`"Pool"`, `"SoaPool"`).
@@ -113,6 +115,7 @@ impl Ledger {
             fast_end,
             fresh_in_play: u32::MAX,
             budget: None,
+            page_tag: PageTag::NONE,
             unit,
             kind,
             max_slots,
@@ -289,7 +292,10 @@ impl<P> SlotMap<P> {
             .ok_or(too_many.clone())?;
         let target = self.chunks.capacity_for(slots).ok_or(too_many)?;
         let was_lazy = self.chunks.first_len() == 0;
-        if !self.chunks.grow_to(target, self.ledger.generations.first()) {
+        let charge = self.ledger.page_tag.charge();
+        let grown = self.chunks.grow_to(target, self.ledger.generations.first());
+        drop(charge);
+        if !grown {
             return Err(PoolReserveError::OutOfMemory {
                 additional,
                 slots: (target - self.chunks.capacity()) as usize,
@@ -396,6 +402,11 @@ impl<P> SlotMap<P> {
     #[inline(always)]
     pub(crate) fn budget_stamp(&self) -> usize {
         self.ledger.budget.as_ref().map_or(0, BudgetGate::stamp)
+    }
+
+    /// Charges the chunks taken from now on to `tag`.
+    pub(crate) fn charge_pages_to(&mut self, tag: PageTag) {
+        self.ledger.page_tag = tag;
     }
 
     /// Sets or removes the budget.
@@ -637,9 +648,13 @@ impl<P> SlotMap<P> {
     /// caller is about to fill.
     fn grow(&mut self) -> bool {
         let was_lazy = self.chunks.first_len() == 0;
-        if self.chunks.capacity() >= self.ledger.max_slots
-            || !self.chunks.grow(self.ledger.generations.first())
-        {
+        if self.chunks.capacity() >= self.ledger.max_slots {
+            return false;
+        }
+        let charge = self.ledger.page_tag.charge();
+        let grown = self.chunks.grow(self.ledger.generations.first());
+        drop(charge);
+        if !grown {
             return false;
         }
         if was_lazy {

@@ -16,7 +16,7 @@ use core::iter::FusedIterator;
 use super::{Iter, Soa, SoaVec};
 use crate::pool::slot_map::{Claim, Refusal, SlotMap};
 use crate::pool::{Handle, PoolCapacityError, PoolFull, PoolStats};
-use crate::tags::{BudgetGate, Budgeted};
+use crate::tags::{BudgetGate, Budgeted, PageTag};
 
 /// A pool of `T` stored as dense SoA columns, addressed by [`Handle<T>`]: fixed capacity
 /// ([`with_capacity`](Self::with_capacity)) or growing by chunks of handle slots
@@ -171,6 +171,9 @@ impl<T: Soa> SoaPool<T> {
         let row = values.len();
         // The value goes in first: if splitting it panics, nothing else has changed.
         values.try_push(value).map_err(|e| e.into_inner())?;
+        if owners.len() == owners.capacity() {
+            Self::grow_owners(owners, values.page_tag());
+        }
         owners.push(claim.index());
         Ok(claim.commit(row as u32))
     }
@@ -221,7 +224,36 @@ impl<T: Soa> SoaPool<T> {
     #[inline(never)]
     #[track_caller]
     fn grow_rows(&mut self) {
-        if self.values.try_reserve(1).is_err() || self.owners.try_reserve(1).is_err() {
+        if self.values.try_reserve(1).is_err() {
+            out_of_memory()
+        }
+        Self::grow_owners(&mut self.owners, self.values.page_tag());
+    }
+
+    /// Room for one more back link, charged to the columns' tag. With a tag, the links move to
+    /// a new block (a `realloc` would keep the old block's tag, which may be from before the
+    /// pool was tagged), as the columns' small blocks do.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn grow_owners(owners: &mut Vec<u32>, tag: PageTag) {
+        if owners.len() < owners.capacity() {
+            return;
+        }
+        let charge = tag.charge();
+        let grown = if tag.is_none() {
+            owners.try_reserve(1)
+        } else {
+            let mut moved = Vec::new();
+            moved
+                .try_reserve_exact(owners.capacity().saturating_mul(2).max(4))
+                .map(|()| {
+                    moved.extend_from_slice(owners);
+                    *owners = moved;
+                })
+        };
+        drop(charge);
+        if grown.is_err() {
             out_of_memory()
         }
     }
@@ -544,6 +576,12 @@ impl<T: Soa> Budgeted for SoaPool<T> {
     #[inline(always)]
     fn budget_stamp(&self) -> usize {
         self.slots.budget_stamp()
+    }
+
+    /// The columns, the back links and the handle map's chunks, as they grow from now on.
+    fn charge_pages_to(&mut self, tag: PageTag) {
+        self.values.charge_pages_to(tag);
+        self.slots.charge_pages_to(tag);
     }
 }
 

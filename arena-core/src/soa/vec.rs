@@ -10,7 +10,7 @@ use super::{
     OrdColumns, PartialOrdColumns, Soa, SoaAllocError, SoaSlice, SoaSliceMut, TotalEqColumns,
     row_from_raw, row_to_raw,
 };
-use crate::tags::{BudgetExceeded, BudgetGate};
+use crate::tags::{BudgetExceeded, BudgetGate, PageTag};
 
 /// A growable vector of `T` stored as one column per field, all in one allocation.
 ///
@@ -49,6 +49,8 @@ pub struct SoaVec<T: Soa> {
     /// grows the block.
     end: usize,
     budget: Option<BudgetGate>,
+    /// The tag the column block is charged to when it grows (set by a `Tracked` wrapper).
+    page_tag: PageTag,
 }
 
 impl<T: Soa> SoaVec<T> {
@@ -60,6 +62,7 @@ impl<T: Soa> SoaVec<T> {
             raw,
             len: 0,
             budget: None,
+            page_tag: PageTag::NONE,
         }
     }
 
@@ -80,7 +83,13 @@ impl<T: Soa> SoaVec<T> {
             raw,
             len: 0,
             budget: None,
+            page_tag: PageTag::NONE,
         })
+    }
+
+    /// The tag the column block is charged to when it grows.
+    pub(super) fn page_tag(&self) -> PageTag {
+        self.page_tag
     }
 
     /// The number of rows.
@@ -114,16 +123,20 @@ impl<T: Soa> SoaVec<T> {
     ///
     /// Reserving is not counted against a [budget](crate::tags::Budgeted): the budget counts rows.
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), SoaAllocError> {
+        let charge = self.page_tag.charge();
         // SAFETY: rows `0..len` are the initialised ones.
         let reserved = unsafe { self.raw.try_reserve(self.len, additional, false) };
+        drop(charge);
         self.refresh_end();
         reserved
     }
 
     /// Makes room for exactly `additional` more rows (no geometric growth).
     pub fn try_reserve_exact(&mut self, additional: usize) -> Result<(), SoaAllocError> {
+        let charge = self.page_tag.charge();
         // SAFETY: rows `0..len` are the initialised ones.
         let reserved = unsafe { self.raw.try_reserve(self.len, additional, true) };
+        drop(charge);
         self.refresh_end();
         reserved
     }
@@ -1172,6 +1185,13 @@ impl<T: Soa> crate::tags::Budgeted for SoaVec<T> {
     #[inline(always)]
     fn budget_stamp(&self) -> usize {
         self.budget.as_ref().map_or(0, BudgetGate::stamp)
+    }
+
+    /// The column block's growth from now on (a `realloc` keeps the block's first tag under the
+    /// [`TaggingAllocator`](crate::tags::TaggingAllocator), so tag a vector before its first
+    /// row for all of it to count under this tag).
+    fn charge_pages_to(&mut self, tag: PageTag) {
+        self.page_tag = tag;
     }
 }
 

@@ -371,4 +371,15 @@ pub trait Budgeted: super::MemoryUsage {
     fn budget_stamp(&self) -> usize {
         self.budget().map_or(0, |g| g.stamp())
     }
+
+    /// From now on, charges the memory the allocator takes from the global allocator (its pages,
+    /// chunks, column blocks) to `tag` ([`PageTag::charge`](super::PageTag::charge) around each
+    /// request), whichever [`tag_scope`](super::tag_scope) is current when it grows. What
+    /// [`Tracked::new`](super::Tracked::new) calls with its own tag. Memory taken before keeps
+    /// the tag it was charged to (a `realloc` keeps its block's tag). The default does nothing:
+    /// right for allocators that never take memory after they are made (a heap over one region,
+    /// an arena over a buffer).
+    fn charge_pages_to(&mut self, tag: super::PageTag) {
+        let _ = tag;
+    }
 }

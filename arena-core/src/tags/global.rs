@@ -50,7 +50,7 @@ use crate::tagging_alloc::{
 /// drop((contacts, mixed));
 /// ```
 #[must_use = "the tag applies until the guard is dropped"]
-pub fn tag_scope<G: Tag + Send + Sync>(tag: G) -> TagScope {
+pub fn tag_scope<G: Tag>(tag: G) -> TagScope {
     let previous = swap_current(slot_of(tag));
     TagScope {
         previous,
@@ -160,12 +160,14 @@ impl<G: Tag> Source<G> for GlobalRow<G> {
 ///
 /// **Counting each byte once.** An arena-kit allocator backed by the global allocator (an
 /// `Arena::with_capacity`, a `Pool`, a `SoaVec`) takes its memory from it, so its pages are
-/// already in these rows, charged to the tag in scope when it took them. Its [`Tracked`] row
-/// counts how it uses those pages. So the rule is: in one [`Report`] put the global rows and the
-/// `Tracked` allocators that do *not* take memory from the global allocator (arenas over your own
-/// buffers, a `LockedHeap`); report the global-backed `Tracked` allocators in a report of their
-/// own (the view inside their pages). Create a subsystem's allocators inside its `tag_scope`, and
-/// its pages are charged to its tag.
+/// already in these rows. A [`Tracked`] allocator charges every page, chunk and column block it
+/// takes after it is wrapped to its own tag, whatever scope is current when it grows (see
+/// [`PageTag`](super::PageTag)); what it took before (a fixed pool's block, an arena's first
+/// block) is charged to the scope current when it was made, so make a subsystem's allocators
+/// inside its `tag_scope` too. Its `Tracked` row counts how it uses those pages. So the rule is:
+/// in one [`Report`] put the global rows and the `Tracked` allocators that do *not* take memory
+/// from the global allocator (arenas over your own buffers, a `LockedHeap`); report the
+/// global-backed `Tracked` allocators in a report of their own (the view inside their pages).
 ///
 /// [`Tracked`]: super::Tracked
 /// [`Report`]: super::Report
@@ -186,7 +188,7 @@ impl<G: Tag> Source<G> for GlobalRow<G> {
 /// assert_eq!(report.total().current, total);
 /// drop(audio);
 /// ```
-pub fn global_rows<G: Tag + Send + Sync>(untracked: G) -> Vec<GlobalRow<G>> {
+pub fn global_rows<G: Tag>(untracked: G) -> Vec<GlobalRow<G>> {
     let mut rows = Vec::new();
     let mut rest = Usage::default();
     for slot in 0..MAX_TAG_SLOTS {

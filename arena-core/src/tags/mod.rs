@@ -48,8 +48,9 @@
 //! [`Report`], [`History`] and exports. Its costs: an 8-byte header per allocation (`align` bytes
 //! for alignments over 8), two thread-local reads and two plain adds per allocation and per free
 //! (per-thread counters, no lock and no shared atomic), and a lock-free scan of at most
-//! [`MAX_TAG_SLOTS`] slots per `tag_scope`; see [`global_rows`] for how its rows and `Tracked`
-//! rows count each byte once. It needs `std`: without it there is no `TaggingAllocator` and no
+//! [`MAX_TAG_SLOTS`] slots per `tag_scope`. A [`Tracked`] allocator charges the pages it takes
+//! to its own tag, whichever scope is current when it grows ([`PageTag`]); see [`global_rows`]
+//! for how its rows and `Tracked` rows count each byte once. It needs `std`: without it there is no `TaggingAllocator` and no
 //! `tag_scope`, and only the allocators' own rows (`Tracked`, `LockedHeap`'s statistics) count.
 //!
 //! ```
@@ -90,6 +91,7 @@ mod guard;
 mod heap;
 #[cfg(feature = "alloc")]
 mod history;
+mod page_tag;
 mod palette;
 #[cfg(feature = "alloc")]
 mod registry;
@@ -121,6 +123,7 @@ pub use global::{GlobalRow, TagScope, global_rows, tag_scope};
 pub use guard::GuardReport;
 #[cfg(feature = "alloc")]
 pub use history::{FrameSample, History};
+pub use page_tag::{PageCharge, PageTag};
 pub use palette::{OKABE_ITO, tag_colour};
 #[cfg(feature = "alloc")]
 pub use registry::{DEFAULT_HISTORY, OverBudget, Registry};

@@ -8,6 +8,10 @@ use core::fmt;
 /// `Rendering/Particles`, whose bytes also count towards `Rendering` in a
 /// [`Report`](super::Report). `&'static str` is a tag too, for quick experiments.
 ///
+/// A tag is `Send + Sync`: the [`TaggingAllocator`](super::TaggingAllocator)'s counter slots keep
+/// a copy of each tag they have seen, which every thread reads (an enum of plain variants and
+/// `&'static str` are both).
+///
 /// ```
 /// use arena_kit::Tag;
 /// use arena_kit::tags::TagPath;
@@ -32,7 +36,7 @@ use core::fmt;
 ///
 /// assert_eq!(TagPath(MemoryTag::Particles).to_string(), "Rendering/Particles");
 /// ```
-pub trait Tag: Copy + Eq + fmt::Debug + 'static {
+pub trait Tag: Copy + Eq + fmt::Debug + Send + Sync + 'static {
     /// The tag's own name (without its parents), as reports print it.
     fn name(&self) -> &'static str;
 

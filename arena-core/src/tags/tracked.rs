@@ -213,7 +213,11 @@ impl<A: MemoryUsage, G: Tag> Tracked<A, G> {
 impl<A: Budgeted, G: Tag> Tracked<A, G> {
     /// Names and tags `inner`. Its budget, if it has one, is left as it is until
     /// [`set_budget`](Tracked::set_budget) or [`with_budget`](Tracked::with_budget) is called.
-    pub fn new(inner: A, name: &'static str, tag: G) -> Self {
+    /// With the [`TaggingAllocator`](super::TaggingAllocator) installed, the memory `inner` takes
+    /// from the global allocator from now on is charged to `tag`
+    /// ([`Budgeted::charge_pages_to`]), whichever `tag_scope` is current when it grows.
+    pub fn new(mut inner: A, name: &'static str, tag: G) -> Self {
+        inner.charge_pages_to(super::PageTag::of(tag));
         let stamp = inner.budget_stamp();
         Tracked {
             inner: Inner::new(inner),
