@@ -118,7 +118,7 @@ impl<const K: usize> Drop for Droppy<K> {
 
 #[path = "support/particle.rs"]
 mod particle;
-use particle::{Particle, particle, update_x_chunks8, update_x_zip};
+use particle::{Particle, particle, update_x_chunks8, update_x_std_chunks8, update_x_zip};
 
 // ---------------------------------------------------------------------------------------------
 // Containers with one shape, for the pool jobs
@@ -661,6 +661,9 @@ fn chunks_ours() -> Runner {
 fn chunks_zip() -> Runner {
     column_pass(update_x_zip)
 }
+fn chunks_std() -> Runner {
+    column_pass(update_x_std_chunks8)
+}
 fn chunks_hand() -> Runner {
     let mut x: Vec<f32> = (0..PASS_N).map(|i| particle(i).x).collect();
     let vx: Vec<f32> = (0..PASS_N).map(|i| particle(i).vx).collect();
@@ -829,6 +832,7 @@ fn jobs() -> Vec<Job> {
                 (Ours, "ours-chunks8", chunks_ours),
                 (Peer, "zip", chunks_zip),
                 (Other, "hand-zip", chunks_hand),
+                (Other, "std-chunks8", chunks_std),
             ],
         },
         Job {

@@ -521,22 +521,14 @@ fn tracked_allocators_charge_their_growth_to_their_own_tag() {
             }
         },
     );
-    charged_to_own_tag(
-        "lazy pool",
-        Pool::<u64>::new,
-        |p| {
-            p.insert(7);
-        },
-    );
-    charged_to_own_tag(
-        "soa vec",
-        SoaVec::<Particle>::new,
-        |v| {
-            for i in 0..300 {
-                v.push(particle(i));
-            }
-        },
-    );
+    charged_to_own_tag("lazy pool", Pool::<u64>::new, |p| {
+        p.insert(7);
+    });
+    charged_to_own_tag("soa vec", SoaVec::<Particle>::new, |v| {
+        for i in 0..300 {
+            v.push(particle(i));
+        }
+    });
     charged_to_own_tag(
         "soa pool",
         || SoaPool::<Particle>::growable(16),

@@ -40,6 +40,24 @@ pub fn update_x_zip(v: &mut SoaVec<Particle>, dt: f32) {
     }
 }
 
+/// The same pass over the same two columns in std's chunks of 8 (`<[f32]>::chunks_exact_mut(8)`
+/// zipped with `chunks_exact(8)`), then the remainder: what `chunks_exact_mut::<8>()` does, written
+/// with the standard library's slices.
+#[inline]
+pub fn update_x_std_chunks8(v: &mut SoaVec<Particle>, dt: f32) {
+    let s = v.slices_mut();
+    let mut xs = s.x.chunks_exact_mut(8);
+    let mut vxs = s.vx.chunks_exact(8);
+    for (x, vx) in (&mut xs).zip(&mut vxs) {
+        for k in 0..8 {
+            x[k] += vx[k] * dt;
+        }
+    }
+    for (x, vx) in xs.into_remainder().iter_mut().zip(vxs.remainder()) {
+        *x += vx * dt;
+    }
+}
+
 /// The same pass in chunks of 8 rows (`chunks_exact_mut::<8>()`), then the remainder.
 #[inline]
 pub fn update_x_chunks8(v: &mut SoaVec<Particle>, dt: f32) {

@@ -114,10 +114,13 @@ impl<T: Soa> Clone for Iter<'_, T> {
 ///
 /// Covariant in `'a`. Invariant in `T`, because it stores `T::Columns` (an associated type).
 pub struct ChunksExact<'a, T: Soa, const N: usize> {
+    /// The next chunk's first row in every column.
     cols: T::Columns,
-    pos: usize,
-    end: usize,
-    len: usize,
+    /// Chunks not yet yielded.
+    chunks: usize,
+    /// The rows after the last chunk, and how many.
+    rest: T::Columns,
+    rest_len: usize,
     _marker: PhantomData<&'a T>,
 }
 
@@ -129,11 +132,30 @@ pub struct ChunksExact<'a, T: Soa, const N: usize> {
 /// Covariant in `'a`; invariant in `T`, as soundness requires of mutable chunks (see
 /// [`SoaSliceMut`](super::SoaSliceMut)).
 pub struct ChunksExactMut<'a, T: Soa, const N: usize> {
+    /// The next chunk's first row in every column.
     cols: T::Columns,
-    pos: usize,
-    end: usize,
-    len: usize,
+    /// Chunks not yet yielded.
+    chunks: usize,
+    /// The rows after the last chunk, and how many.
+    rest: T::Columns,
+    rest_len: usize,
     _marker: PhantomData<&'a mut T>,
+}
+
+/// The first chunk's columns, the chunk count, the remainder's columns and its length, for `len`
+/// rows at `cols` in chunks of `N`. The iterators step their columns by `N` rows per chunk (a
+/// pointer bump per column, as `<[T]>::chunks_exact` does): the optimiser then sees each
+/// chunk's rows as consecutive with the previous chunk's, and vectorises a `0..N` loop inside
+/// the chunk as it does a zip.
+///
+/// # Safety
+/// - `cols` has at least `len` rows.
+#[inline(always)]
+unsafe fn split_chunks<C: Columns, const N: usize>(cols: C, len: usize) -> (C, usize, C, usize) {
+    let whole = len - len % N;
+    // SAFETY: `whole <= len`, in bounds of the columns.
+    let rest = unsafe { cols.offset(whole) };
+    (cols, whole / N, rest, len - whole)
 }
 
 impl<'a, T: Soa + 'a, const N: usize> ChunksExact<'a, T, N> {
@@ -141,19 +163,21 @@ impl<'a, T: Soa + 'a, const N: usize> ChunksExact<'a, T, N> {
     /// - rows `0..len` of `cols` are initialised and shared for `'a`.
     pub(crate) unsafe fn new(cols: T::Columns, len: usize) -> Self {
         const { assert!(N > 0, "chunks_exact::<N>() needs N > 0") };
+        // SAFETY: forwarded from the caller.
+        let (cols, chunks, rest, rest_len) = unsafe { split_chunks::<_, N>(cols, len) };
         ChunksExact {
             cols,
-            pos: 0,
-            end: len - len % N,
-            len,
+            chunks,
+            rest,
+            rest_len,
             _marker: PhantomData,
         }
     }
 
     /// The last `len % N` rows, which no chunk covers.
     pub fn remainder(&self) -> T::Slices<'a> {
-        // SAFETY: rows `end..len` are in the borrowed range.
-        T::view_slices(unsafe { self.cols.slices(self.end, self.len - self.end) })
+        // SAFETY: the remainder's rows are in the borrowed range.
+        T::view_slices(unsafe { self.rest.slices(0, self.rest_len) })
     }
 }
 
@@ -161,19 +185,21 @@ impl<'a, T: Soa + 'a, const N: usize> Iterator for ChunksExact<'a, T, N> {
     type Item = T::Slices<'a>;
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.pos < self.end {
-            let start = self.pos;
-            self.pos += N;
-            // SAFETY: `start..start + N` is within `0..end`, in the borrowed range.
-            Some(T::view_slices(unsafe { self.cols.slices(start, N) }))
-        } else {
-            None
+        if self.chunks == 0 {
+            return None;
+        }
+        self.chunks -= 1;
+        let chunk = self.cols;
+        // SAFETY: a chunk was left, so its `N` rows are in the borrowed range, and the next
+        // chunk (or the remainder) starts right after them.
+        unsafe {
+            self.cols = chunk.offset(N);
+            Some(T::view_slices(chunk.slices(0, N)))
         }
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = (self.end - self.pos) / N;
-        (n, Some(n))
+        (self.chunks, Some(self.chunks))
     }
 }
 
@@ -185,19 +211,21 @@ impl<'a, T: Soa + 'a, const N: usize> ChunksExactMut<'a, T, N> {
     /// - rows `0..len` of `cols` are initialised and exclusively borrowed for `'a`.
     pub(crate) unsafe fn new(cols: T::Columns, len: usize) -> Self {
         const { assert!(N > 0, "chunks_exact_mut::<N>() needs N > 0") };
+        // SAFETY: forwarded from the caller.
+        let (cols, chunks, rest, rest_len) = unsafe { split_chunks::<_, N>(cols, len) };
         ChunksExactMut {
             cols,
-            pos: 0,
-            end: len - len % N,
-            len,
+            chunks,
+            rest,
+            rest_len,
             _marker: PhantomData,
         }
     }
 
     /// The last `len % N` rows, which no chunk covers.
     pub fn into_remainder(self) -> T::SlicesMut<'a> {
-        // SAFETY: rows `end..len` are in the borrowed range and never yielded by `next`.
-        T::view_slices_mut(unsafe { self.cols.slices_mut(self.end, self.len - self.end) })
+        // SAFETY: the remainder's rows are in the borrowed range and never yielded by `next`.
+        T::view_slices_mut(unsafe { self.rest.slices_mut(0, self.rest_len) })
     }
 }
 
@@ -205,22 +233,21 @@ impl<'a, T: Soa + 'a, const N: usize> Iterator for ChunksExactMut<'a, T, N> {
     type Item = T::SlicesMut<'a>;
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.pos < self.end {
-            let start = self.pos;
-            self.pos += N;
-            // SAFETY: `start..start + N` is within `0..end` and yielded once, so the chunks are
-            // disjoint.
-            Some(T::view_slices_mut(unsafe {
-                self.cols.slices_mut(start, N)
-            }))
-        } else {
-            None
+        if self.chunks == 0 {
+            return None;
+        }
+        self.chunks -= 1;
+        let chunk = self.cols;
+        // SAFETY: a chunk was left, so its `N` rows are in the borrowed range; `cols` moves past
+        // them, so each chunk is yielded once and the chunks are disjoint.
+        unsafe {
+            self.cols = chunk.offset(N);
+            Some(T::view_slices_mut(chunk.slices_mut(0, N)))
         }
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = (self.end - self.pos) / N;
-        (n, Some(n))
+        (self.chunks, Some(self.chunks))
     }
 }
 

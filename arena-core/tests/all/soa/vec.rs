@@ -203,6 +203,117 @@ fn chunks_exact_covers_every_row_once() {
     );
 }
 
+/// `chunks_exact::<N>()` and `chunks_exact_mut::<N>()` of a vector, and of a sub-slice starting
+/// at an odd row, against std's `chunks_exact(N)` of the same rows in a `Vec`: every chunk, the
+/// length left after each step, and the remainder before, during and after the iteration.
+fn chunks_match_std<const N: usize>(len: usize, skip: usize) {
+    let rows = |i: usize| Mixed {
+        tag: i as u8,
+        name: format!("row {i}"),
+        unit: (),
+        wide: i as u64 * 3,
+        half: i as u16,
+    };
+    let mut v: SoaVec<Mixed> = (0..len).map(rows).collect();
+    let model: Vec<Mixed> = (0..len).map(rows).collect();
+    let skip = skip.min(len);
+    let model = &model[skip..];
+    let slice = v.slice(skip..);
+    let mut ours = slice.chunks_exact::<N>();
+    let mut std = model.chunks_exact(N);
+    assert_eq!(
+        ours.remainder().name,
+        std.remainder()
+            .iter()
+            .map(|m| m.name.clone())
+            .collect::<Vec<_>>()
+    );
+    loop {
+        assert_eq!(ours.len(), std.len());
+        match (ours.next(), std.next()) {
+            (Some(c), Some(m)) => {
+                assert_eq!(c.name.len(), N);
+                for k in 0..N {
+                    assert_eq!(
+                        (c.tag[k], &c.name[k], c.wide[k], c.half[k]),
+                        (m[k].tag, &m[k].name, m[k].wide, m[k].half)
+                    );
+                }
+            }
+            (None, None) => break,
+            (c, m) => panic!("ours yields {}, std {}", c.is_some(), m.is_some()),
+        }
+    }
+    assert_eq!(ours.next().map(|c| c.tag.len()), None, "fused");
+    assert_eq!(
+        ours.remainder().wide,
+        std.remainder().iter().map(|m| m.wide).collect::<Vec<_>>()
+    );
+
+    // The exclusive chunks: write through each, then read the rows back; the remainder after
+    // taking only the first chunk is still the last `len % N` rows.
+    let mut slice = v.slice_mut(skip..);
+    let mut chunks = slice.chunks_exact_mut::<N>();
+    assert_eq!(chunks.len(), model.len() / N);
+    if let Some(first) = chunks.next() {
+        for k in 0..N {
+            first.wide[k] += 1;
+        }
+    }
+    for c in &mut chunks {
+        for k in 0..N {
+            c.wide[k] += 1;
+            c.name[k].push('!');
+        }
+    }
+    let rest = chunks.into_remainder();
+    assert_eq!(rest.wide.len(), model.len() % N);
+    for w in rest.wide.iter_mut() {
+        *w += 100;
+    }
+    let whole = model.len() - model.len() % N;
+    for (i, m) in model.iter().enumerate() {
+        let want = m.wide + if i < whole { 1 } else { 100 };
+        assert_eq!(v.slices().wide[skip + i], want, "row {}", skip + i);
+        let bang = i >= N && i < whole;
+        assert_eq!(
+            v.slices().name[skip + i].ends_with('!'),
+            bang,
+            "row {}",
+            skip + i
+        );
+    }
+    let mut partial = v.chunks_exact_mut::<N>();
+    let _ = partial.next();
+    assert_eq!(partial.into_remainder().tag.len(), len % N);
+}
+
+#[test]
+fn chunk_iterators_match_std_chunks_exact() {
+    for len in 0..miri_or(40, 12) {
+        for skip in [0, 1, 5] {
+            chunks_match_std::<1>(len, skip);
+            chunks_match_std::<3>(len, skip);
+            chunks_match_std::<8>(len, skip);
+        }
+    }
+    // Zero-sized columns only: every chunk and the remainder still have the right lengths.
+    let mut v: SoaVec<Nothing> = (0..miri_or(1003, 19))
+        .map(|_| Nothing {
+            a: (),
+            b: core::marker::PhantomData,
+        })
+        .collect();
+    let n = v.len();
+    assert_eq!(
+        v.chunks_exact::<8>().map(|c| c.a.len()).sum::<usize>(),
+        n - n % 8
+    );
+    let mut chunks = v.chunks_exact_mut::<8>();
+    assert_eq!(chunks.by_ref().count(), n / 8);
+    assert_eq!(chunks.into_remainder().b.len(), n % 8);
+}
+
 #[test]
 fn a_partly_consumed_into_iter_drops_the_rest_once() {
     let drops = Rc::new(Cell::new(0));
