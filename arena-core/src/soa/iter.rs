@@ -114,13 +114,7 @@ impl<T: Soa> Clone for Iter<'_, T> {
 ///
 /// Covariant in `'a`. Invariant in `T`, because it stores `T::Columns` (an associated type).
 pub struct ChunksExact<'a, T: Soa, const N: usize> {
-    /// The next chunk's first row in every column.
-    cols: T::Columns,
-    /// Chunks not yet yielded.
-    chunks: usize,
-    /// The rows after the last chunk, and how many.
-    rest: T::Columns,
-    rest_len: usize,
+    chunks: Chunks<T::Columns, N>,
     _marker: PhantomData<&'a T>,
 }
 
@@ -132,52 +126,71 @@ pub struct ChunksExact<'a, T: Soa, const N: usize> {
 /// Covariant in `'a`; invariant in `T`, as soundness requires of mutable chunks (see
 /// [`SoaSliceMut`](super::SoaSliceMut)).
 pub struct ChunksExactMut<'a, T: Soa, const N: usize> {
-    /// The next chunk's first row in every column.
-    cols: T::Columns,
-    /// Chunks not yet yielded.
-    chunks: usize,
-    /// The rows after the last chunk, and how many.
-    rest: T::Columns,
-    rest_len: usize,
+    chunks: Chunks<T::Columns, N>,
     _marker: PhantomData<&'a mut T>,
 }
 
-/// The first chunk's columns, the chunk count, the remainder's columns and its length, for `len`
-/// rows at `cols` in chunks of `N`. The iterators step their columns by `N` rows per chunk (a
-/// pointer bump per column, as `<[T]>::chunks_exact` does): the optimiser then sees each
-/// chunk's rows as consecutive with the previous chunk's, and vectorises a `0..N` loop inside
-/// the chunk as it does a zip.
-///
-/// # Safety
-/// - `cols` has at least `len` rows.
-#[inline(always)]
-unsafe fn split_chunks<C: Columns, const N: usize>(cols: C, len: usize) -> (C, usize, C, usize) {
-    let whole = len - len % N;
-    // SAFETY: `whole <= len`, in bounds of the columns.
-    let rest = unsafe { cols.offset(whole) };
-    (cols, whole / N, rest, len - whole)
+/// The walk both chunk iterators share. It steps the columns by `N` rows per chunk (a pointer
+/// bump per column, as `<[T]>::chunks_exact` does) rather than computing each chunk from its
+/// first row's index: the optimiser then sees each chunk's rows follow the previous chunk's, and
+/// vectorises a `0..N` loop inside the chunk as it does a zip.
+struct Chunks<C, const N: usize> {
+    /// The next chunk's first row in every column.
+    next: C,
+    /// Chunks not yet yielded.
+    left: usize,
+    /// The rows after the last chunk, and how many.
+    rest: C,
+    rest_len: usize,
+}
+
+impl<C: Columns, const N: usize> Chunks<C, N> {
+    /// # Safety
+    /// - `cols` has at least `len` rows.
+    #[inline(always)]
+    unsafe fn new(cols: C, len: usize) -> Self {
+        const { assert!(N > 0, "chunks_exact::<N>() and chunks_exact_mut::<N>() need N > 0") };
+        let whole = len - len % N;
+        Chunks {
+            next: cols,
+            left: whole / N,
+            // SAFETY: `whole <= len`, in bounds of the columns.
+            rest: unsafe { cols.offset(whole) },
+            rest_len: len - whole,
+        }
+    }
+
+    /// The next chunk's first row, each chunk once.
+    #[inline(always)]
+    fn step(&mut self) -> Option<C> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let chunk = self.next;
+        // SAFETY: a chunk was left, so its `N` rows are in bounds, and the next chunk (or the
+        // remainder) starts right after them.
+        self.next = unsafe { chunk.offset(N) };
+        Some(chunk)
+    }
 }
 
 impl<'a, T: Soa + 'a, const N: usize> ChunksExact<'a, T, N> {
     /// # Safety
     /// - rows `0..len` of `cols` are initialised and shared for `'a`.
     pub(crate) unsafe fn new(cols: T::Columns, len: usize) -> Self {
-        const { assert!(N > 0, "chunks_exact::<N>() needs N > 0") };
-        // SAFETY: forwarded from the caller.
-        let (cols, chunks, rest, rest_len) = unsafe { split_chunks::<_, N>(cols, len) };
         ChunksExact {
-            cols,
-            chunks,
-            rest,
-            rest_len,
+            // SAFETY: forwarded from the caller.
+            chunks: unsafe { Chunks::new(cols, len) },
             _marker: PhantomData,
         }
     }
 
     /// The last `len % N` rows, which no chunk covers.
     pub fn remainder(&self) -> T::Slices<'a> {
+        let c = &self.chunks;
         // SAFETY: the remainder's rows are in the borrowed range.
-        T::view_slices(unsafe { self.rest.slices(0, self.rest_len) })
+        T::view_slices(unsafe { c.rest.slices(0, c.rest_len) })
     }
 }
 
@@ -185,21 +198,13 @@ impl<'a, T: Soa + 'a, const N: usize> Iterator for ChunksExact<'a, T, N> {
     type Item = T::Slices<'a>;
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.chunks == 0 {
-            return None;
-        }
-        self.chunks -= 1;
-        let chunk = self.cols;
-        // SAFETY: a chunk was left, so its `N` rows are in the borrowed range, and the next
-        // chunk (or the remainder) starts right after them.
-        unsafe {
-            self.cols = chunk.offset(N);
-            Some(T::view_slices(chunk.slices(0, N)))
-        }
+        let chunk = self.chunks.step()?;
+        // SAFETY: the chunk's `N` rows are in the borrowed range.
+        Some(T::view_slices(unsafe { chunk.slices(0, N) }))
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.chunks, Some(self.chunks))
+        (self.chunks.left, Some(self.chunks.left))
     }
 }
 
@@ -210,22 +215,18 @@ impl<'a, T: Soa + 'a, const N: usize> ChunksExactMut<'a, T, N> {
     /// # Safety
     /// - rows `0..len` of `cols` are initialised and exclusively borrowed for `'a`.
     pub(crate) unsafe fn new(cols: T::Columns, len: usize) -> Self {
-        const { assert!(N > 0, "chunks_exact_mut::<N>() needs N > 0") };
-        // SAFETY: forwarded from the caller.
-        let (cols, chunks, rest, rest_len) = unsafe { split_chunks::<_, N>(cols, len) };
         ChunksExactMut {
-            cols,
-            chunks,
-            rest,
-            rest_len,
+            // SAFETY: forwarded from the caller.
+            chunks: unsafe { Chunks::new(cols, len) },
             _marker: PhantomData,
         }
     }
 
     /// The last `len % N` rows, which no chunk covers.
     pub fn into_remainder(self) -> T::SlicesMut<'a> {
+        let c = &self.chunks;
         // SAFETY: the remainder's rows are in the borrowed range and never yielded by `next`.
-        T::view_slices_mut(unsafe { self.rest.slices_mut(0, self.rest_len) })
+        T::view_slices_mut(unsafe { c.rest.slices_mut(0, c.rest_len) })
     }
 }
 
@@ -233,21 +234,14 @@ impl<'a, T: Soa + 'a, const N: usize> Iterator for ChunksExactMut<'a, T, N> {
     type Item = T::SlicesMut<'a>;
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.chunks == 0 {
-            return None;
-        }
-        self.chunks -= 1;
-        let chunk = self.cols;
-        // SAFETY: a chunk was left, so its `N` rows are in the borrowed range; `cols` moves past
-        // them, so each chunk is yielded once and the chunks are disjoint.
-        unsafe {
-            self.cols = chunk.offset(N);
-            Some(T::view_slices_mut(chunk.slices_mut(0, N)))
-        }
+        let chunk = self.chunks.step()?;
+        // SAFETY: the chunk's `N` rows are in the borrowed range, and `step` yields each chunk
+        // once, so the chunks are disjoint.
+        Some(T::view_slices_mut(unsafe { chunk.slices_mut(0, N) }))
     }
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.chunks, Some(self.chunks))
+        (self.chunks.left, Some(self.chunks.left))
     }
 }
 

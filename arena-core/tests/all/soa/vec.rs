@@ -233,6 +233,7 @@ fn chunks_match_std<const N: usize>(len: usize, skip: usize) {
         match (ours.next(), std.next()) {
             (Some(c), Some(m)) => {
                 assert_eq!(c.name.len(), N);
+                #[allow(clippy::needless_range_loop)] // one index into five columns and the model
                 for k in 0..N {
                     assert_eq!(
                         (c.tag[k], &c.name[k], c.wide[k], c.half[k]),
