@@ -9,7 +9,7 @@ use super::tag::{Tag, TagPath};
 use super::usage::Usage;
 
 /// Writes `s` as a JSON string.
-fn json_str(out: &mut String, s: &str) {
+pub(super) fn json_str(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {

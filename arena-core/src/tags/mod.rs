@@ -53,6 +53,12 @@
 //! for how its rows and `Tracked` rows count each byte once. It needs `std`: without it there is no `TaggingAllocator` and no
 //! `tag_scope`, and only the allocators' own rows (`Tracked`, `LockedHeap`'s statistics) count.
 //!
+//! **Which allocation, when** (with `std`): a [`Recorder`] keeps the last N allocation events
+//! (alloc, free, discard, frame end) in a ring allocated once, counting what it overwrites, and
+//! answers what was live at a frame, what grew between two frames, what outlived its frame and
+//! which call sites hold old allocations; it exports a Chrome/Perfetto trace (a counter track
+//! per tag, one async slice per allocation).
+//!
 //! ```
 //! use arena_kit::{Arena, Pool, Registry, Tag, Tracked};
 //!
@@ -93,6 +99,8 @@ mod heap;
 mod history;
 mod page_tag;
 mod palette;
+#[cfg(feature = "std")]
+mod recorder;
 #[cfg(feature = "alloc")]
 mod registry;
 #[cfg(feature = "alloc")]
@@ -125,6 +133,10 @@ pub use guard::GuardReport;
 pub use history::{FrameSample, History};
 pub use page_tag::{PageCharge, PageTag};
 pub use palette::{OKABE_ITO, tag_colour};
+#[cfg(feature = "std")]
+pub use recorder::{
+    Allocation, Answer, Growth, GrowthRow, Record, Recorder, RecorderError, SiteGroup, Stamped,
+};
 #[cfg(feature = "alloc")]
 pub use registry::{DEFAULT_HISTORY, OverBudget, Registry};
 #[cfg(feature = "alloc")]

@@ -1,6 +1,8 @@
-//! Memory tags: reports and budgets from real allocators, the thin `Tracked` wrapper, serde.
+//! Memory tags: reports and budgets from real allocators, the thin `Tracked` wrapper, serde, the
+//! allocation recorder.
 
 mod pictures;
+mod recorder;
 mod reports_and_budgets;
 mod serde;
 mod tracked_deref;

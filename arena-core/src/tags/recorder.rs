@@ -1,0 +1,1535 @@
+//! A bounded allocation recorder: a ring buffer of allocation events with the queries of a memory
+//! profiler's timeline (what is live at a frame, growth between frames, allocations that outlived
+//! their frame, leak candidates) and a Chrome/Perfetto trace-event JSON export.
+//!
+//! Its memory is fixed when it is made ([`Recorder::new`]): recording never allocates, and when
+//! the ring is full the oldest event is overwritten and counted in [`Recorder::dropped`]. A trace
+//! that grows without limit is what makes a long capture run out of memory (Tracy #921, #287).
+
+use alloc::collections::VecDeque;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+use core::hash::{BuildHasherDefault, Hasher};
+use core::panic::Location;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::io;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use super::export::json_str;
+
+/// One event as it is recorded: the same four kinds a profiler sink sees (an allocation, a free,
+/// a pool discarding everything it had, the end of a frame). Names are `&'static str`, so a record
+/// is a small `Copy` value and recording it allocates nothing.
+///
+/// ```
+/// use arena_kit::tags::{Record, Recorder};
+///
+/// let recorder = Recorder::new(16);
+/// recorder.record(Record::Alloc { pool: "bodies", tag: "Physics", addr: 0x10, size: 64, site: None });
+/// recorder.record(Record::FrameEnd { frame: 0 });
+/// assert_eq!(recorder.len(), 2);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record {
+    /// `pool` handed out `size` bytes at `addr` for `tag`; `site` is the caller, when known.
+    Alloc {
+        /// The allocator's name.
+        pool: &'static str,
+        /// The memory tag charged.
+        tag: &'static str,
+        /// The address handed out.
+        addr: usize,
+        /// Bytes handed out.
+        size: usize,
+        /// The call site (`Location::caller()` under `#[track_caller]`), when known.
+        site: Option<&'static Location<'static>>,
+    },
+    /// `pool` took back the allocation at `addr`: it ends the newest live allocation of `pool` at
+    /// `addr` (a free that matches none is counted in [`Answer::unmatched_frees`]).
+    Free {
+        /// The allocator's name.
+        pool: &'static str,
+        /// The memory tag charged.
+        tag: &'static str,
+        /// The address given back.
+        addr: usize,
+        /// Bytes given back.
+        size: usize,
+    },
+    /// Everything `pool` had is gone (an arena reset, a pool cleared): it ends every live
+    /// allocation of `pool`.
+    Discard {
+        /// The allocator's name.
+        pool: &'static str,
+        /// The allocator's memory tag.
+        tag: &'static str,
+    },
+    /// Frame `frame` ended: later events belong to frame `frame + 1`.
+    FrameEnd {
+        /// The frame that ended.
+        frame: u64,
+    },
+}
+
+/// A held event: the [`Record`] with its sequence number, its time and its frame.
+///
+/// ```
+/// use arena_kit::tags::{Record, Recorder};
+///
+/// let recorder = Recorder::new(4);
+/// recorder.end_frame(7);
+/// recorder.discard("scratch", "Frame");
+/// let events = recorder.events();
+/// assert_eq!(events[1].frame, 8); // after frame 7 ended
+/// assert_eq!(events[1].record, Record::Discard { pool: "scratch", tag: "Frame" });
+/// assert_eq!(events[1].seq, 1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamped {
+    /// What happened.
+    pub record: Record,
+    /// The event's number since the recorder was made, dropped events included (the first is 0).
+    pub seq: u64,
+    /// Microseconds since the recorder was made.
+    pub time_us: u64,
+    /// The frame the event happened in; a [`Record::FrameEnd`] carries the frame it ended.
+    pub frame: u64,
+}
+
+/// Why a [`Recorder`] could not be made.
+///
+/// ```
+/// use arena_kit::tags::{Recorder, RecorderError};
+///
+/// assert_eq!(Recorder::try_new(0).unwrap_err(), RecorderError::ZeroCapacity);
+/// assert!(matches!(Recorder::try_new(usize::MAX), Err(RecorderError::TooLarge { .. })));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecorderError {
+    /// A capacity of 0 events would hold nothing: ask for at least one.
+    ZeroCapacity,
+    /// `capacity` events do not fit in the address space (their bytes overflow `isize::MAX`).
+    TooLarge {
+        /// The capacity asked for.
+        capacity: usize,
+    },
+    /// The allocator refused the ring's `bytes`.
+    OutOfMemory {
+        /// The capacity asked for.
+        capacity: usize,
+        /// The bytes it needs.
+        bytes: usize,
+    },
+}
+
+impl fmt::Display for RecorderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RecorderError::ZeroCapacity => {
+                f.write_str("a recorder of 0 events holds nothing: ask for at least 1 event")
+            }
+            RecorderError::TooLarge { capacity } => write!(
+                f,
+                "a recorder of {capacity} events needs more bytes than the address space has: \
+                 ask for fewer events"
+            ),
+            RecorderError::OutOfMemory { capacity, bytes } => write!(
+                f,
+                "the allocator refused {bytes} bytes for a recorder of {capacity} events: ask for \
+                 fewer events"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RecorderError {}
+
+/// The answer to a query, with what it could not see.
+///
+/// ```
+/// use arena_kit::tags::Recorder;
+///
+/// let recorder = Recorder::new(2);
+/// recorder.alloc("bodies", "Physics", 0x10, 64, None);
+/// recorder.alloc("bodies", "Physics", 0x50, 64, None);
+/// recorder.free("bodies", "Physics", 0x10, 64); // overwrites the first alloc
+/// let live = recorder.live_at(0);
+/// assert!(!live.complete); // an event was dropped: older allocations may be missing
+/// assert_eq!(live.unmatched_frees, 1); // the free of 0x10 lost its alloc
+/// assert_eq!(live.value.len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer<T> {
+    /// The answer over the events held.
+    pub value: T,
+    /// No event had been dropped: the answer covers everything recorded. When `false`,
+    /// allocations made before the oldest held event (and their frees) are missing.
+    pub complete: bool,
+    /// Frees (held) that matched no live allocation: their allocation was dropped from the ring,
+    /// never recorded, or already freed (a double free).
+    pub unmatched_frees: u64,
+    /// The oldest frame all of whose events are held (`None` when no frame is whole).
+    pub first_full_frame: Option<u64>,
+}
+
+/// One allocation seen in the held events.
+///
+/// ```
+/// use arena_kit::tags::Recorder;
+///
+/// let recorder = Recorder::new(8);
+/// recorder.alloc("meshes", "Rendering", 0x100, 256, None);
+/// recorder.end_frame(0);
+/// let a = recorder.live_at(0).value[0];
+/// assert_eq!((a.pool, a.tag, a.addr, a.size, a.frame, a.freed_in), ("meshes", "Rendering", 0x100, 256, 0, None));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allocation {
+    /// The allocator's name.
+    pub pool: &'static str,
+    /// The memory tag charged.
+    pub tag: &'static str,
+    /// The address handed out.
+    pub addr: usize,
+    /// Bytes handed out.
+    pub size: usize,
+    /// The frame it was made in.
+    pub frame: u64,
+    /// The call site, when it was recorded.
+    pub site: Option<&'static Location<'static>>,
+    /// The alloc event's [`Stamped::seq`].
+    pub seq: u64,
+    /// The frame of the free or discard that ended it, if one is held (`None`: still live).
+    pub freed_in: Option<u64>,
+}
+
+/// Bytes and allocations of one tag or one allocator at the ends of two frames ([`Recorder::growth`]).
+///
+/// ```
+/// use arena_kit::tags::GrowthRow;
+///
+/// let row = GrowthRow { name: "AI", bytes_from: 100, bytes_to: 40, count_from: 2, count_to: 1 };
+/// assert_eq!((row.bytes_change(), row.count_change()), (-60, -1));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GrowthRow {
+    /// The tag's or allocator's name.
+    pub name: &'static str,
+    /// Live bytes at the end of the first frame.
+    pub bytes_from: u64,
+    /// Live bytes at the end of the second frame.
+    pub bytes_to: u64,
+    /// Live allocations at the end of the first frame.
+    pub count_from: u64,
+    /// Live allocations at the end of the second frame.
+    pub count_to: u64,
+}
+
+impl GrowthRow {
+    /// `bytes_to - bytes_from` (negative: it shrank).
+    pub fn bytes_change(&self) -> i128 {
+        i128::from(self.bytes_to) - i128::from(self.bytes_from)
+    }
+
+    /// `count_to - count_from`.
+    pub fn count_change(&self) -> i128 {
+        i128::from(self.count_to) - i128::from(self.count_from)
+    }
+}
+
+/// What changed between the ends of two frames, per tag and per allocator, biggest growth first
+/// ([`Recorder::growth`]).
+///
+/// ```
+/// use arena_kit::tags::Recorder;
+///
+/// let recorder = Recorder::new(16);
+/// recorder.end_frame(0);
+/// recorder.alloc("paths", "AI", 0x10, 512, None);
+/// recorder.end_frame(1);
+/// let growth = recorder.growth(0, 1).value;
+/// assert_eq!((growth.tags[0].name, growth.tags[0].bytes_change()), ("AI", 512));
+/// assert_eq!(growth.pools[0].name, "paths");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Growth {
+    /// One row per tag with a live allocation at either end.
+    pub tags: Vec<GrowthRow>,
+    /// One row per allocator with a live allocation at either end.
+    pub pools: Vec<GrowthRow>,
+}
+
+/// Live allocations of one call site (or, without a site, of one allocator and tag)
+/// ([`Recorder::leak_candidates`]).
+///
+/// ```
+/// use arena_kit::tags::Recorder;
+///
+/// let recorder = Recorder::new(16);
+/// recorder.alloc("sounds", "Audio", 0x10, 1000, None);
+/// for frame in 0..10 {
+///     recorder.end_frame(frame);
+/// }
+/// let group = recorder.leak_candidates(5).value[0];
+/// assert_eq!((group.pool, group.tag, group.count, group.bytes, group.oldest_frame), ("sounds", "Audio", 1, 1000, 0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SiteGroup {
+    /// The call site, when recorded.
+    pub site: Option<&'static Location<'static>>,
+    /// The allocator's name.
+    pub pool: &'static str,
+    /// The memory tag.
+    pub tag: &'static str,
+    /// Allocations in the group.
+    pub count: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// The frame the oldest was made in.
+    pub oldest_frame: u64,
+}
+
+struct Ring {
+    events: VecDeque<Stamped>,
+    /// The queries' tables, kept from one query to the next (see `Matching`).
+    scratch: Matching,
+    capacity: usize,
+    dropped: u64,
+    seq: u64,
+    frame: u64,
+}
+
+/// A bounded, thread-safe recorder of allocation events, with timeline queries and a
+/// Chrome/Perfetto trace export.
+///
+/// Its ring of events is allocated once ([`Recorder::new`]): recording takes `&self` from any
+/// thread (a `Mutex`; a lock poisoned by a panicking thread is recovered, never re-panicked),
+/// stamps the event with the microseconds since the recorder was made and the current frame, and
+/// never allocates; a full ring overwrites its oldest event and counts it in
+/// [`dropped`](Recorder::dropped). Frames are numbered by [`end_frame`](Recorder::end_frame):
+/// events after `end_frame(n)` belong to frame `n + 1` (the first frame is 0).
+///
+/// Frees are matched once over the held events, in recording order: a free ends the newest live
+/// allocation of the same allocator at its address, and a discard ends every live allocation of
+/// its allocator. Every query is then one pass over the held events, holding the lock (recording
+/// threads wait for it: about 20 ms for a million events, see BENCHMARKS.md), with scratch tables
+/// allocated once per query, never per event; each terminates on any sequence (double frees,
+/// frees of unknown addresses, discards of unknown allocators, frames going backwards). An
+/// allocation is live at the end of frame `n` when it was made in a frame up to `n` and not ended
+/// by an event of a frame up to `n`. With frames numbered upwards this is the state just after
+/// `end_frame(n)`.
+///
+/// ```
+/// use arena_kit::tags::Recorder;
+///
+/// let recorder = Recorder::new(1024);
+/// recorder.alloc("bodies", "Physics", 0x1000, 64, None);
+/// recorder.alloc("scratch", "Frame", 0x2000, 128, None);
+/// recorder.discard("scratch", "Frame"); // the frame arena resets
+/// recorder.end_frame(0);
+/// recorder.alloc("bodies", "Physics", 0x1040, 64, None);
+/// recorder.free("bodies", "Physics", 0x1000, 64);
+/// recorder.end_frame(1);
+///
+/// assert_eq!(recorder.live_at(0).value.len(), 1);
+/// assert_eq!(recorder.live_at(1).value[0].addr, 0x1040);
+/// assert_eq!(recorder.outlived_frame().value.len(), 2); // both bodies lived past their frame
+/// assert!(recorder.to_trace_json().starts_with("{\"traceEvents\":["));
+/// ```
+pub struct Recorder {
+    ring: Mutex<Ring>,
+    start: Instant,
+}
+
+impl fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ring = self.lock();
+        f.debug_struct("Recorder")
+            .field("capacity", &ring.capacity)
+            .field("len", &ring.events.len())
+            .field("dropped", &ring.dropped)
+            .field("frame", &ring.frame)
+            .finish()
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Recorder {
+    /// A recorder holding up to `capacity_events` events, allocated now (about
+    /// `capacity_events * size_of::<Stamped>()` bytes, see [`memory_bytes`](Recorder::memory_bytes)).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity_events` is 0, too large, or the allocator refuses it: see
+    /// [`try_new`](Recorder::try_new).
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(100_000);
+    /// assert_eq!(recorder.capacity(), 100_000);
+    /// ```
+    #[track_caller]
+    pub fn new(capacity_events: usize) -> Self {
+        match Self::try_new(capacity_events) {
+            Ok(recorder) => recorder,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`new`](Recorder::new), or why not.
+    ///
+    /// # Errors
+    ///
+    /// [`RecorderError::ZeroCapacity`] for 0 events, [`RecorderError::TooLarge`] when the bytes
+    /// overflow `isize::MAX`, [`RecorderError::OutOfMemory`] when the allocator refuses them.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::try_new(64).expect("64 events fit");
+    /// assert_eq!(recorder.dropped(), 0);
+    /// ```
+    pub fn try_new(capacity_events: usize) -> Result<Self, RecorderError> {
+        if capacity_events == 0 {
+            return Err(RecorderError::ZeroCapacity);
+        }
+        let too_large = RecorderError::TooLarge {
+            capacity: capacity_events,
+        };
+        let bytes = capacity_events
+            .checked_mul(core::mem::size_of::<Stamped>())
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or(too_large)?;
+        // Sequence numbers index the ring in u32 during queries.
+        if capacity_events >= NONE as usize {
+            return Err(too_large);
+        }
+        let mut events = VecDeque::new();
+        events
+            .try_reserve_exact(capacity_events)
+            .map_err(|_| RecorderError::OutOfMemory {
+                capacity: capacity_events,
+                bytes,
+            })?;
+        Ok(Recorder {
+            ring: Mutex::new(Ring {
+                events,
+                scratch: Matching::default(),
+                capacity: capacity_events,
+                dropped: 0,
+                seq: 0,
+                frame: 0,
+            }),
+            start: Instant::now(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Ring> {
+        // A thread that panicked while holding the lock left the ring whole (each step below is
+        // a push or a counter bump), so recording carries on.
+        self.ring.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records `record`. Never allocates; a full ring overwrites its oldest event.
+    ///
+    /// ```
+    /// use arena_kit::tags::{Record, Recorder};
+    ///
+    /// let recorder = Recorder::new(1);
+    /// recorder.record(Record::FrameEnd { frame: 0 });
+    /// recorder.record(Record::FrameEnd { frame: 1 });
+    /// assert_eq!((recorder.len(), recorder.dropped()), (1, 1));
+    /// ```
+    pub fn record(&self, record: Record) {
+        let time_us = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let mut ring = self.lock();
+        let frame = match record {
+            Record::FrameEnd { frame } => frame,
+            _ => ring.frame,
+        };
+        let stamped = Stamped {
+            record,
+            seq: ring.seq,
+            time_us,
+            frame,
+        };
+        if ring.events.len() == ring.capacity {
+            ring.events.pop_front();
+            ring.dropped += 1;
+        }
+        ring.events.push_back(stamped);
+        ring.seq += 1;
+        if let Record::FrameEnd { frame } = record {
+            ring.frame = frame.saturating_add(1);
+        }
+    }
+
+    /// Records [`Record::Alloc`].
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    /// use std::panic::Location;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// recorder.alloc("meshes", "Rendering", 0x100, 256, Some(Location::caller()));
+    /// assert!(recorder.live_at(0).value[0].site.is_some());
+    /// ```
+    pub fn alloc(
+        &self,
+        pool: &'static str,
+        tag: &'static str,
+        addr: usize,
+        size: usize,
+        site: Option<&'static Location<'static>>,
+    ) {
+        self.record(Record::Alloc {
+            pool,
+            tag,
+            addr,
+            size,
+            site,
+        });
+    }
+
+    /// Records [`Record::Free`].
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// recorder.alloc("meshes", "Rendering", 0x100, 256, None);
+    /// recorder.free("meshes", "Rendering", 0x100, 256);
+    /// assert!(recorder.live_at(0).value.is_empty());
+    /// ```
+    pub fn free(&self, pool: &'static str, tag: &'static str, addr: usize, size: usize) {
+        self.record(Record::Free {
+            pool,
+            tag,
+            addr,
+            size,
+        });
+    }
+
+    /// Records [`Record::Discard`]: every live allocation of `pool` is gone.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// recorder.alloc("frame", "Scratch", 0x100, 32, None);
+    /// recorder.alloc("frame", "Scratch", 0x120, 32, None);
+    /// recorder.discard("frame", "Scratch");
+    /// assert!(recorder.live_at(0).value.is_empty());
+    /// ```
+    pub fn discard(&self, pool: &'static str, tag: &'static str) {
+        self.record(Record::Discard { pool, tag });
+    }
+
+    /// Records [`Record::FrameEnd`]: frame `frame` ended, later events belong to `frame + 1`.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// recorder.end_frame(41);
+    /// assert_eq!(recorder.frame(), 42);
+    /// ```
+    pub fn end_frame(&self, frame: u64) {
+        self.record(Record::FrameEnd { frame });
+    }
+
+    /// The frame in progress: 0, or one after the last [`end_frame`](Recorder::end_frame).
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// assert_eq!(Recorder::new(8).frame(), 0);
+    /// ```
+    pub fn frame(&self) -> u64 {
+        self.lock().frame
+    }
+
+    /// Events overwritten because the ring was full.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(2);
+    /// for frame in 0..5 {
+    ///     recorder.end_frame(frame);
+    /// }
+    /// assert_eq!(recorder.dropped(), 3);
+    /// ```
+    pub fn dropped(&self) -> u64 {
+        self.lock().dropped
+    }
+
+    /// Events held now (at most [`capacity`](Recorder::capacity)).
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// assert!(recorder.is_empty());
+    /// recorder.end_frame(0);
+    /// assert_eq!(recorder.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.lock().events.len()
+    }
+
+    /// No event is held.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// assert!(Recorder::new(8).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.lock().events.is_empty()
+    }
+
+    /// The most events held at once.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// assert_eq!(Recorder::new(8).capacity(), 8);
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.lock().capacity
+    }
+
+    /// The bytes the ring has reserved: fixed from [`new`](Recorder::new) on, whatever is
+    /// recorded.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// let bytes = recorder.memory_bytes();
+    /// for frame in 0..100 {
+    ///     recorder.end_frame(frame);
+    /// }
+    /// assert_eq!(recorder.memory_bytes(), bytes);
+    /// ```
+    pub fn memory_bytes(&self) -> usize {
+        self.lock().events.capacity() * core::mem::size_of::<Stamped>()
+    }
+
+    /// A copy of the held events, oldest first.
+    ///
+    /// ```
+    /// use arena_kit::tags::{Record, Recorder};
+    ///
+    /// let recorder = Recorder::new(8);
+    /// recorder.end_frame(0);
+    /// assert_eq!(recorder.events()[0].record, Record::FrameEnd { frame: 0 });
+    /// ```
+    pub fn events(&self) -> Vec<Stamped> {
+        self.lock().events.iter().copied().collect()
+    }
+
+    /// Forgets every held event and the dropped count; the sequence numbers, the clock and the
+    /// frame carry on. Keeps the ring's memory.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// recorder.end_frame(0);
+    /// recorder.clear();
+    /// assert!(recorder.is_empty());
+    /// assert_eq!(recorder.frame(), 1);
+    /// ```
+    pub fn clear(&self) {
+        let mut ring = self.lock();
+        ring.events.clear();
+        ring.dropped = 0;
+    }
+
+    fn answer<T>(&self, query: impl FnOnce(&Ring, &Matching) -> T) -> Answer<T> {
+        let mut ring = self.lock();
+        let mut matching = core::mem::take(&mut ring.scratch);
+        matching.run(&ring.events);
+        let answer = Answer {
+            value: query(&ring, &matching),
+            complete: ring.dropped == 0,
+            unmatched_frees: matching.unmatched_frees,
+            first_full_frame: first_full_frame(&ring),
+        };
+        ring.scratch = matching;
+        answer
+    }
+
+    /// The allocations made up to the end of frame `frame` and not freed or discarded by then,
+    /// in recording order.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(16);
+    /// recorder.alloc("bodies", "Physics", 0x10, 64, None);
+    /// recorder.end_frame(0);
+    /// recorder.free("bodies", "Physics", 0x10, 64);
+    /// recorder.end_frame(1);
+    /// assert_eq!(recorder.live_at(0).value.len(), 1);
+    /// assert_eq!(recorder.live_at(1).value.len(), 0);
+    /// ```
+    pub fn live_at(&self, frame: u64) -> Answer<Vec<Allocation>> {
+        self.answer(|ring, m| {
+            m.spans
+                .iter()
+                .filter(|span| span.live_at(frame))
+                .map(|span| allocation(&ring.events, span))
+                .collect()
+        })
+    }
+
+    /// Per tag and per allocator, the live bytes and allocations at the end of frame `from` and
+    /// at the end of frame `to`; rows sorted by growth in bytes, biggest first (then by name).
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(16);
+    /// recorder.alloc("bodies", "Physics", 0x10, 64, None);
+    /// recorder.end_frame(0);
+    /// recorder.free("bodies", "Physics", 0x10, 64);
+    /// recorder.end_frame(1);
+    /// let row = recorder.growth(0, 1).value.tags[0];
+    /// assert_eq!((row.bytes_from, row.bytes_to, row.count_change()), (64, 0, -1));
+    /// ```
+    pub fn growth(&self, from: u64, to: u64) -> Answer<Growth> {
+        self.answer(|ring, m| {
+            let mut tags = Table::default();
+            let mut pools = Table::default();
+            for span in &m.spans {
+                let at_from = span.live_at(from);
+                let at_to = span.live_at(to);
+                if at_from || at_to {
+                    let (pool, tag, size, _) = alloc_of(&ring.events, span);
+                    tags.add(tag, size, at_from, at_to);
+                    pools.add(pool, size, at_from, at_to);
+                }
+            }
+            Growth {
+                tags: tags.rows(),
+                pools: pools.rows(),
+            }
+        })
+    }
+
+    /// The allocations still live after the end of the frame they were made in (freed in a
+    /// later frame, or never), grouped by call site (or, without one, by allocator and tag),
+    /// the groups with the most bytes first and each group in recording order.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(16);
+    /// recorder.alloc("scratch", "Frame", 0x10, 32, None);
+    /// recorder.free("scratch", "Frame", 0x10, 32); // same frame: fine
+    /// recorder.alloc("scratch", "Frame", 0x30, 32, None);
+    /// recorder.end_frame(0);
+    /// recorder.free("scratch", "Frame", 0x30, 32); // one frame late
+    /// let late = recorder.outlived_frame().value;
+    /// assert_eq!((late.len(), late[0].addr, late[0].freed_in), (1, 0x30, Some(1)));
+    /// ```
+    pub fn outlived_frame(&self) -> Answer<Vec<Allocation>> {
+        self.answer(|ring, m| {
+            let found = m
+                .spans
+                .iter()
+                .filter(|span| span.ended_in().is_none_or(|end| end > span.made))
+                .map(|span| allocation(&ring.events, span))
+                .collect();
+            group_in_place(found)
+        })
+    }
+
+    /// The live allocations made at least `min_age_frames` frames before the frame in progress
+    /// ([`frame`](Recorder::frame)), grouped by call site (or, without one, by allocator and
+    /// tag), the groups with the most bytes first.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    /// use std::panic::Location;
+    ///
+    /// let recorder = Recorder::new(256);
+    /// let site = Location::caller();
+    /// for i in 0..3 {
+    ///     recorder.alloc("textures", "Streaming", 0x1000 * (i + 1), 4096, Some(site));
+    /// }
+    /// recorder.alloc("textures", "Streaming", 0x9000, 4096, None);
+    /// for frame in 0..100 {
+    ///     recorder.end_frame(frame);
+    /// }
+    /// let leaks = recorder.leak_candidates(60).value;
+    /// assert_eq!((leaks[0].site, leaks[0].count, leaks[0].bytes), (Some(site), 3, 3 * 4096));
+    /// assert_eq!((leaks[1].site, leaks[1].count), (None, 1));
+    /// ```
+    pub fn leak_candidates(&self, min_age_frames: u64) -> Answer<Vec<SiteGroup>> {
+        self.answer(|ring, m| {
+            let now = ring.frame;
+            let mut groups: Vec<SiteGroup> = Vec::new();
+            let mut index: FxMap<GroupKey, u32> = FxMap::default();
+            let mut keys = Keys::default();
+            for span in &m.spans {
+                if span.ended_by != NONE || now.saturating_sub(span.made) < min_age_frames {
+                    continue;
+                }
+                let (pool, tag, size, site) = alloc_of(&ring.events, span);
+                let made = span.made;
+                let key = keys.key(pool, tag, site);
+                let g = *index.entry(key).or_insert_with(|| {
+                    groups.push(SiteGroup {
+                        site,
+                        pool,
+                        tag,
+                        count: 0,
+                        bytes: 0,
+                        oldest_frame: made,
+                    });
+                    (groups.len() - 1) as u32
+                });
+                let group = &mut groups[g as usize];
+                group.count += 1;
+                group.bytes = group.bytes.saturating_add(size as u64);
+                group.oldest_frame = group.oldest_frame.min(made);
+            }
+            groups.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(b.count.cmp(&a.count)));
+            groups
+        })
+    }
+
+    /// The held events as a Chrome/Perfetto trace-event JSON object (load it in
+    /// `ui.perfetto.dev` or `chrome://tracing`); see [`write_trace_json`](Recorder::write_trace_json).
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// recorder.alloc("bodies", "Physics", 0x10, 64, None);
+    /// recorder.end_frame(0);
+    /// let json = recorder.to_trace_json();
+    /// assert!(json.contains("\"ph\":\"C\"") && json.contains("\"displayTimeUnit\":\"ms\""));
+    /// ```
+    pub fn to_trace_json(&self) -> String {
+        let mut out = Vec::new();
+        // Writing to a `Vec` cannot fail, and only valid UTF-8 is written.
+        let _ = self.write_trace_json(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+
+    /// Writes the held events as a Chrome/Perfetto trace-event JSON object,
+    /// `{"traceEvents":[..],"displayTimeUnit":"ms","otherData":{..}}`, in the
+    /// [Trace Event Format](https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU)
+    /// that Perfetto imports ([its JSON notes](https://perfetto.dev/docs/getting-started/other-formats)).
+    /// Every event has `name`, `ph`, `ts` (microseconds since the recorder was made), `pid` (1)
+    /// and `tid` (0):
+    ///
+    /// - an allocation is a nestable async slice, `"ph":"b"` at the alloc and `"ph":"e"` at the
+    ///   free or discard that ended it (none while it is live), named by its tag, with
+    ///   `"cat":"alloc"` and `"id"` the alloc's sequence number in hex; the begin's `args` are
+    ///   `pool`, `tag`, `size`, `addr` (hex), `frame` and `site` (`file:line:column`, when known);
+    /// - a counter track per tag, `"ph":"C"` named by the tag with `args` `{"bytes": n}`, updated
+    ///   at each alloc, free and discard that changes the tag's live bytes (counted from the
+    ///   oldest held event: after drops, `otherData.dropped` says how many events came before);
+    /// - a frame end is a global instant event, `"ph":"i"`, `"s":"g"`, named `frame N`;
+    /// - a discard is a process instant event (`"s":"p"`) with `pool`, `tag` and the count and
+    ///   bytes it ended; a free that matched no live allocation is a thread instant event
+    ///   (`"s":"t"`) named `unmatched free`;
+    /// - one metadata event (`"ph":"M"`, `process_name`) names the process.
+    ///
+    /// The JSON is built from a copy of the held events, so recording threads wait only for the
+    /// copy, not for `out`.
+    ///
+    /// # Errors
+    ///
+    /// Whatever `out` returns.
+    ///
+    /// ```
+    /// use arena_kit::tags::Recorder;
+    ///
+    /// let recorder = Recorder::new(8);
+    /// recorder.alloc("bodies", "Physics", 0x10, 64, None);
+    /// let mut file = Vec::new(); // or a `std::fs::File`
+    /// recorder.write_trace_json(&mut file).unwrap();
+    /// assert!(file.starts_with(b"{\"traceEvents\":["));
+    /// ```
+    pub fn write_trace_json(&self, out: &mut impl io::Write) -> io::Result<()> {
+        let (events, dropped, capacity) = {
+            let ring = self.lock();
+            (ring.events.clone(), ring.dropped, ring.capacity)
+        };
+        write_trace(&events, dropped, capacity, out)
+    }
+}
+
+fn first_full_frame(ring: &Ring) -> Option<u64> {
+    let oldest = ring.events.front()?;
+    if ring.dropped == 0 {
+        return Some(0);
+    }
+    // Frame `oldest.frame` may have lost events; a FrameEnd is the last event of its frame, so a
+    // ring that starts with one holds the next frame whole.
+    match oldest.record {
+        Record::FrameEnd { frame } => frame.checked_add(1),
+        _ => oldest.frame.checked_add(1),
+    }
+    .filter(|&f| f <= ring.frame)
+}
+
+// --- Matching: frees and discards to the allocations they end, one pass, O(events) ---
+
+/// The FxHash multiply-rotate: fast for the small integer keys of one query's tables.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// Small ids for names: by address first (the same literal is one address), then by text (two
+/// copies of a name are the same name).
+/// Programs have a few allocator and tag names: the first `FEW` addresses seen are looked up by a
+/// scan, the rest through a table.
+#[derive(Default)]
+struct Names {
+    few: Vec<((usize, usize), u32)>,
+    by_addr: FxMap<(usize, usize), u32>,
+    by_text: HashMap<&'static str, u32>,
+    names: Vec<&'static str>,
+}
+
+const FEW: usize = 8;
+
+impl Names {
+    fn clear(&mut self) {
+        self.few.clear();
+        self.by_addr.clear();
+        self.by_text.clear();
+        self.names.clear();
+    }
+
+    #[inline]
+    fn known(&self, addr: (usize, usize)) -> Option<u32> {
+        for &(a, id) in &self.few {
+            if a == addr {
+                return Some(id);
+            }
+        }
+        if self.few.len() < FEW {
+            return None;
+        }
+        self.by_addr.get(&addr).copied()
+    }
+
+    fn remember(&mut self, addr: (usize, usize), id: u32) {
+        if self.few.len() < FEW {
+            self.few.push((addr, id));
+        } else {
+            self.by_addr.insert(addr, id);
+        }
+    }
+
+    fn id(&mut self, name: &'static str) -> u32 {
+        let addr = (name.as_ptr() as usize, name.len());
+        if let Some(id) = self.known(addr) {
+            return id;
+        }
+        let next = self.names.len() as u32;
+        let id = *self.by_text.entry(name).or_insert(next);
+        if id == next {
+            self.names.push(name);
+        }
+        self.remember(addr, id);
+        id
+    }
+
+    fn get(&mut self, name: &'static str) -> Option<u32> {
+        let addr = (name.as_ptr() as usize, name.len());
+        if let Some(id) = self.known(addr) {
+            return Some(id);
+        }
+        let id = *self.by_text.get(name)?;
+        self.remember(addr, id);
+        Some(id)
+    }
+}
+
+/// The newest allocation per (allocator id, address). Addresses below 2^48 (every user-space
+/// address on today's 64-bit targets) share one 8-byte key with the allocator id, which keeps the
+/// table small enough for the cache; any other address has a table of its own.
+#[derive(Default)]
+struct AddrTable {
+    narrow: FxMap<u64, u32>,
+    wide: FxMap<(u32, usize), u32>,
+}
+
+impl AddrTable {
+    fn clear(&mut self) {
+        self.narrow.clear();
+        self.wide.clear();
+    }
+
+    #[inline]
+    fn narrow_key(pool: u32, addr: usize) -> Option<u64> {
+        let addr = addr as u64;
+        (addr >> 48 == 0 && pool < 1 << 16).then(|| u64::from(pool) << 48 | addr)
+    }
+
+    /// Makes `i` the newest at the key; returns the one before (or `NONE`).
+    #[inline]
+    fn insert(&mut self, pool: u32, addr: usize, i: u32) -> u32 {
+        match Self::narrow_key(pool, addr) {
+            Some(key) => self.narrow.insert(key, i),
+            None => self.wide.insert((pool, addr), i),
+        }
+        .unwrap_or(NONE)
+    }
+
+    /// Takes the newest live allocation at the key off its stack (`NONE` if there is none),
+    /// with the dead ones above and below it, and drops the key once its stack is empty: the
+    /// table holds about the live allocations, not every address ever used.
+    #[inline]
+    fn take_live(&mut self, pool: u32, addr: usize, spans: &[Span], prev: &[u32]) -> u32 {
+        match Self::narrow_key(pool, addr) {
+            Some(key) => take_live(&mut self.narrow, key, spans, prev),
+            None => take_live(&mut self.wide, (pool, addr), spans, prev),
+        }
+    }
+
+    /// Drops the dead allocations on top of the key's stack (and the key, once empty).
+    #[inline]
+    fn clean(&mut self, pool: u32, addr: usize, spans: &[Span], prev: &[u32]) {
+        match Self::narrow_key(pool, addr) {
+            Some(key) => clean(&mut self.narrow, key, spans, prev),
+            None => clean(&mut self.wide, (pool, addr), spans, prev),
+        }
+    }
+}
+
+fn pop_dead(top: &mut u32, spans: &[Span], prev: &[u32]) {
+    while *top != NONE && spans[*top as usize].ended_by != NONE {
+        *top = prev[*top as usize];
+    }
+}
+
+fn take_live<K: Eq + core::hash::Hash>(
+    map: &mut FxMap<K, u32>,
+    key: K,
+    spans: &[Span],
+    prev: &[u32],
+) -> u32 {
+    let Entry::Occupied(mut top) = map.entry(key) else {
+        return NONE;
+    };
+    pop_dead(top.get_mut(), spans, prev);
+    let live = *top.get();
+    if live != NONE {
+        *top.get_mut() = prev[live as usize];
+        pop_dead(top.get_mut(), spans, prev);
+    }
+    if *top.get() == NONE {
+        top.remove();
+    }
+    live
+}
+
+fn clean<K: Eq + core::hash::Hash>(map: &mut FxMap<K, u32>, key: K, spans: &[Span], prev: &[u32]) {
+    if let Entry::Occupied(mut top) = map.entry(key) {
+        pop_dead(top.get_mut(), spans, prev);
+        if *top.get() == NONE {
+            top.remove();
+        }
+    }
+}
+
+/// One held allocation as the queries see it: where it is in the ring and which frames it spans.
+#[derive(Clone, Copy)]
+struct Span {
+    /// Its alloc event's index among the held events.
+    at: u32,
+    /// The index of the event that ended it, or `NONE`.
+    ended_by: u32,
+    /// The frame it was made in.
+    made: u64,
+    /// The frame of the event that ended it (meaningless while `ended_by` is `NONE`).
+    ended: u64,
+}
+
+impl Span {
+    #[inline]
+    fn ended_in(&self) -> Option<u64> {
+        (self.ended_by != NONE).then_some(self.ended)
+    }
+
+    #[inline]
+    fn live_at(&self, frame: u64) -> bool {
+        self.made <= frame && self.ended_in().is_none_or(|end| end > frame)
+    }
+}
+
+/// Every held allocation in recording order, with the event that ended it, and the count of
+/// frees that matched nothing: one pass over the ring, after which a query reads only this
+/// array and the ring entries it answers with. Its tables are kept between queries (cleared, not
+/// freed), so a query allocates only its answer once the tables have grown to the ring's size.
+#[derive(Default)]
+struct Matching {
+    spans: Vec<Span>,
+    unmatched_frees: u64,
+    // Per (allocator, address): the newest allocation, each linked to the one before it (dead
+    // ones are skipped when reached); per allocator: its allocations since its last discard,
+    // linked the same way. Each allocation is unlinked at most once from each.
+    prev_at_addr: Vec<u32>,
+    prev_in_pool: Vec<u32>,
+    top_at_addr: AddrTable,
+    pool_head: Vec<u32>,
+    pools: Names,
+}
+
+impl Matching {
+    fn new(events: &VecDeque<Stamped>) -> Self {
+        let mut m = Matching::default();
+        m.run(events);
+        m
+    }
+
+    fn run(&mut self, events: &VecDeque<Stamped>) {
+        let Matching {
+            spans,
+            unmatched_frees,
+            prev_at_addr,
+            prev_in_pool,
+            top_at_addr,
+            pool_head,
+            pools,
+        } = self;
+        spans.clear();
+        prev_at_addr.clear();
+        prev_in_pool.clear();
+        top_at_addr.clear();
+        pool_head.clear();
+        pools.clear();
+        *unmatched_frees = 0;
+        for (i, e) in events.iter().enumerate() {
+            let at = i as u32;
+            match e.record {
+                Record::Alloc { pool, addr, .. } => {
+                    let k = spans.len() as u32;
+                    let p = pools.id(pool);
+                    if p as usize == pool_head.len() {
+                        pool_head.push(NONE);
+                    }
+                    spans.push(Span {
+                        at,
+                        ended_by: NONE,
+                        made: e.frame,
+                        ended: 0,
+                    });
+                    prev_at_addr.push(top_at_addr.insert(p, addr, k));
+                    prev_in_pool.push(pool_head[p as usize]);
+                    pool_head[p as usize] = k;
+                }
+                Record::Free { pool, addr, .. } => {
+                    let k = match pools.get(pool) {
+                        Some(p) => top_at_addr.take_live(p, addr, spans, prev_at_addr),
+                        None => NONE,
+                    };
+                    if k == NONE {
+                        *unmatched_frees += 1;
+                    } else {
+                        let span = &mut spans[k as usize];
+                        span.ended_by = at;
+                        span.ended = e.frame;
+                    }
+                }
+                Record::Discard { pool, .. } => {
+                    if let Some(p) = pools.get(pool) {
+                        let mut k = core::mem::replace(&mut pool_head[p as usize], NONE);
+                        while k != NONE {
+                            let span = &mut spans[k as usize];
+                            if span.ended_by == NONE {
+                                span.ended_by = at;
+                                span.ended = e.frame;
+                                if let Record::Alloc { addr, .. } = events[span.at as usize].record
+                                {
+                                    top_at_addr.clean(p, addr, spans, prev_at_addr);
+                                }
+                            }
+                            k = prev_in_pool[k as usize];
+                        }
+                    }
+                }
+                Record::FrameEnd { .. } => {}
+            }
+        }
+    }
+}
+
+/// The allocation `span` stands for.
+fn allocation(events: &VecDeque<Stamped>, span: &Span) -> Allocation {
+    let e = &events[span.at as usize];
+    let Record::Alloc {
+        pool,
+        tag,
+        addr,
+        size,
+        site,
+    } = e.record
+    else {
+        unreachable!("a span is made from an alloc event");
+    };
+    Allocation {
+        pool,
+        tag,
+        addr,
+        size,
+        frame: e.frame,
+        site,
+        seq: e.seq,
+        freed_in: span.ended_in(),
+    }
+}
+
+/// The allocator, tag, size and site of the alloc event `span` stands for.
+fn alloc_of(
+    events: &VecDeque<Stamped>,
+    span: &Span,
+) -> (
+    &'static str,
+    &'static str,
+    usize,
+    Option<&'static Location<'static>>,
+) {
+    let a = allocation(events, span);
+    (a.pool, a.tag, a.size, a.site)
+}
+
+/// Growth rows by name.
+#[derive(Default)]
+struct Table {
+    names: Names,
+    rows: Vec<GrowthRow>,
+}
+
+impl Table {
+    fn add(&mut self, name: &'static str, size: usize, at_from: bool, at_to: bool) {
+        let id = self.names.id(name) as usize;
+        if id == self.rows.len() {
+            self.rows.push(GrowthRow {
+                name: self.names.names[id],
+                bytes_from: 0,
+                bytes_to: 0,
+                count_from: 0,
+                count_to: 0,
+            });
+        }
+        let row = &mut self.rows[id];
+        if at_from {
+            row.bytes_from = row.bytes_from.saturating_add(size as u64);
+            row.count_from += 1;
+        }
+        if at_to {
+            row.bytes_to = row.bytes_to.saturating_add(size as u64);
+            row.count_to += 1;
+        }
+    }
+
+    fn rows(mut self) -> Vec<GrowthRow> {
+        self.rows.sort_by(|a, b| {
+            b.bytes_change()
+                .cmp(&a.bytes_change())
+                .then(a.name.cmp(b.name))
+        });
+        self.rows
+    }
+}
+
+/// (site, allocator, tag) ids: allocations group by site, and without one by allocator and tag.
+type GroupKey = (u32, u32, u32);
+
+#[derive(Default)]
+struct Keys {
+    sites: FxMap<usize, u32>,
+    site_text: HashMap<(&'static str, u32, u32), u32>,
+    pools: Names,
+    tags: Names,
+}
+
+impl Keys {
+    fn key(
+        &mut self,
+        pool: &'static str,
+        tag: &'static str,
+        site: Option<&'static Location<'static>>,
+    ) -> GroupKey {
+        let site = match site {
+            None => NONE,
+            Some(loc) => {
+                let addr = loc as *const Location<'static> as usize;
+                match self.sites.get(&addr) {
+                    Some(&id) => id,
+                    None => {
+                        let next = self.site_text.len() as u32;
+                        let text = (loc.file(), loc.line(), loc.column());
+                        let id = *self.site_text.entry(text).or_insert(next);
+                        self.sites.insert(addr, id);
+                        id
+                    }
+                }
+            }
+        };
+        (site, self.pools.id(pool), self.tags.id(tag))
+    }
+}
+
+/// Orders `found` (in recording order) by group, the groups with the most bytes first, keeping
+/// recording order inside a group: a counting sort, O(allocations).
+fn group_in_place(found: Vec<Allocation>) -> Vec<Allocation> {
+    let mut keys = Keys::default();
+    let mut index: FxMap<GroupKey, u32> = FxMap::default();
+    let mut group_of = Vec::with_capacity(found.len());
+    let mut bytes: Vec<(u64, u64, u32)> = Vec::new(); // (bytes, count, group)
+    for a in &found {
+        let key = keys.key(a.pool, a.tag, a.site);
+        let g = *index.entry(key).or_insert_with(|| {
+            bytes.push((0, 0, bytes.len() as u32));
+            (bytes.len() - 1) as u32
+        });
+        let slot = &mut bytes[g as usize];
+        slot.0 = slot.0.saturating_add(a.size as u64);
+        slot.1 += 1;
+        group_of.push(g);
+    }
+    let mut order = bytes.clone();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
+    // Where each group starts in the output.
+    let mut start = vec![0usize; bytes.len()];
+    let mut at = 0usize;
+    for &(_, count, g) in &order {
+        start[g as usize] = at;
+        at += count as usize;
+    }
+    let mut out: Vec<Option<Allocation>> = vec![None; found.len()];
+    for (a, &g) in found.into_iter().zip(&group_of) {
+        let slot = &mut start[g as usize];
+        out[*slot] = Some(a);
+        *slot += 1;
+    }
+    out.into_iter().flatten().collect()
+}
+
+// --- The trace-event JSON ---
+
+struct Json<'w, W: io::Write> {
+    out: &'w mut W,
+    first: bool,
+    text: String,
+}
+
+impl<W: io::Write> Json<'_, W> {
+    /// Writes one event object: `fields` is its text after the opening brace, up to `"args":`.
+    fn event(&mut self, build: impl FnOnce(&mut String)) -> io::Result<()> {
+        self.text.clear();
+        if !self.first {
+            self.text.push(',');
+        }
+        self.first = false;
+        self.text.push('{');
+        build(&mut self.text);
+        self.text.push('}');
+        self.out.write_all(self.text.as_bytes())
+    }
+}
+
+/// `"name":..,"ph":..,"ts":..,"pid":1,"tid":0`
+fn head(s: &mut String, name: &str, ph: &str, ts: u64) {
+    use core::fmt::Write;
+    s.push_str("\"name\":");
+    json_str(s, name);
+    let _ = write!(s, ",\"ph\":\"{ph}\",\"ts\":{ts},\"pid\":1,\"tid\":0");
+}
+
+/// `,"args":{"pool":..,"tag":..` (the caller adds the other arguments and the closing brace).
+fn pool_and_tag(s: &mut String, pool: &str, tag: &str) {
+    s.push_str(",\"args\":{\"pool\":");
+    json_str(s, pool);
+    s.push_str(",\"tag\":");
+    json_str(s, tag);
+}
+
+fn write_trace(
+    events: &VecDeque<Stamped>,
+    dropped: u64,
+    capacity: usize,
+    out: &mut impl io::Write,
+) -> io::Result<()> {
+    use core::fmt::Write;
+    let m = Matching::new(events);
+    // For each ending event, the allocations it ended: a linked list through `next_ended`.
+    let n = events.len();
+    let mut first_ended = vec![NONE; n];
+    let mut next_ended = vec![NONE; n];
+    for span in m.spans.iter().rev() {
+        if span.ended_by != NONE {
+            next_ended[span.at as usize] = first_ended[span.ended_by as usize];
+            first_ended[span.ended_by as usize] = span.at;
+        }
+    }
+    let mut tags = Names::default();
+    let mut live_bytes: Vec<u64> = Vec::new();
+    let mut touched: Vec<u32> = Vec::new();
+
+    out.write_all(b"{\"traceEvents\":[")?;
+    let mut json = Json {
+        out,
+        first: true,
+        text: String::new(),
+    };
+    json.event(|s| {
+        head(s, "process_name", "M", 0);
+        s.push_str(",\"args\":{\"name\":\"arena-kit recorder\"}");
+    })?;
+    let counter = |json: &mut Json<'_, _>, tag: &str, ts: u64, bytes: u64| {
+        json.event(|s| {
+            head(s, tag, "C", ts);
+            let _ = write!(s, ",\"args\":{{\"bytes\":{bytes}}}");
+        })
+    };
+    for (i, e) in events.iter().enumerate() {
+        let ts = e.time_us;
+        match e.record {
+            Record::Alloc {
+                pool,
+                tag,
+                addr,
+                size,
+                site,
+            } => {
+                let t = tags.id(tag) as usize;
+                if t == live_bytes.len() {
+                    live_bytes.push(0);
+                }
+                live_bytes[t] = live_bytes[t].saturating_add(size as u64);
+                json.event(|s| {
+                    head(s, tag, "b", ts);
+                    let _ = write!(s, ",\"cat\":\"alloc\",\"id\":\"{:#x}\"", e.seq);
+                    pool_and_tag(s, pool, tag);
+                    let _ = write!(
+                        s,
+                        ",\"size\":{size},\"addr\":\"{addr:#x}\",\"frame\":{}",
+                        e.frame
+                    );
+                    if let Some(loc) = site {
+                        s.push_str(",\"site\":");
+                        json_str(
+                            s,
+                            &std::format!("{}:{}:{}", loc.file(), loc.line(), loc.column()),
+                        );
+                    }
+                    s.push('}');
+                })?;
+                counter(&mut json, tag, ts, live_bytes[t])?;
+            }
+            Record::Free { .. } | Record::Discard { .. } => {
+                touched.clear();
+                let (mut count, mut bytes) = (0u64, 0u64);
+                let mut j = first_ended[i];
+                while j != NONE {
+                    let ended = &events[j as usize];
+                    if let Record::Alloc { tag, size, .. } = ended.record {
+                        let t = tags.id(tag);
+                        live_bytes[t as usize] = live_bytes[t as usize].saturating_sub(size as u64);
+                        if !touched.contains(&t) {
+                            touched.push(t);
+                        }
+                        count += 1;
+                        bytes = bytes.saturating_add(size as u64);
+                        json.event(|s| {
+                            head(s, tag, "e", ts);
+                            let _ = write!(
+                                s,
+                                ",\"cat\":\"alloc\",\"id\":\"{:#x}\",\"args\":{{\"frame\":{}}}",
+                                ended.seq, e.frame
+                            );
+                        })?;
+                    }
+                    j = next_ended[j as usize];
+                }
+                match e.record {
+                    Record::Discard { pool, tag } => json.event(|s| {
+                        head(s, "discard", "i", ts);
+                        s.push_str(",\"s\":\"p\"");
+                        pool_and_tag(s, pool, tag);
+                        let _ = write!(
+                            s,
+                            ",\"allocations\":{count},\"bytes\":{bytes},\"frame\":{}}}",
+                            e.frame
+                        );
+                    })?,
+                    Record::Free {
+                        pool,
+                        tag,
+                        addr,
+                        size,
+                    } if count == 0 => json.event(|s| {
+                        head(s, "unmatched free", "i", ts);
+                        s.push_str(",\"s\":\"t\"");
+                        pool_and_tag(s, pool, tag);
+                        let _ = write!(
+                            s,
+                            ",\"size\":{size},\"addr\":\"{addr:#x}\",\"frame\":{}}}",
+                            e.frame
+                        );
+                    })?,
+                    _ => {}
+                }
+                for &t in &touched {
+                    counter(
+                        &mut json,
+                        tags.names[t as usize],
+                        ts,
+                        live_bytes[t as usize],
+                    )?;
+                }
+            }
+            Record::FrameEnd { frame } => json.event(|s| {
+                head(s, &std::format!("frame {frame}"), "i", ts);
+                let _ = write!(s, ",\"s\":\"g\",\"args\":{{\"frame\":{frame}}}");
+            })?,
+        }
+    }
+    let mut tail = String::new();
+    let _ = write!(
+        tail,
+        "],\"displayTimeUnit\":\"ms\",\"otherData\":{{\"recorder\":\"arena-kit\",\"capacity\":\"{capacity}\",\"dropped\":\"{dropped}\"}}}}"
+    );
+    json.out.write_all(tail.as_bytes())
+}
