@@ -744,13 +744,12 @@ impl Recorder {
     /// ```
     pub fn outlived_frame(&self) -> Answer<Vec<Allocation>> {
         self.answer(|ring, m| {
-            let found = m
+            let found: Vec<&Span> = m
                 .spans
                 .iter()
                 .filter(|span| span.ended_in().is_none_or(|end| end > span.made))
-                .map(|span| allocation(&ring.events, span))
                 .collect();
-            group_in_place(found)
+            grouped(&ring.events, &found)
         })
     }
 
@@ -889,13 +888,16 @@ fn first_full_frame(ring: &Ring) -> Option<u64> {
 
 // --- Matching: frees and discards to the allocations they end, one pass, O(events) ---
 
-/// The FxHash multiply-rotate: fast for the small integer keys of one query's tables.
+/// The FxHash multiply-rotate, fast for the small integer keys of one query's tables, with a
+/// final mix: addresses are aligned (their low bits are 0) and a product keeps those zeros in
+/// its low bits, which pick the table's bucket.
 #[derive(Default, Clone, Copy)]
 struct Fx(u64);
 
 impl Hasher for Fx {
     fn finish(&self) -> u64 {
-        self.0
+        let h = self.0;
+        h ^ (h >> 29) ^ (h >> 47)
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
@@ -958,11 +960,17 @@ impl Names {
         }
     }
 
+    #[inline]
     fn id(&mut self, name: &'static str) -> u32 {
         let addr = (name.as_ptr() as usize, name.len());
         if let Some(id) = self.known(addr) {
             return id;
         }
+        self.id_slow(name, addr)
+    }
+
+    #[cold]
+    fn id_slow(&mut self, name: &'static str, addr: (usize, usize)) -> u32 {
         let next = self.names.len() as u32;
         let id = *self.by_text.entry(name).or_insert(next);
         if id == next {
@@ -972,6 +980,7 @@ impl Names {
         id
     }
 
+    #[inline]
     fn get(&mut self, name: &'static str) -> Option<u32> {
         let addr = (name.as_ptr() as usize, name.len());
         if let Some(id) = self.known(addr) {
@@ -1310,40 +1319,45 @@ impl Keys {
     }
 }
 
-/// Orders `found` (in recording order) by group, the groups with the most bytes first, keeping
-/// recording order inside a group: a counting sort, O(allocations).
-fn group_in_place(found: Vec<Allocation>) -> Vec<Allocation> {
+/// The allocations of `found` (in recording order) by group, the groups with the most bytes
+/// first, keeping recording order inside a group: a counting sort, O(allocations).
+fn grouped(events: &VecDeque<Stamped>, found: &[&Span]) -> Vec<Allocation> {
     let mut keys = Keys::default();
     let mut index: FxMap<GroupKey, u32> = FxMap::default();
     let mut group_of = Vec::with_capacity(found.len());
-    let mut bytes: Vec<(u64, u64, u32)> = Vec::new(); // (bytes, count, group)
-    for a in &found {
-        let key = keys.key(a.pool, a.tag, a.site);
+    let mut groups: Vec<(u64, u64, u32)> = Vec::new(); // (bytes, count, group)
+    for span in found {
+        let (pool, tag, size, site) = alloc_of(events, span);
+        let key = keys.key(pool, tag, site);
         let g = *index.entry(key).or_insert_with(|| {
-            bytes.push((0, 0, bytes.len() as u32));
-            (bytes.len() - 1) as u32
+            groups.push((0, 0, groups.len() as u32));
+            (groups.len() - 1) as u32
         });
-        let slot = &mut bytes[g as usize];
-        slot.0 = slot.0.saturating_add(a.size as u64);
-        slot.1 += 1;
+        let group = &mut groups[g as usize];
+        group.0 = group.0.saturating_add(size as u64);
+        group.1 += 1;
         group_of.push(g);
     }
-    let mut order = bytes.clone();
-    order.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
     // Where each group starts in the output.
-    let mut start = vec![0usize; bytes.len()];
-    let mut at = 0usize;
-    for &(_, count, g) in &order {
+    let mut start = vec![0u32; groups.len()];
+    groups.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
+    let mut at = 0u32;
+    for &(_, count, g) in &groups {
         start[g as usize] = at;
-        at += count as usize;
+        at += count as u32;
     }
-    let mut out: Vec<Option<Allocation>> = vec![None; found.len()];
-    for (a, &g) in found.into_iter().zip(&group_of) {
+    // Each allocation to its place, the ring read in order (as above): writes scatter, reads
+    // do not.
+    let Some(first) = found.first() else {
+        return Vec::new();
+    };
+    let mut out = vec![allocation(events, first); found.len()];
+    for (span, &g) in found.iter().zip(&group_of) {
         let slot = &mut start[g as usize];
-        out[*slot] = Some(a);
+        out[*slot as usize] = allocation(events, span);
         *slot += 1;
     }
-    out.into_iter().flatten().collect()
+    out
 }
 
 // --- The trace-event JSON ---
