@@ -24,7 +24,7 @@
 //!
 //! | feature | default | turns on | implies |
 //! | --- | --- | --- | --- |
-//! | `std` | yes | thread-local scratch arenas (`scratch`, `ThreadScratch`); `LockedHeap` tells threads apart, so only the thread inside `with` is refused; the tagging global allocator (`tags::TaggingAllocator`, `tag_scope`) | `alloc` |
+//! | `std` | yes | thread-local scratch arenas (`scratch`, `ThreadScratch`); `LockedHeap` tells threads apart, so only the thread inside `with` is refused; the tagging global allocator (`tags::TaggingAllocator`, `tag_scope`); the allocation recorder (`tags::Recorder`) | `alloc` |
 //! | `alloc` | (through `std`) | heap-backed containers: `Pool`, `FrameArena`, `SoaVec`, `SoaPool`, `GuardedHeap`, `FreeListHeap::with_capacity`, `Registry` and `Report` | |
 //! | `allocator-api2` | yes | `allocator_api2::alloc::Allocator` for `&Arena` and `&HeapCell`, so `allocator_api2`/`hashbrown` collections live in them | |
 //! | `log` | yes | budget warnings, leak reports and guard reports go to the `log` facade (nowhere without it) | |

@@ -313,12 +313,15 @@ struct Ring {
 /// [`dropped`](Recorder::dropped). Frames are numbered by [`end_frame`](Recorder::end_frame):
 /// events after `end_frame(n)` belong to frame `n + 1` (the first frame is 0).
 ///
-/// Frees are matched once over the held events, in recording order: a free ends the newest live
-/// allocation of the same allocator at its address, and a discard ends every live allocation of
-/// its allocator. Every query is then one pass over the held events, holding the lock (recording
-/// threads wait for it: about 20 ms for a million events, see BENCHMARKS.md), with scratch tables
-/// allocated once per query, never per event; each terminates on any sequence (double frees,
-/// frees of unknown addresses, discards of unknown allocators, frames going backwards). An
+/// Each query matches the frees of the held events, in recording order (a free ends the newest
+/// live allocation of the same allocator, by name, at its address; a discard ends every live
+/// allocation of its allocator), then answers from that: two passes, O(events), holding the lock
+/// (recording threads wait for it: about 50 ms for a million events, more for an answer of
+/// hundreds of thousands of allocations; see BENCHMARKS.md). Its tables are kept for the next
+/// query, so it allocates only its answer, never per event; each terminates on any sequence
+/// (double frees, frees of unknown addresses, discards of unknown allocators, frames going
+/// backwards). Allocators and tags are told apart by name, so two allocators of one name are
+/// one allocator here. An
 /// allocation is live at the end of frame `n` when it was made in a frame up to `n` and not ended
 /// by an event of a frame up to `n`. With frames numbered upwards this is the state just after
 /// `end_frame(n)`.
