@@ -450,8 +450,10 @@ impl Recorder {
     /// assert_eq!((recorder.len(), recorder.dropped()), (1, 1));
     /// ```
     pub fn record(&self, record: Record) {
-        let time_us = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
         let mut ring = self.lock();
+        // Read under the lock, so times never go backwards along the ring (a free recorded by
+        // one thread never precedes, in time, the alloc another thread recorded before it).
+        let time_us = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
         let frame = match record {
             Record::FrameEnd { frame } => frame,
             _ => ring.frame,

@@ -19,7 +19,14 @@ use crate::support::{miri_or, proptest_config};
 /// matched nothing: each free scans back for the newest live allocation of the same allocator
 /// (by name) at its address, each discard ends every live allocation of its allocator.
 fn reference(held: &[Stamped]) -> (Vec<Allocation>, u64) {
+    let (allocs, _, unmatched) = reference_with_enders(held);
+    (allocs, unmatched)
+}
+
+/// [`reference`], with the sequence number of the event that ended each allocation.
+fn reference_with_enders(held: &[Stamped]) -> (Vec<Allocation>, Vec<Option<u64>>, u64) {
     let mut allocs: Vec<Allocation> = Vec::new();
+    let mut enders: Vec<Option<u64>> = Vec::new();
     let mut unmatched = 0;
     for e in held {
         match e.record {
@@ -29,37 +36,45 @@ fn reference(held: &[Stamped]) -> (Vec<Allocation>, u64) {
                 addr,
                 size,
                 site,
-            } => allocs.push(Allocation {
-                pool,
-                tag,
-                addr,
-                size,
-                frame: e.frame,
-                site,
-                seq: e.seq,
-                freed_in: None,
-            }),
+            } => {
+                allocs.push(Allocation {
+                    pool,
+                    tag,
+                    addr,
+                    size,
+                    frame: e.frame,
+                    site,
+                    seq: e.seq,
+                    freed_in: None,
+                });
+                enders.push(None);
+            }
             Record::Free { pool, addr, .. } => {
                 match allocs
                     .iter_mut()
+                    .zip(&mut enders)
                     .rev()
-                    .find(|a| a.pool == pool && a.addr == addr && a.freed_in.is_none())
+                    .find(|(a, _)| a.pool == pool && a.addr == addr && a.freed_in.is_none())
                 {
-                    Some(a) => a.freed_in = Some(e.frame),
+                    Some((a, ender)) => {
+                        a.freed_in = Some(e.frame);
+                        *ender = Some(e.seq);
+                    }
                     None => unmatched += 1,
                 }
             }
             Record::Discard { pool, .. } => {
-                for a in allocs.iter_mut() {
+                for (a, ender) in allocs.iter_mut().zip(&mut enders) {
                     if a.pool == pool && a.freed_in.is_none() {
                         a.freed_in = Some(e.frame);
+                        *ender = Some(e.seq);
                     }
                 }
             }
             Record::FrameEnd { .. } => {}
         }
     }
-    (allocs, unmatched)
+    (allocs, enders, unmatched)
 }
 
 fn live_at(a: &Allocation, frame: u64) -> bool {
@@ -284,6 +299,38 @@ fn check_against_reference(ops: &[Op], capacity: usize) -> Result<(), TestCaseEr
         unmatched
     );
     check_trace_fields(&trace);
+    // Each tag's counter track is its live bytes after every change (its maximum is the tag's
+    // peak), recomputed here from the reference matching.
+    let (_, enders, _) = reference_with_enders(&held);
+    let mut want: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    let mut bytes: BTreeMap<&str, u64> = BTreeMap::new();
+    for e in &held {
+        let mut changed: Vec<&str> = Vec::new();
+        if let Record::Alloc { tag, size, .. } = e.record {
+            *bytes.entry(tag).or_default() += size as u64;
+            changed.push(tag);
+        }
+        let ended = allocs
+            .iter()
+            .zip(&enders)
+            .filter(|(_, end)| **end == Some(e.seq));
+        for (a, _) in ended {
+            *bytes.get_mut(a.tag).unwrap() -= a.size as u64;
+            if !changed.contains(&a.tag) {
+                changed.push(a.tag);
+            }
+        }
+        for tag in changed {
+            want.entry(tag).or_default().push(bytes[tag]);
+        }
+    }
+    let mut got: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "C") {
+        got.entry(e["name"].as_str().unwrap())
+            .or_default()
+            .push(e["args"]["bytes"].as_u64().unwrap());
+    }
+    prop_assert_eq!(got, want);
     Ok(())
 }
 
@@ -447,8 +494,13 @@ fn leak_candidates_group_by_site_biggest_first() {
 fn check_trace_fields(trace: &Value) {
     assert_eq!(trace["displayTimeUnit"], "ms");
     let events = trace["traceEvents"].as_array().expect("traceEvents array");
-    let mut open = HashSet::new();
+    let mut open = BTreeMap::new();
+    let mut last_ts = 0;
     for e in events {
+        // Times in recording order never go backwards, so an end is never before its begin.
+        let ts = e["ts"].as_u64().unwrap_or(0);
+        assert!(ts >= last_ts, "ts went backwards: {e}");
+        last_ts = ts;
         assert!(e["name"].is_string(), "name: {e}");
         let ph = e["ph"].as_str().unwrap_or_else(|| panic!("ph: {e}"));
         assert!(e["ts"].is_u64(), "ts: {e}");
@@ -467,9 +519,10 @@ fn check_trace_fields(trace: &Value) {
                 assert!(id.starts_with("0x"));
                 let key = (cat.to_owned(), id.to_owned());
                 if ph == "b" {
-                    assert!(open.insert(key), "one begin per id: {e}");
+                    assert!(open.insert(key, ts).is_none(), "one begin per id: {e}");
                 } else {
-                    assert!(open.remove(&key), "an end after its begin: {e}");
+                    let begin = open.remove(&key).expect("an end after its begin");
+                    assert!(begin <= ts);
                 }
             }
             "M" => assert!(e["args"]["name"].is_string()),
