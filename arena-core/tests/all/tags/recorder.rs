@@ -633,3 +633,26 @@ fn a_ring_that_dropped_events_says_so_in_the_trace() {
         2
     );
 }
+
+#[test]
+fn a_panic_while_the_lock_is_held_does_not_stop_recording() {
+    // `Debug` formats under the lock: a writer that panics there poisons it.
+    struct Panicking;
+    impl std::fmt::Write for Panicking {
+        fn write_str(&mut self, _: &str) -> std::fmt::Result {
+            panic!("the writer gave up");
+        }
+    }
+    let recorder = Recorder::new(8);
+    recorder.alloc("p", "T", 1, 8, None);
+    let poisoned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        use std::fmt::Write;
+        let _ = write!(Panicking, "{recorder:?}");
+    }));
+    assert!(poisoned.is_err());
+    recorder.free("p", "T", 1, 8);
+    recorder.end_frame(0);
+    assert_eq!(recorder.len(), 3);
+    assert!(recorder.live_at(0).value.is_empty());
+    assert!(format!("{recorder:?}").contains("len: 3"));
+}
