@@ -149,7 +149,12 @@ impl<C: Columns, const N: usize> Chunks<C, N> {
     /// - `cols` has at least `len` rows.
     #[inline(always)]
     unsafe fn new(cols: C, len: usize) -> Self {
-        const { assert!(N > 0, "chunks_exact::<N>() and chunks_exact_mut::<N>() need N > 0") };
+        const {
+            assert!(
+                N > 0,
+                "chunks_exact::<N>() and chunks_exact_mut::<N>() need N > 0"
+            )
+        };
         let whole = len - len % N;
         Chunks {
             next: cols,

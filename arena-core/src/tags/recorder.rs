@@ -1374,9 +1374,9 @@ struct Json<'w, W: io::Write> {
 }
 
 impl<W: io::Write> Json<'_, W> {
-    /// Writes one event object: `fields` is its text after the opening brace, up to `"args":`.
+    /// Adds one event object, whose fields `build` writes (between the braces); the text goes
+    /// to `out` in pieces of about 64 KiB, so an unbuffered `File` sees few writes.
     fn event(&mut self, build: impl FnOnce(&mut String)) -> io::Result<()> {
-        self.text.clear();
         if !self.first {
             self.text.push(',');
         }
@@ -1384,7 +1384,16 @@ impl<W: io::Write> Json<'_, W> {
         self.text.push('{');
         build(&mut self.text);
         self.text.push('}');
-        self.out.write_all(self.text.as_bytes())
+        if self.text.len() >= 1 << 16 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(self.text.as_bytes())?;
+        self.text.clear();
+        Ok(())
     }
 }
 
@@ -1545,6 +1554,7 @@ fn write_trace(
             })?,
         }
     }
+    json.flush()?;
     let mut tail = String::new();
     let _ = write!(
         tail,

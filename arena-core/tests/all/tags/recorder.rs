@@ -656,3 +656,33 @@ fn a_panic_while_the_lock_is_held_does_not_stop_recording() {
     assert!(recorder.live_at(0).value.is_empty());
     assert!(format!("{recorder:?}").contains("len: 3"));
 }
+
+#[test]
+fn a_long_trace_is_written_in_a_few_pieces_and_stays_valid() {
+    struct Counting(Vec<u8>, usize);
+    impl std::io::Write for Counting {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.1 += 1;
+            self.0.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let n = miri_or(3_000, 600);
+    let recorder = Recorder::new(3 * n);
+    for i in 0..n {
+        recorder.alloc("particles", "Effects", 16 * i, 48, None);
+        if i % 2 == 1 {
+            recorder.free("particles", "Effects", 16 * (i - 1), 48);
+        }
+    }
+    let mut out = Counting(Vec::new(), 0);
+    recorder.write_trace_json(&mut out).unwrap();
+    assert!(out.0.len() > 1 << 16, "{} bytes", out.0.len());
+    assert!(out.1 <= 2 + out.0.len() / (1 << 16) + 1, "{} writes", out.1);
+    let trace: Value = serde_json::from_slice(&out.0).unwrap();
+    check_trace_fields(&trace);
+    assert_eq!(out.0, recorder.to_trace_json().into_bytes());
+}
