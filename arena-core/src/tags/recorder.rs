@@ -297,6 +297,9 @@ struct Ring {
     events: VecDeque<Stamped>,
     /// The queries' tables, kept from one query to the next (see `Matching`).
     scratch: Matching,
+    /// The `(seq, dropped)` the tables were filled at: while nothing is recorded, the next
+    /// query reuses them as they are.
+    matched_at: Option<(u64, u64)>,
     capacity: usize,
     dropped: u64,
     seq: u64,
@@ -318,7 +321,8 @@ struct Ring {
 /// allocation of its allocator), then answers from that: two passes, O(events), holding the lock
 /// (recording threads wait for it: about 50 ms for a million events, more for an answer of
 /// hundreds of thousands of allocations; see BENCHMARKS.md). Its tables are kept for the next
-/// query, so it allocates only its answer, never per event; each terminates on any sequence
+/// query, so it allocates only its answer, never per event, and while nothing new is recorded
+/// the next query reuses the matching and only reads the tables; each terminates on any sequence
 /// (double frees, frees of unknown addresses, discards of unknown allocators, frames going
 /// backwards). Allocators and tags are told apart by name, so two allocators of one name are
 /// one allocator here. An
@@ -424,6 +428,7 @@ impl Recorder {
             ring: Mutex::new(Ring {
                 events,
                 scratch: Matching::default(),
+                matched_at: None,
                 capacity: capacity_events,
                 dropped: 0,
                 seq: 0,
@@ -657,12 +662,19 @@ impl Recorder {
         let mut ring = self.lock();
         ring.events.clear();
         ring.dropped = 0;
+        ring.matched_at = None;
     }
 
     fn answer<T>(&self, query: impl FnOnce(&Ring, &Matching) -> T) -> Answer<T> {
         let mut ring = self.lock();
         let mut matching = core::mem::take(&mut ring.scratch);
-        matching.run(&ring.events);
+        let now = Some((ring.seq, ring.dropped));
+        let reuse = ring.matched_at == now;
+        // Taken out of the ring, the tables are not there until they are put back.
+        ring.matched_at = None;
+        if !reuse {
+            matching.run(&ring.events);
+        }
         let answer = Answer {
             value: query(&ring, &matching),
             complete: ring.dropped == 0,
@@ -670,6 +682,7 @@ impl Recorder {
             first_full_frame: first_full_frame(&ring),
         };
         ring.scratch = matching;
+        ring.matched_at = now;
         answer
     }
 

@@ -164,7 +164,11 @@ fn run(ops: &[Op], capacity: usize) -> (Recorder, Vec<Stamped>) {
     let pool = |i: usize| if i < 3 { pools[i] } else { "never allocated" };
     let site = site_a();
     let recorder = Recorder::new(capacity);
-    for op in ops {
+    for (i, op) in ops.iter().enumerate() {
+        // A query now and then keeps its matching for the next: recording must make it stale.
+        if i % 7 == 3 {
+            let _ = recorder.live_at(i as u64);
+        }
         match *op {
             Op::Alloc {
                 pool: p,
@@ -685,4 +689,24 @@ fn a_long_trace_is_written_in_a_few_pieces_and_stays_valid() {
     let trace: Value = serde_json::from_slice(&out.0).unwrap();
     check_trace_fields(&trace);
     assert_eq!(out.0, recorder.to_trace_json().into_bytes());
+}
+
+#[test]
+fn a_query_after_more_recording_sees_the_new_events() {
+    let recorder = Recorder::new(4);
+    recorder.alloc("p", "T", 1, 8, None);
+    assert_eq!(recorder.live_at(0).value.len(), 1);
+    assert_eq!(
+        recorder.live_at(0).value.len(),
+        1,
+        "the same answer from the kept matching"
+    );
+    recorder.free("p", "T", 1, 8);
+    assert!(recorder.live_at(0).value.is_empty());
+    recorder.alloc("p", "T", 2, 8, None);
+    assert_eq!(recorder.live_at(0).value.len(), 1);
+    recorder.clear();
+    assert!(recorder.live_at(0).value.is_empty(), "cleared");
+    recorder.alloc("p", "T", 3, 8, None);
+    assert_eq!(recorder.live_at(0).value[0].addr, 3);
 }
