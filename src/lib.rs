@@ -32,6 +32,8 @@ pub mod prelude {
     pub use arena_kit_core::tags::{
         Budget, BudgetExceeded, Budgeted, MemoryUsage, Policy, Tag, TagPath, Tracked, Usage,
     };
+    #[cfg(feature = "std")]
+    pub use arena_kit_core::tags::Recorder;
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::tags::{Registry, Report};
     pub use arena_kit_core::{
