@@ -29,11 +29,11 @@ pub mod prelude {
     pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut, ToValue};
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::soa::{SoaPool, SoaVec};
+    #[cfg(feature = "std")]
+    pub use arena_kit_core::tags::Recorder;
     pub use arena_kit_core::tags::{
         Budget, BudgetExceeded, Budgeted, MemoryUsage, Policy, Tag, TagPath, Tracked, Usage,
     };
-    #[cfg(feature = "std")]
-    pub use arena_kit_core::tags::Recorder;
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::tags::{Registry, Report};
     pub use arena_kit_core::{
