@@ -93,6 +93,8 @@ mod heap;
 mod history;
 mod page_tag;
 mod palette;
+#[cfg(feature = "profiler")]
+pub(crate) mod profiler;
 #[cfg(feature = "alloc")]
 mod registry;
 #[cfg(feature = "alloc")]
@@ -117,6 +119,9 @@ pub use crate::mem_tag;
 pub use crate::tagging_alloc::{
     HEADER, MAX_TAG_SLOTS, MAX_THREADS, TaggingAllocator, overflowed_scopes,
 };
+/// The Tracy sink lives in core's `tracy_sink` module (its FFI half).
+#[cfg(feature = "tracy")]
+pub use crate::tracy_sink::TracySink;
 pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
 #[cfg(feature = "std")]
 pub use global::{GlobalRow, TagScope, global_rows, tag_scope};
@@ -125,6 +130,8 @@ pub use guard::GuardReport;
 pub use history::{FrameSample, History};
 pub use page_tag::{PageCharge, PageTag};
 pub use palette::{OKABE_ITO, tag_colour};
+#[cfg(feature = "profiler")]
+pub use profiler::{ProfilerEvent, ProfilerLabel, ProfilerSink, set_profiler_sink};
 #[cfg(feature = "alloc")]
 pub use registry::{DEFAULT_HISTORY, OverBudget, Registry};
 #[cfg(feature = "alloc")]

@@ -107,13 +107,33 @@ impl<G: Tag> Registry<G> {
     /// When a tag with a [`Policy::Panic`] budget is over.
     #[track_caller]
     pub fn end_frame(&mut self, sources: &[&dyn Source<G>]) -> Result<Report<G>, OverBudget<G>> {
+        #[cfg(feature = "profiler")]
+        for source in sources {
+            source.profile_frame();
+        }
         let report = self.report(sources);
+        #[cfg(feature = "profiler")]
+        for row in report.tags() {
+            super::profiler::emit(&super::ProfilerEvent::Plot {
+                tag: row.tag.name(),
+                bytes: row.usage.current,
+                frame: report.frame(),
+            });
+        }
         self.history.record(&report);
         self.frame += 1;
         let mut failed = None;
         let mut over = Vec::new();
         for (tag, exceeded) in report.over_budget_tags() {
             let policy = self.budget(tag).map_or(Policy::Warn, |b| b.policy);
+            #[cfg(feature = "profiler")]
+            if !self.over.contains(&tag) {
+                let text = alloc::format!("{exceeded} (frame {})", report.frame());
+                super::profiler::emit(&super::ProfilerEvent::Message {
+                    text: &text,
+                    frame: report.frame(),
+                });
+            }
             match policy {
                 Policy::Warn if !self.over.contains(&tag) => {
                     super::sink::emit(super::Event::TagBudget {
@@ -130,6 +150,10 @@ impl<G: Tag> Registry<G> {
             over.push(tag);
         }
         self.over = over;
+        #[cfg(feature = "profiler")]
+        super::profiler::emit(&super::ProfilerEvent::FrameEnd {
+            frame: report.frame(),
+        });
         match failed {
             None => Ok(report),
             Some(exceeded) => Err(OverBudget { exceeded, report }),

@@ -13,6 +13,8 @@ mod doc_examples;
 mod heap;
 mod layout;
 mod pool;
+#[cfg(feature = "profiler")]
+mod profiler;
 mod send_sync_bounds;
 mod soa;
 mod tags;
