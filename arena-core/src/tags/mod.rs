@@ -14,8 +14,9 @@
 //! access through the wrapper, and with a budget a few compares per `&mut` access (the wrapper
 //! checks the allocator still holds its budget, see [`Tracked`]); the budget itself is enforced by
 //! the allocator where it already checks its own limit (a page end, a pool's capacity, a heap's
-//! region), so its fast path is unchanged. No lock, no shared atomic, no global state. Reading
-//! counters happens only when a report is taken.
+//! region), so its fast path is unchanged. No lock, no shared atomic, no global state (without the
+//! `profiler`/`tracy` features; see "Live in a profiler"). Reading counters happens only when a
+//! report is taken.
 //! **Not for** per-allocation call stacks or per-allocation tags inside one allocator: the tag
 //! belongs to the allocator (as in most engine trackers, Unreal's LLM scopes aside), so give each subsystem
 //! its own allocators.
@@ -77,6 +78,14 @@
 //! bodies.clear(); // or `forgive_leaks()`: a pool dropped with live values is reported
 //! ```
 
+#![cfg_attr(feature = "profiler", doc = include_str!("profiler.md"))]
+#![cfg_attr(
+    not(feature = "profiler"),
+    doc = "# Live in a profiler\n\nWith the `profiler` feature, every `Tracked` allocator \
+           reports its allocations, frees and discards to a `ProfilerSink`, and the `tracy` \
+           feature shows them in the Tracy profiler (see docs/features.md). This build has \
+           neither: no hook is compiled."
+)]
 // The compiler keeps `unsafe` out of this module: tags are a safe layer over the allocators, and
 // code that needs `unsafe` (the guarded heap, the guard scanner) lives with its allocator.
 #![forbid(unsafe_code)]

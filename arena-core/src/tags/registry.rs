@@ -95,7 +95,10 @@ impl<G: Tag> Registry<G> {
     }
 
     /// Ends a frame: takes a report of `sources`, records it in the history, checks each tag
-    /// against its budget, and starts the next frame number.
+    /// against its budget, and starts the next frame number. With the `profiler` feature it first
+    /// brings each source's profiler report up to date (`Source::profile_frame`), then raises
+    /// one `ProfilerEvent::Plot` per tag, a `Message` per tag that went over its budget and a
+    /// `FrameEnd` (see "Live in a profiler" in [`tags`](super)).
     ///
     /// # Errors
     ///

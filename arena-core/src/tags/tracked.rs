@@ -216,6 +216,8 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     /// With the [`TaggingAllocator`](super::TaggingAllocator) installed, the memory `inner` takes
     /// from the global allocator from now on is charged to `tag`
     /// ([`Budgeted::charge_pages_to`]), whichever `tag_scope` is current when it grows.
+    /// With the `profiler` feature the name and tag go on the allocator too
+    /// (`Budgeted::set_profiler_label`), so its own paths report to the profiler sink.
     pub fn new(mut inner: A, name: &'static str, tag: G) -> Self {
         inner.charge_pages_to(super::PageTag::of(tag));
         #[cfg(feature = "profiler")]
