@@ -1,7 +1,8 @@
 //! The profiler hooks (`profiler` feature): a recording sink proves the exact events each tracked
 //! allocator raises, `Registry::end_frame`'s plots, budget message and frame end, and what a
 //! panicking or allocating sink does. The sink is global and the tests run on parallel threads:
-//! each event is recorded with the thread that raised it, and each test reads its own thread's.
+//! only the threads of these tests record, each event with the thread that raised it, and each
+//! test reads its own thread's.
 
 use core::alloc::Layout;
 use std::cell::Cell;
@@ -40,10 +41,16 @@ struct Recorder(Mutex<Vec<(ThreadId, Rec)>>);
 thread_local! {
     static SCRATCH: Tracked<Arena, &'static str> = Tracked::new(Arena::new(), REENTRANT, "Sink");
     static IN_SINK: Cell<bool> = const { Cell::new(false) };
+    /// Whether this thread's events are recorded: only the threads of these tests (each test runs
+    /// on a thread of its own), so the rest of the binary's tests add nothing to the record.
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
 }
 
 impl ProfilerSink for Recorder {
     fn event(&self, event: &ProfilerEvent<'_>) {
+        if !RECORDING.get() {
+            return;
+        }
         let rec = match *event {
             ProfilerEvent::Alloc {
                 pool, addr, size, ..
@@ -79,6 +86,7 @@ static RECORDER: Recorder = Recorder(Mutex::new(Vec::new()));
 fn start() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| set_profiler_sink(Some(&RECORDER)));
+    RECORDING.set(true);
     take();
 }
 
