@@ -21,7 +21,6 @@ impl Arena {
     }
 
     /// The arena left block `left` (now full up to its used end) for a new current block.
-    #[track_caller]
     pub(super) fn profile_left(&self, left: Option<NonNull<PageHeader>>) {
         let label = self.profiler.get();
         if label.is_none() {
@@ -33,13 +32,12 @@ impl Arena {
             profiler::free(label, start, open);
         }
         if used > 0 {
-            profiler::alloc(label, start, used);
+            profiler::alloc_block(label, start, used);
         }
     }
 
     /// A reset, rewind or scope exit: everything reported is gone; the blocks before the
     /// current one are reported again (the current one at the next frame end or when left).
-    #[track_caller]
     pub(super) fn profile_rewound(&self) {
         let label = self.profiler.get();
         if label.is_none() {
@@ -51,7 +49,7 @@ impl Arena {
         while p != self.cursor.page() {
             let (start, used) = self.used_in(p);
             if used > 0 {
-                profiler::alloc(label, start, used);
+                profiler::alloc_block(label, start, used);
             }
             p = self.next_page(p);
             if p.is_none() {
@@ -66,7 +64,6 @@ impl Arena {
     }
 
     /// At a frame's end: the current block's used range as it is now.
-    #[track_caller]
     pub(crate) fn profile_frame(&self) {
         let label = self.profiler.get();
         if label.is_none() {
@@ -82,7 +79,7 @@ impl Arena {
             profiler::free(label, start, open);
         }
         if used > 0 {
-            profiler::alloc(label, start, used);
+            profiler::alloc_block(label, start, used);
         }
     }
 

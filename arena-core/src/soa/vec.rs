@@ -164,7 +164,6 @@ impl<T: Soa> SoaVec<T> {
     /// (every change of the block goes through `refresh_end`): `Free` of the old, `Alloc` of the
     /// new.
     #[cfg(feature = "profiler")]
-    #[track_caller]
     fn profile_block(&mut self) {
         let (label, old) = self.profiler;
         let new = if label.is_some() {
@@ -180,7 +179,7 @@ impl<T: Soa> SoaVec<T> {
             crate::tags::profiler::free(label, old.0, old.1);
         }
         if new.1 > 0 {
-            crate::tags::profiler::alloc(label, new.0, new.1);
+            crate::tags::profiler::alloc_block(label, new.0, new.1);
         }
     }
 

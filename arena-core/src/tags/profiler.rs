@@ -10,7 +10,10 @@ use core::panic::Location;
 ///
 /// A sink that panics: the panic leaves the allocating call (or `Registry::end_frame`) after the
 /// allocator's bookkeeping is complete, so the allocator stays consistent (what was allocated
-/// stays allocated, what was freed stays freed; only the caller's result is lost). A sink that
+/// stays allocated, what was freed stays freed; only the caller's result is lost), except where
+/// the event is raised while already unwinding (an arena rewinding after one of its values'
+/// destructors panicked): a second panic then aborts the process, as any panic during unwinding
+/// does. A sink that
 /// allocates from a tracked allocator (one it can reach through `&self`, a thread-local arena
 /// say) receives that allocation's events from inside its own call: nothing is locked while it
 /// runs, so it does not deadlock, but it must stop the recursion itself.
@@ -67,8 +70,9 @@ pub enum ProfilerEvent<'a> {
         addr: usize,
         /// Its size in bytes.
         size: usize,
-        /// The allocating call site, in debug builds (`None` in release builds): the innermost
-        /// caller outside the crate's `#[track_caller]` chain.
+        /// The allocating call site (through `#[track_caller]`) of a pool's insert or a heap's
+        /// allocation, in debug builds; `None` in release builds and for a block holding many
+        /// allocations (an arena's block, a SoA vector's columns).
         site: Option<&'static Location<'static>>,
     },
     /// The allocation at `addr` (reported by an [`Alloc`](ProfilerEvent::Alloc) before) is gone.
@@ -192,17 +196,34 @@ pub(crate) fn site() -> Option<&'static Location<'static>> {
     }
 }
 
-/// `Alloc` for a labelled allocator.
+/// `Alloc` for a labelled allocator, from the allocating call.
 #[inline]
 #[track_caller]
 pub(crate) fn alloc(label: Option<ProfilerLabel>, addr: usize, size: usize) {
+    alloc_at(label, addr, size, site());
+}
+
+/// `Alloc` of a block holding many allocations (an arena's block, a SoA vector's columns): no
+/// one call site.
+#[inline]
+pub(crate) fn alloc_block(label: Option<ProfilerLabel>, addr: usize, size: usize) {
+    alloc_at(label, addr, size, None);
+}
+
+#[inline]
+fn alloc_at(
+    label: Option<ProfilerLabel>,
+    addr: usize,
+    size: usize,
+    site: Option<&'static Location<'static>>,
+) {
     if let Some(l) = label {
         emit(&ProfilerEvent::Alloc {
             pool: l.pool,
             tag: l.tag,
             addr,
             size,
-            site: site(),
+            site,
         });
     }
 }

@@ -16,8 +16,8 @@ mod pool;
 #[cfg(feature = "profiler")]
 mod profiler;
 mod send_sync_bounds;
-#[cfg(feature = "tracy")]
-mod tracy;
 mod soa;
 mod tags;
+#[cfg(feature = "tracy")]
+mod tracy;
 mod variance;

@@ -53,8 +53,16 @@ impl ProfilerSink for Recorder {
         }
         let rec = match *event {
             ProfilerEvent::Alloc {
-                pool, addr, size, ..
-            } => Rec::Alloc(pool, addr, size),
+                pool,
+                addr,
+                size,
+                site,
+                ..
+            } => {
+                let file = site.map(|s| s.file());
+                SITES.lock().unwrap().push((thread::current().id(), file));
+                Rec::Alloc(pool, addr, size)
+            }
             ProfilerEvent::Free {
                 pool, addr, size, ..
             } => Rec::Free(pool, addr, size),
@@ -81,6 +89,8 @@ impl ProfilerSink for Recorder {
 }
 
 static RECORDER: Recorder = Recorder(Mutex::new(Vec::new()));
+/// The file of each `Alloc`'s call site, with the recording thread.
+static SITES: Mutex<Vec<(ThreadId, Option<&'static str>)>> = Mutex::new(Vec::new());
 
 /// Installs the recorder (once for the binary) and forgets this thread's earlier events.
 fn start() {
@@ -321,6 +331,44 @@ fn a_growing_pool_reports_slots_in_every_chunk() {
         a, f,
         "every slot reported is freed at the address it was reported at"
     );
+}
+
+/// The files of the call sites this thread's `Alloc`s carry (the last `take` forgets them too).
+fn sites() -> Vec<Option<&'static str>> {
+    let me = thread::current().id();
+    SITES
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(t, _)| *t == me)
+        .map(|(_, s)| *s)
+        .collect()
+}
+
+#[test]
+fn a_pool_insert_and_a_heap_allocation_carry_their_call_site_in_debug_builds() {
+    start();
+    SITES
+        .lock()
+        .unwrap()
+        .retain(|(t, _)| *t != thread::current().id());
+    let mut pool = Tracked::new(Pool::<u8>::with_capacity(2), "profiler: sites", "T");
+    let mut heap = Tracked::new(FreeListHeap::with_capacity(1024), "profiler: sites", "T");
+    let arena = Tracked::new(Arena::chained(256), "profiler: sites", "T");
+    pool.insert(1);
+    let block = heap.alloc(Layout::new::<u64>());
+    arena.alloc([0u8; 200]);
+    arena.alloc([0u8; 200]); // a page left: a block, no one call site
+    let here = Some(file!());
+    let expected = if cfg!(debug_assertions) {
+        [here, here, None]
+    } else {
+        [None, None, None]
+    };
+    assert_eq!(sites(), expected);
+    heap.free(block).unwrap();
+    pool.clear();
+    take();
 }
 
 #[test]

@@ -80,7 +80,11 @@ fn one_sink_serves_several_threads() {
             s.spawn(move || {
                 for i in 0..100 {
                     sink.event(&ProfilerEvent::Plot {
-                        tag: if t % 2 == 0 { "tracy: even" } else { "tracy: odd" },
+                        tag: if t % 2 == 0 {
+                            "tracy: even"
+                        } else {
+                            "tracy: odd"
+                        },
                         bytes: i,
                         frame: i as u64,
                     });
