@@ -43,8 +43,17 @@ impl Arena {
         if label.is_none() {
             return;
         }
-        self.profiler_open.set(0);
         profiler::discard(label);
+        self.report_blocks_before_current();
+    }
+
+    /// The blocks before the current one, reported (after a discard).
+    fn report_blocks_before_current(&self) {
+        let label = self.profiler.get();
+        self.profiler_open.set(0);
+        if label.is_none() {
+            return;
+        }
         let mut p = None;
         while p != self.cursor.page() {
             let (start, used) = self.used_in(p);
@@ -83,9 +92,14 @@ impl Arena {
         }
     }
 
-    /// Puts the label on (through `&self`: a frame arena labels its buffers so).
+    /// Puts the label on (through `&self`: a frame arena labels its buffers so). What the old
+    /// label reported is discarded; the blocks before the current one are reported under the
+    /// new one (the current one at the next frame end).
     pub(crate) fn put_profiler_label(&self, label: Option<ProfilerLabel>) {
-        self.profiler.set(label);
-        self.profiler_open.set(0);
+        let old = self.profiler.replace(label);
+        if old != label {
+            profiler::discard(old);
+            self.report_blocks_before_current();
+        }
     }
 }

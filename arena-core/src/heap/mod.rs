@@ -850,6 +850,9 @@ impl<'buf> FreeListHeap<'buf> {
 
 impl Drop for FreeListHeap<'_> {
     fn drop(&mut self) {
+        // Blocks still live go with the heap: to the profiler, freed.
+        #[cfg(feature = "profiler")]
+        crate::tags::Budgeted::set_profiler_label(self, None);
         #[cfg(feature = "alloc")]
         if let Some(layout) = self.owned {
             // SAFETY: `owned` is set only by `try_with_capacity`, which allocated the region's
@@ -907,9 +910,22 @@ impl crate::tags::Budgeted for FreeListHeap<'_> {
     }
 
     /// Allocations and frees (and resizes) are `Alloc`/`Free` of the block's payload.
+    /// The blocks live when the label changes are freed under the old label and allocated
+    /// under the new one, so every `Free` matches an `Alloc`.
     #[cfg(feature = "profiler")]
     fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
-        self.profiler = label;
+        use crate::heap::BlockState;
+        let old = core::mem::replace(&mut self.profiler, label);
+        if old == label {
+            return;
+        }
+        for block in self.blocks() {
+            if let BlockState::Allocated { requested } = block.state {
+                let at = self.region.addr_of(self.first + block.offset + TAG);
+                crate::tags::profiler::free(old, at, requested);
+                crate::tags::profiler::alloc_block(label, at, requested);
+            }
+        }
     }
 
     #[inline(always)]

@@ -439,8 +439,21 @@ impl<P> SlotMap<P> {
 
     /// Puts the profiler label on (see `Ledger::profiler`).
     #[cfg(feature = "profiler")]
+    /// The values live when the label changes are freed under the old label and allocated
+    /// under the new one, so every `Free` matches an `Alloc`.
     pub(crate) fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
-        self.ledger.profiler = label;
+        let old = core::mem::replace(&mut self.ledger.profiler, label);
+        if old == label {
+            return;
+        }
+        for index in 0..self.ledger.high_water {
+            let slot = self.chunks.get(index).expect("index below high water");
+            if slot.occupied().is_some() {
+                let at = core::ptr::from_ref(slot).addr();
+                crate::tags::profiler::free(old, at, self.ledger.unit);
+                crate::tags::profiler::alloc_block(label, at, self.ledger.unit);
+            }
+        }
     }
 
     /// Sets or removes the budget.
@@ -1124,6 +1137,11 @@ impl<'a, P> Claim<'a, P> {
 /// does; a second panic aborts, as there). The slot memory is freed by [`Chunks`].
 impl<P> Drop for SlotMap<P> {
     fn drop(&mut self) {
+        // Values with no destructor are not removed one by one: to the profiler, all freed.
+        #[cfg(feature = "profiler")]
+        if !core::mem::needs_drop::<P>() {
+            self.set_profiler_label(None);
+        }
         if core::mem::needs_drop::<P>() {
             /// Goes on clearing while unwinding from a payload's panicking drop.
             struct ClearRest<'m, P>(&'m mut SlotMap<P>);

@@ -554,3 +554,71 @@ fn a_sink_allocating_from_the_arena_it_hears_about_finds_it_consistent() {
         );
     });
 }
+
+#[test]
+fn wrapping_reports_what_the_allocator_already_holds_and_unwrapping_takes_it_back() {
+    start();
+    let mut plain = Pool::<u32>::with_capacity(4);
+    let kept = plain.insert(1);
+    let slot = {
+        let pool = Tracked::new(plain, "profiler: wrapped pool", "T");
+        let events = take();
+        let [Rec::Alloc("profiler: wrapped pool", slot, 4)] = events[..] else {
+            panic!("{events:?}")
+        };
+        let plain = pool.into_inner();
+        assert_eq!(take(), [Rec::Free("profiler: wrapped pool", slot, 4)]);
+        assert_eq!(plain.get(kept), Some(&1));
+        slot
+    };
+    assert_ne!(slot, 0);
+
+    let mut heap = FreeListHeap::with_capacity(1024);
+    let p = heap.alloc(Layout::from_size_align(24, 8).unwrap());
+    let tracked = Tracked::new(heap, "profiler: wrapped heap", "T");
+    assert_eq!(
+        take(),
+        [Rec::Alloc("profiler: wrapped heap", p.addr().get(), 24)]
+    );
+    let mut heap = tracked.into_inner();
+    assert_eq!(
+        take(),
+        [Rec::Free("profiler: wrapped heap", p.addr().get(), 24)]
+    );
+    heap.free(p).unwrap();
+
+    let arena = Arena::chained(256);
+    let first = addr(arena.alloc([0u8; 200]));
+    arena.alloc([0u8; 200]);
+    let tracked = Tracked::new(arena, "profiler: wrapped arena", "T");
+    assert_eq!(take(), [Rec::Alloc("profiler: wrapped arena", first, 200)]);
+    drop(tracked.into_inner());
+    assert_eq!(take(), [Rec::Discard("profiler: wrapped arena")]);
+}
+
+#[test]
+fn dropping_a_pool_or_heap_with_live_values_frees_them_to_the_profiler() {
+    start();
+    let mut pool = Tracked::new(Pool::<u32>::with_capacity(2), "profiler: dropped pool", "T");
+    pool.insert(5);
+    let mut heap = Tracked::new(
+        FreeListHeap::with_capacity(512),
+        "profiler: dropped heap",
+        "T",
+    );
+    let p = heap.alloc(Layout::new::<u64>());
+    let events = take();
+    let [Rec::Alloc(_, slot, 4), Rec::Alloc(_, block, 8)] = events[..] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(block, p.addr().get());
+    drop(pool.forgive_leaks());
+    drop(heap.forgive_leaks());
+    assert_eq!(
+        take(),
+        [
+            Rec::Free("profiler: dropped pool", slot, 4),
+            Rec::Free("profiler: dropped heap", block, 8),
+        ]
+    );
+}
