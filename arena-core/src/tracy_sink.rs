@@ -21,7 +21,8 @@ const OVERFLOW_NAME: &CStr = c"arena-kit: other";
 
 /// A [`ProfilerSink`] that shows the tracked allocators in the Tracy profiler: each allocator is
 /// a named memory pool (its allocations and frees, an arena's blocks; a reset, rewind or scope
-/// exit is one memory discard, so Tracy shows no false leaks), each tag a plot of its bytes at
+/// exit is one memory discard, so Tracy shows no false leaks; a frame arena's buffer `i` is the
+/// pool `"{name} [buffer i]"`), each tag a plot of its bytes at
 /// every [`Registry::end_frame`](crate::tags::Registry::end_frame), a tag budget crossed a
 /// message, and each frame's end a frame mark.
 ///
@@ -65,6 +66,14 @@ impl TracySink {
         sink
     }
 
+    /// The pool's name; a frame arena's buffer `i` is the pool `"{pool} [buffer i]"`.
+    fn pool_name(&self, pool: &str, buffer: Option<usize>) -> &'static CStr {
+        match buffer {
+            None => self.name(pool),
+            Some(i) => self.name(&std::format!("{pool} [buffer {i}]")),
+        }
+    }
+
     /// `name` as a C string at a fixed address, kept for the rest of the program.
     fn name(&self, name: &str) -> &'static CStr {
         // A sink that panicked while holding the lock left the table whole (it only inserts).
@@ -100,9 +109,13 @@ impl ProfilerSink for TracySink {
         use tracy_client::sys;
         match *event {
             ProfilerEvent::Alloc {
-                pool, addr, size, ..
+                pool,
+                addr,
+                size,
+                buffer,
+                ..
             } => {
-                let name = self.name(pool);
+                let name = self.pool_name(pool, buffer);
                 // SAFETY: `name` is NUL-terminated and lives for the rest of the program (Tracy
                 // keeps the pointer); `addr` is only recorded, never dereferenced. The client is
                 // running (`self.client`).
@@ -114,8 +127,10 @@ impl ProfilerSink for TracySink {
                     )
                 };
             }
-            ProfilerEvent::Free { pool, addr, .. } => {
-                let name = self.name(pool);
+            ProfilerEvent::Free {
+                pool, addr, buffer, ..
+            } => {
+                let name = self.pool_name(pool, buffer);
                 // SAFETY: as for `Alloc`.
                 unsafe {
                     sys::___tracy_emit_memory_free_named(
@@ -124,8 +139,8 @@ impl ProfilerSink for TracySink {
                     )
                 };
             }
-            ProfilerEvent::Discard { pool, .. } => {
-                let name = self.name(pool);
+            ProfilerEvent::Discard { pool, buffer, .. } => {
+                let name = self.pool_name(pool, buffer);
                 // SAFETY: `name` as for `Alloc`; the client is running.
                 unsafe { sys::___tracy_emit_memory_discard(name.as_ptr()) };
             }

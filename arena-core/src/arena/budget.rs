@@ -209,20 +209,13 @@ impl<const N: usize> Budgeted for FrameArena<N> {
         }
     }
 
-    /// Each buffer is its own profiler pool, named `"{name} [buffer i]"` (`N` short names kept
-    /// for the rest of the program per label set), so a frame's reset discards its own buffer
-    /// only, not the older frames readers may still hold.
+    /// Each buffer is its own profiler pool (its events carry `buffer: Some(i)`), so a frame's
+    /// reset discards its own buffer only, not the older frames readers may still hold.
     #[cfg(feature = "profiler")]
     fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
         for i in 0..N {
-            let label = label.map(|l| {
-                let name = alloc::format!("{} [buffer {i}]", l.pool);
-                crate::tags::ProfilerLabel::new(
-                    alloc::boxed::Box::leak(name.into_boxed_str()),
-                    l.tag,
-                )
-            });
-            self.buffer(i).put_profiler_label(label);
+            self.buffer(i)
+                .put_profiler_label(label.map(|l| l.on_buffer(i)));
         }
     }
 

@@ -52,7 +52,7 @@ pub trait ProfilerSink: Sync {
 /// ```
 /// use arena_kit::tags::ProfilerEvent;
 ///
-/// let e = ProfilerEvent::Discard { pool: "particles", tag: "Rendering" };
+/// let e = ProfilerEvent::Discard { pool: "particles", tag: "Rendering", buffer: None };
 /// assert_eq!(e.pool(), Some("particles"));
 /// assert_eq!(ProfilerEvent::FrameEnd { frame: 3 }.pool(), None);
 /// ```
@@ -70,6 +70,8 @@ pub enum ProfilerEvent<'a> {
         addr: usize,
         /// Its size in bytes.
         size: usize,
+        /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
+        buffer: Option<usize>,
         /// The allocating call site (through `#[track_caller]`) of a pool's insert or a heap's
         /// allocation, in debug builds; `None` in release builds and for a block holding many
         /// allocations (an arena's block, a SoA vector's columns).
@@ -85,14 +87,18 @@ pub enum ProfilerEvent<'a> {
         addr: usize,
         /// Its size in bytes.
         size: usize,
+        /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
+        buffer: Option<usize>,
     },
     /// Everything `pool` reported is gone at once (an arena's reset, rewind or scope exit, or
-    /// its drop).
+    /// its drop); for a frame arena's buffer, everything that buffer reported.
     Discard {
         /// The allocator's name.
         pool: &'static str,
         /// Its tag's name.
         tag: &'static str,
+        /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
+        buffer: Option<usize>,
     },
     /// At [`Registry::end_frame`](super::Registry::end_frame), one per tag of the frame's report:
     /// the tag's total bytes now (its allocators and its child tags').
@@ -161,6 +167,7 @@ pub fn set_profiler_sink(sink: Option<&'static dyn ProfilerSink>) {
 ///
 /// let label = ProfilerLabel::new("particles", "Rendering");
 /// assert_eq!((label.pool, label.tag), ("particles", "Rendering"));
+/// assert_eq!(label.on_buffer(1).buffer, Some(1));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ProfilerLabel {
@@ -168,12 +175,26 @@ pub struct ProfilerLabel {
     pub pool: &'static str,
     /// Its tag's name.
     pub tag: &'static str,
+    /// `Some(i)` on buffer `i` of a frame arena (each buffer is a pool of its own).
+    pub buffer: Option<usize>,
 }
 
 impl ProfilerLabel {
     /// The label of the allocator `pool` tagged `tag`.
     pub const fn new(pool: &'static str, tag: &'static str) -> ProfilerLabel {
-        ProfilerLabel { pool, tag }
+        ProfilerLabel {
+            pool,
+            tag,
+            buffer: None,
+        }
+    }
+
+    /// This label on buffer `i` of a frame arena.
+    pub const fn on_buffer(self, i: usize) -> ProfilerLabel {
+        ProfilerLabel {
+            buffer: Some(i),
+            ..self
+        }
     }
 }
 
@@ -223,6 +244,7 @@ fn alloc_at(
             tag: l.tag,
             addr,
             size,
+            buffer: l.buffer,
             site,
         });
     }
@@ -237,6 +259,7 @@ pub(crate) fn free(label: Option<ProfilerLabel>, addr: usize, size: usize) {
             tag: l.tag,
             addr,
             size,
+            buffer: l.buffer,
         });
     }
 }
@@ -248,6 +271,7 @@ pub(crate) fn discard(label: Option<ProfilerLabel>) {
         emit(&ProfilerEvent::Discard {
             pool: l.pool,
             tag: l.tag,
+            buffer: l.buffer,
         });
     }
 }

@@ -20,6 +20,7 @@ fn every_event_kind_goes_through_with_no_server_attached() {
             tag: "T",
             addr,
             size: 64,
+            buffer: None,
             site: None,
         },
         ProfilerEvent::Free {
@@ -27,10 +28,12 @@ fn every_event_kind_goes_through_with_no_server_attached() {
             tag: "T",
             addr,
             size: 64,
+            buffer: None,
         },
         ProfilerEvent::Discard {
             pool: "tracy: pool",
             tag: "T",
+            buffer: Some(1),
         },
         ProfilerEvent::Plot {
             tag: "tracy: plot",
@@ -50,8 +53,8 @@ fn every_event_kind_goes_through_with_no_server_attached() {
     }
     assert_eq!(
         names(&sink),
-        "TracySink { names: 2 }",
-        "one pool name and one plot name, kept once however often they come"
+        "TracySink { names: 3 }",
+        "one pool name, its buffer 1's and one plot name, kept once however often they come"
     );
 }
 
@@ -62,6 +65,7 @@ fn a_name_with_a_nul_byte_is_kept_with_it_replaced() {
     sink.event(&ProfilerEvent::Discard {
         pool: "tracy\0nul",
         tag: "T",
+        buffer: None,
     });
     sink.event(&ProfilerEvent::Message {
         text: "a message\0with a NUL inside",
