@@ -56,6 +56,12 @@ pub mod soa;
 #[cfg(feature = "alloc")]
 mod sync;
 pub mod tags;
+// The global profiler sink's atomic slot (its `unsafe` half), outside the safe `tags`.
+#[cfg(feature = "profiler")]
+mod profiler_slot;
+// `tags::TracySink`: the Tracy FFI, outside the safe `tags`.
+#[cfg(feature = "tracy")]
+mod tracy_sink;
 // The unsafe half of `tags::TaggingAllocator` (its `GlobalAlloc` impl), outside the safe `tags`.
 #[cfg(feature = "std")]
 mod tagging_alloc;

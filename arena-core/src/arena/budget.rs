@@ -89,6 +89,13 @@ impl Budgeted for Arena {
         self.apply_budget(gate.map(BudgetGate::ensure_stamped));
     }
 
+    /// Each block's used range is one `Alloc`; reset, rewind and scope exit `Discard` (see
+    /// "Live in a profiler" in [`tags`](crate::tags)).
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
+        self.put_profiler_label(label);
+    }
+
     /// Inlined: a wrapper calls it before every allocation, and with a stamped gate the check is
     /// one compare; putting the gate back is out of line.
     #[inline(always)]
@@ -134,6 +141,11 @@ impl Budgeted for BufferArena<'_> {
 
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
         self.arena.set_budget(gate);
+    }
+
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
+        self.arena.set_profiler_label(label);
     }
 
     #[inline(always)]
@@ -194,6 +206,16 @@ impl<const N: usize> Budgeted for FrameArena<N> {
         let gate = gate.map(BudgetGate::ensure_stamped);
         for i in 0..N {
             self.buffer(i).apply_budget(gate);
+        }
+    }
+
+    /// Each buffer is its own profiler pool (its events carry `buffer: Some(i)`), so a frame's
+    /// reset discards its own buffer only, not the older frames readers may still hold.
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
+        for i in 0..N {
+            self.buffer(i)
+                .put_profiler_label(label.map(|l| l.on_buffer(i)));
         }
     }
 

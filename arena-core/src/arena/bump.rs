@@ -91,10 +91,14 @@ impl Arena {
             Some(c) => page::header(c).used_end.set(self.cursor.ptr()),
         }
         self.enter_page(Some(target), page::data_start(target), used_before);
-        Ok(self
+        let p = self
             .cursor
             .bump_fast(size, align)
-            .expect("a page chosen to fit the request and admitted by the budget holds it"))
+            .expect("a page chosen to fit the request and admitted by the budget holds it");
+        // Reported once the arena is consistent: the sink may allocate from it.
+        #[cfg(feature = "profiler")]
+        self.profile_left(cur);
+        Ok(p)
     }
 
     /// The first kept page after `cur` that holds the request, moved up to follow `cur` if it

@@ -278,6 +278,8 @@ impl Arena {
             marker.allocs,
         );
         self.settle_budget();
+        #[cfg(feature = "profiler")]
+        self.profile_rewound();
     }
 
     /// Bytes used in the pages before `page`, which is the first block, the current page or a

@@ -66,6 +66,8 @@ mod frame;
 mod guard;
 mod marker;
 mod page;
+#[cfg(feature = "profiler")]
+mod profile;
 mod resize;
 mod scope;
 #[cfg(feature = "std")]
@@ -182,6 +184,13 @@ pub struct Arena {
     id: usize,
     /// Whether allocations carry guard bytes (only when [`crate::poison::ENABLED`]).
     guarded: bool,
+    /// The name and tag a `Tracked` wrapper put on the arena, for the profiler hooks (see
+    /// `profile.rs`).
+    #[cfg(feature = "profiler")]
+    profiler: Cell<Option<crate::tags::ProfilerLabel>>,
+    /// Bytes of the current block reported to the profiler (0: none).
+    #[cfg(feature = "profiler")]
+    profiler_open: Cell<usize>,
     /// Cells make the arena `!Sync`; see the `Send` impl.
     _not_sync: PhantomData<Cell<u8>>,
 }
@@ -308,6 +317,10 @@ impl Arena {
             reshaped: Cell::new(false),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             guarded: false,
+            #[cfg(feature = "profiler")]
+            profiler: Cell::new(None),
+            #[cfg(feature = "profiler")]
+            profiler_open: Cell::new(0),
             _not_sync: PhantomData,
         }
     }
@@ -699,6 +712,8 @@ impl Drop for Arena {
         let free = FreePages(self);
         free.0.drop_all_and_check();
         drop(free);
+        #[cfg(feature = "profiler")]
+        self.profile_dropped();
     }
 }
 

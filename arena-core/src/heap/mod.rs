@@ -138,6 +138,10 @@ pub struct FreeListHeap<'buf> {
     limit: usize,
     /// The budget, if any (see [`Budgeted`](crate::tags::Budgeted)).
     budget: Option<BudgetGate>,
+    /// The name and tag a `Tracked` wrapper put on the heap: its allocations and frees are
+    /// reported to the profiler sink (the block's payload address, the requested size).
+    #[cfg(feature = "profiler")]
+    profiler: Option<crate::tags::ProfilerLabel>,
     /// The layout of the memory this heap allocated itself, to give back on drop.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     owned: Option<Layout>,
@@ -310,6 +314,8 @@ impl<'buf> FreeListHeap<'buf> {
             allocations: 0,
             limit: (end - first).saturating_sub(MAX_KEPT_TAIL),
             budget: None,
+            #[cfg(feature = "profiler")]
+            profiler: None,
             owned,
             _buf: PhantomData,
         }
@@ -377,10 +383,15 @@ impl<'buf> FreeListHeap<'buf> {
         // The fast path answers with a pointer or nothing, so that no error value (a budget
         // error is 56 bytes) is built or moved on it; the cold path says why, or allocates past
         // a `Warn` budget.
-        match self.alloc_fast(layout) {
+        let p = match self.alloc_fast(layout) {
             Some(p) => Ok(p),
             None => self.alloc_slow(layout),
+        };
+        #[cfg(feature = "profiler")]
+        if let Ok(p) = p {
+            crate::tags::profiler::alloc(self.profiler, p.addr().get(), layout.size());
         }
+        p
     }
 
     /// Frees the live block starting at `ptr` and merges it with free neighbours.
@@ -398,6 +409,8 @@ impl<'buf> FreeListHeap<'buf> {
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         let (b, size, requested) = self.live_block(ptr)?;
         self.release(b, size, requested);
+        #[cfg(feature = "profiler")]
+        crate::tags::profiler::free(self.profiler, ptr.addr().get(), requested);
         Ok(())
     }
 
@@ -442,6 +455,8 @@ impl<'buf> FreeListHeap<'buf> {
         if ptr.as_ptr().addr() & (new_layout.align() - 1) == 0 {
             if need <= size {
                 self.resize_in_place(b, size, need, old_requested, new_requested);
+                #[cfg(feature = "profiler")]
+                self.report_resized(ptr, old_requested, new_requested);
                 return Ok(ptr);
             }
             let next = b + size;
@@ -461,6 +476,8 @@ impl<'buf> FreeListHeap<'buf> {
                     self.lists.remove(&mut self.region, next, h.size);
                     self.used += h.size;
                     self.resize_in_place(b, joined, need, old_requested, new_requested);
+                    #[cfg(feature = "profiler")]
+                    self.report_resized(ptr, old_requested, new_requested);
                     return Ok(ptr);
                 }
             }
@@ -473,7 +490,19 @@ impl<'buf> FreeListHeap<'buf> {
         self.region
             .copy_within(payload, dst, old_requested.min(new_requested));
         self.release(b, size, old_requested);
+        // (`try_alloc` reported the new block.)
+        #[cfg(feature = "profiler")]
+        crate::tags::profiler::free(self.profiler, ptr.addr().get(), old_requested);
         Ok(new)
+    }
+
+    /// A block resized in place: to the profiler, the old size freed and the new one allocated
+    /// at the same address.
+    #[cfg(feature = "profiler")]
+    #[track_caller]
+    fn report_resized(&self, ptr: NonNull<u8>, old: usize, new: usize) {
+        crate::tags::profiler::free(self.profiler, ptr.addr().get(), old);
+        crate::tags::profiler::alloc(self.profiler, ptr.addr().get(), new);
     }
 
     /// Usage numbers: used, free, largest free block, free-block count, peak, fragmentation.
@@ -821,6 +850,9 @@ impl<'buf> FreeListHeap<'buf> {
 
 impl Drop for FreeListHeap<'_> {
     fn drop(&mut self) {
+        // Blocks still live go with the heap: to the profiler, freed.
+        #[cfg(feature = "profiler")]
+        crate::tags::Budgeted::set_profiler_label(self, None);
         #[cfg(feature = "alloc")]
         if let Some(layout) = self.owned {
             // SAFETY: `owned` is set only by `try_with_capacity`, which allocated the region's
@@ -875,6 +907,25 @@ impl crate::tags::Budgeted for FreeListHeap<'_> {
     fn set_budget(&mut self, gate: Option<BudgetGate>) {
         self.budget = gate.map(BudgetGate::ensure_stamped);
         self.sync_limit();
+    }
+
+    /// Allocations and frees (and resizes) are `Alloc`/`Free` of the block's payload.
+    /// The blocks live when the label changes are freed under the old label and allocated
+    /// under the new one, so every `Free` matches an `Alloc`.
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
+        use crate::heap::BlockState;
+        let old = core::mem::replace(&mut self.profiler, label);
+        if old == label {
+            return;
+        }
+        for block in self.blocks() {
+            if let BlockState::Allocated { requested } = block.state {
+                let at = self.region.addr_of(self.first + block.offset + TAG);
+                crate::tags::profiler::free(old, at, requested);
+                crate::tags::profiler::alloc_block(label, at, requested);
+            }
+        }
     }
 
     #[inline(always)]

@@ -66,6 +66,10 @@ struct Ledger {
     /// The most slots the handle type can index ([`Key::MAX_SLOTS`]): no slot at or above it is
     /// ever handed out, even where the last chunk reaches past it.
     max_slots: u32,
+    /// The name and tag a `Tracked` wrapper put on the map: its inserts and removes are
+    /// reported to the profiler sink as `Alloc`/`Free` of one slot (`unit` bytes).
+    #[cfg(feature = "profiler")]
+    profiler: Option<crate::tags::ProfilerLabel>,
 }
 
 /// The generational slot map shared by `Pool` and `SoaPool`.
@@ -119,7 +123,24 @@ impl Ledger {
             unit,
             kind,
             max_slots,
+            #[cfg(feature = "profiler")]
+            profiler: None,
         }
+    }
+
+    /// Reports the insert into `slot` (done: the ledger is consistent if the sink panics).
+    #[cfg(feature = "profiler")]
+    #[inline]
+    #[track_caller]
+    fn report_alloc<P>(&self, slot: *const Slot<P>) {
+        crate::tags::profiler::alloc(self.profiler, slot.addr(), self.unit);
+    }
+
+    /// Reports the remove from `slot` (done, as for `report_alloc`).
+    #[cfg(feature = "profiler")]
+    #[inline]
+    fn report_free<P>(&self, slot: *const Slot<P>) {
+        crate::tags::profiler::free(self.profiler, slot.addr(), self.unit);
     }
 
     /// Bytes the live values count against a budget.
@@ -130,9 +151,12 @@ impl Ledger {
     /// The bookkeeping of filling vacant `slot`, written once for every insert: the value goes
     /// in with the next odd generation, then [`unlink`](Self::unlink).
     #[inline(always)]
+    #[cfg_attr(feature = "profiler", track_caller)]
     fn occupy<P>(&mut self, slot: &mut Slot<P>, payload: P, from_free: bool) -> NonZeroU32 {
         let (generation, next) = slot.occupy_vacant(payload);
         self.unlink(from_free, next);
+        #[cfg(feature = "profiler")]
+        self.report_alloc(slot);
         generation
     }
 
@@ -169,6 +193,8 @@ impl Ledger {
         let payload = slot.vacate(vacant, self.free_head);
         self.free_head = index;
         self.len -= 1;
+        #[cfg(feature = "profiler")]
+        self.report_free(slot);
         payload
     }
 
@@ -180,6 +206,8 @@ impl Ledger {
         let payload = slot.vacate(self.generations.retired(), NO_SLOT);
         self.retired += 1;
         self.len -= 1;
+        #[cfg(feature = "profiler")]
+        self.report_free(slot);
         payload
     }
 
@@ -409,6 +437,25 @@ impl<P> SlotMap<P> {
         self.ledger.page_tag = tag;
     }
 
+    /// Puts the profiler label on (see `Ledger::profiler`).
+    #[cfg(feature = "profiler")]
+    /// The values live when the label changes are freed under the old label and allocated
+    /// under the new one, so every `Free` matches an `Alloc`.
+    pub(crate) fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
+        let old = core::mem::replace(&mut self.ledger.profiler, label);
+        if old == label {
+            return;
+        }
+        for index in 0..self.ledger.high_water {
+            let slot = self.chunks.get(index).expect("index below high water");
+            if slot.occupied().is_some() {
+                let at = core::ptr::from_ref(slot).addr();
+                crate::tags::profiler::free(old, at, self.ledger.unit);
+                crate::tags::profiler::alloc_block(label, at, self.ledger.unit);
+            }
+        }
+    }
+
     /// Sets or removes the budget.
     pub(crate) fn set_budget(&mut self, gate: Option<BudgetGate>) {
         self.ledger.budget = gate.map(BudgetGate::ensure_stamped);
@@ -501,6 +548,8 @@ impl<P> SlotMap<P> {
         // SAFETY: `claim_slow_linked` returns a pointer to a vacant slot of this map (blocks
         // never move), which is borrowed mutably, so this is the only reference to it.
         let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
+        #[cfg(feature = "profiler")]
+        self.ledger.report_alloc(slot);
         make::<K>(index, generation)
     }
 
@@ -522,6 +571,8 @@ impl<P> SlotMap<P> {
             Ok((slot, index)) => {
                 // SAFETY: as in `insert_or_panic`.
                 let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
+                #[cfg(feature = "profiler")]
+                self.ledger.report_alloc(slot);
                 Ok(make::<K>(index, generation))
             }
             Err(refusal) => Err((payload, refusal)),
@@ -947,6 +998,11 @@ impl<P> SlotMap<P> {
             }
         }
         out.ledger = self.ledger;
+        // The copy's slots were never reported: it raises nothing until it is labelled itself.
+        #[cfg(feature = "profiler")]
+        {
+            out.ledger.profiler = None;
+        }
         out
     }
 
@@ -1081,6 +1137,11 @@ impl<'a, P> Claim<'a, P> {
 /// does; a second panic aborts, as there). The slot memory is freed by [`Chunks`].
 impl<P> Drop for SlotMap<P> {
     fn drop(&mut self) {
+        // Values with no destructor are not removed one by one: to the profiler, all freed.
+        #[cfg(feature = "profiler")]
+        if !core::mem::needs_drop::<P>() {
+            self.set_profiler_label(None);
+        }
         if core::mem::needs_drop::<P>() {
             /// Goes on clearing while unwinding from a payload's panicking drop.
             struct ClearRest<'m, P>(&'m mut SlotMap<P>);

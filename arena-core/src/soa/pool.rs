@@ -573,6 +573,12 @@ impl<T: Soa> Budgeted for SoaPool<T> {
         self.slots.set_budget(gate);
     }
 
+    /// Inserts and removes are `Alloc`/`Free` of one slot (its address, the value's size).
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
+        self.slots.set_profiler_label(label);
+    }
+
     #[inline(always)]
     fn budget_stamp(&self) -> usize {
         self.slots.budget_stamp()

@@ -37,6 +37,13 @@ impl<T: Soa> RawSoa<T> {
         self.cap
     }
 
+    /// The block's address and size in bytes (size 0: no block).
+    #[cfg(feature = "profiler")]
+    pub(crate) fn block(&self) -> (usize, usize) {
+        let size = block_layout::<T>(self.cap).map_or(0, |l| l.size());
+        (self.base.addr(), size)
+    }
+
     /// Allocates a block for `cap` rows (`self` must be the unallocated one from `new`).
     pub(crate) fn try_with_capacity(cap: usize) -> Result<Self, SoaAllocError> {
         let mut raw = Self::new();

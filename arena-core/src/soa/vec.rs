@@ -51,6 +51,10 @@ pub struct SoaVec<T: Soa> {
     budget: Option<BudgetGate>,
     /// The tag the column block is charged to when it grows (set by a `Tracked` wrapper).
     page_tag: PageTag,
+    /// The name and tag a `Tracked` wrapper put on the vector, and the block reported to the
+    /// profiler as one allocation (address, bytes; 0 bytes: none).
+    #[cfg(feature = "profiler")]
+    profiler: (Option<crate::tags::ProfilerLabel>, (usize, usize)),
 }
 
 impl<T: Soa> SoaVec<T> {
@@ -63,6 +67,8 @@ impl<T: Soa> SoaVec<T> {
             len: 0,
             budget: None,
             page_tag: PageTag::NONE,
+            #[cfg(feature = "profiler")]
+            profiler: (None, (0, 0)),
         }
     }
 
@@ -84,6 +90,8 @@ impl<T: Soa> SoaVec<T> {
             len: 0,
             budget: None,
             page_tag: PageTag::NONE,
+            #[cfg(feature = "profiler")]
+            profiler: (None, (0, 0)),
         })
     }
 
@@ -143,11 +151,46 @@ impl<T: Soa> SoaVec<T> {
 
     /// Recomputes [`end`](Self::end) after the capacity or the budget changed.
     fn refresh_end(&mut self) {
+        #[cfg(feature = "profiler")]
+        self.profile_block();
         let capacity = self.raw.capacity();
         self.end = match (&self.budget, size_of::<T>()) {
             (Some(gate), unit @ 1..) => capacity.min(gate.budget().bytes / unit),
             _ => capacity,
         };
+    }
+
+    /// Reports the block to the profiler if it moved or changed size since it was reported
+    /// (every change of the block goes through `refresh_end`): `Free` of the old, `Alloc` of the
+    /// new.
+    #[cfg(feature = "profiler")]
+    fn profile_block(&mut self) {
+        let (label, old) = self.profiler;
+        let new = if label.is_some() {
+            self.raw.block()
+        } else {
+            (0, 0)
+        };
+        if new == old {
+            return;
+        }
+        self.profiler.1 = new;
+        if old.1 > 0 {
+            crate::tags::profiler::free(label, old.0, old.1);
+        }
+        if new.1 > 0 {
+            crate::tags::profiler::alloc_block(label, new.0, new.1);
+        }
+    }
+
+    /// Takes the reported block back (a label changing).
+    #[cfg(feature = "profiler")]
+    fn profile_block_off(&mut self) {
+        let (label, old) = self.profiler;
+        if old.1 > 0 {
+            crate::tags::profiler::free(label, old.0, old.1);
+        }
+        self.profiler.1 = (0, 0);
     }
 
     /// Bytes the rows count against a budget.
@@ -1182,6 +1225,18 @@ impl<T: Soa> crate::tags::Budgeted for SoaVec<T> {
         self.refresh_end();
     }
 
+    /// The block is one allocation: `Alloc` when it is allocated, `Free` + `Alloc` when it
+    /// grows, shrinks or is rebuilt (sorting), `Free` when the vector is dropped.
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
+        if self.profiler.0 != label {
+            // Off the old label (if any), then on the new one: the block is reported again.
+            self.profile_block_off();
+            self.profiler.0 = label;
+            self.profile_block();
+        }
+    }
+
     #[inline(always)]
     fn budget_stamp(&self) -> usize {
         self.budget.as_ref().map_or(0, BudgetGate::stamp)
@@ -1203,6 +1258,8 @@ impl<T: Soa> Default for SoaVec<T> {
 
 impl<T: Soa> Drop for SoaVec<T> {
     fn drop(&mut self) {
+        #[cfg(feature = "profiler")]
+        self.profile_block_off();
         // SAFETY: rows `0..len` are initialised; `raw` frees the block afterwards, even if a drop
         // panics.
         unsafe { self.raw.cols.drop_range(0, self.len) };
@@ -1336,6 +1393,9 @@ impl<T: Soa> IntoIterator for SoaVec<T> {
     type IntoIter = IntoIter<T>;
     fn into_iter(self) -> IntoIter<T> {
         let mut this = core::mem::ManuallyDrop::new(self);
+        // The block leaves the vector (the iterator frees it): it is gone to the profiler.
+        #[cfg(feature = "profiler")]
+        this.profile_block_off();
         let len = this.len;
         // SAFETY: `this` is never dropped, so its block moves into the iterator exactly once.
         let raw = unsafe { core::ptr::read(&this.raw) };

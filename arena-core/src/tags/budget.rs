@@ -382,4 +382,20 @@ pub trait Budgeted: super::MemoryUsage {
     fn charge_pages_to(&mut self, tag: super::PageTag) {
         let _ = tag;
     }
+
+    /// Puts (`Some`) or takes off (`None`) the name and tag the allocator's own paths raise
+    /// [`ProfilerEvent`](super::ProfilerEvent)s under (the `profiler` feature): what
+    /// [`Tracked::new`](super::Tracked::new) calls. The default raises nothing: an allocator of
+    /// your own reports nothing to the profiler.
+    ///
+    /// ```
+    /// use arena_kit::tags::{Budgeted, ProfilerLabel};
+    ///
+    /// let mut pool = arena_kit::Pool::<u32>::with_capacity(4);
+    /// pool.set_profiler_label(Some(ProfilerLabel::new("bodies", "Physics")));
+    /// ```
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<super::ProfilerLabel>) {
+        let _ = label;
+    }
 }

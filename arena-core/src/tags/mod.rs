@@ -14,8 +14,9 @@
 //! access through the wrapper, and with a budget a few compares per `&mut` access (the wrapper
 //! checks the allocator still holds its budget, see [`Tracked`]); the budget itself is enforced by
 //! the allocator where it already checks its own limit (a page end, a pool's capacity, a heap's
-//! region), so its fast path is unchanged. No lock, no shared atomic, no global state. Reading
-//! counters happens only when a report is taken.
+//! region), so its fast path is unchanged. No lock, no shared atomic, no global state (without the
+//! `profiler`/`tracy` features; see "Live in a profiler"). Reading counters happens only when a
+//! report is taken.
 //! **Not for** per-allocation call stacks or per-allocation tags inside one allocator: the tag
 //! belongs to the allocator (as in most engine trackers, Unreal's LLM scopes aside), so give each subsystem
 //! its own allocators.
@@ -83,6 +84,14 @@
 //! bodies.clear(); // or `forgive_leaks()`: a pool dropped with live values is reported
 //! ```
 
+#![cfg_attr(feature = "profiler", doc = include_str!("profiler.md"))]
+#![cfg_attr(
+    not(feature = "profiler"),
+    doc = "# Live in a profiler\n\nWith the `profiler` feature, every `Tracked` allocator \
+           reports its allocations, frees and discards to a `ProfilerSink`, and the `tracy` \
+           feature shows them in the Tracy profiler (see docs/features.md). This build has \
+           neither: no hook is compiled."
+)]
 // The compiler keeps `unsafe` out of this module: tags are a safe layer over the allocators, and
 // code that needs `unsafe` (the guarded heap, the guard scanner) lives with its allocator.
 #![forbid(unsafe_code)]
@@ -99,6 +108,8 @@ mod heap;
 mod history;
 mod page_tag;
 mod palette;
+#[cfg(feature = "profiler")]
+pub(crate) mod profiler;
 #[cfg(feature = "std")]
 mod recorder;
 #[cfg(feature = "alloc")]
@@ -125,6 +136,9 @@ pub use crate::mem_tag;
 pub use crate::tagging_alloc::{
     HEADER, MAX_TAG_SLOTS, MAX_THREADS, TaggingAllocator, overflowed_scopes,
 };
+/// The Tracy sink lives in core's `tracy_sink` module (its FFI half).
+#[cfg(feature = "tracy")]
+pub use crate::tracy_sink::TracySink;
 pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
 #[cfg(feature = "std")]
 pub use global::{GlobalRow, TagScope, global_rows, tag_scope};
@@ -133,6 +147,8 @@ pub use guard::GuardReport;
 pub use history::{FrameSample, History};
 pub use page_tag::{PageCharge, PageTag};
 pub use palette::{OKABE_ITO, tag_colour};
+#[cfg(feature = "profiler")]
+pub use profiler::{ProfilerEvent, ProfilerLabel, ProfilerSink, set_profiler_sink};
 #[cfg(feature = "std")]
 pub use recorder::{
     Allocation, Answer, Growth, GrowthRow, Record, Recorder, RecorderError, SiteGroup, Stamped,

@@ -95,7 +95,10 @@ impl<G: Tag> Registry<G> {
     }
 
     /// Ends a frame: takes a report of `sources`, records it in the history, checks each tag
-    /// against its budget, and starts the next frame number.
+    /// against its budget, and starts the next frame number. With the `profiler` feature it first
+    /// brings each source's profiler report up to date (`Source::profile_frame`), then raises
+    /// one `ProfilerEvent::Plot` per tag, a `Message` per tag that went over its budget and a
+    /// `FrameEnd` (see "Live in a profiler" in [`tags`](super)).
     ///
     /// # Errors
     ///
@@ -107,13 +110,33 @@ impl<G: Tag> Registry<G> {
     /// When a tag with a [`Policy::Panic`] budget is over.
     #[track_caller]
     pub fn end_frame(&mut self, sources: &[&dyn Source<G>]) -> Result<Report<G>, OverBudget<G>> {
+        #[cfg(feature = "profiler")]
+        for source in sources {
+            source.profile_frame();
+        }
         let report = self.report(sources);
+        #[cfg(feature = "profiler")]
+        for row in report.tags() {
+            super::profiler::emit(&super::ProfilerEvent::Plot {
+                tag: row.tag.name(),
+                bytes: row.usage.current,
+                frame: report.frame(),
+            });
+        }
         self.history.record(&report);
         self.frame += 1;
         let mut failed = None;
         let mut over = Vec::new();
         for (tag, exceeded) in report.over_budget_tags() {
             let policy = self.budget(tag).map_or(Policy::Warn, |b| b.policy);
+            #[cfg(feature = "profiler")]
+            if !self.over.contains(&tag) {
+                let text = alloc::format!("{exceeded} (frame {})", report.frame());
+                super::profiler::emit(&super::ProfilerEvent::Message {
+                    text: &text,
+                    frame: report.frame(),
+                });
+            }
             match policy {
                 Policy::Warn if !self.over.contains(&tag) => {
                     super::sink::emit(super::Event::TagBudget {
@@ -130,6 +153,10 @@ impl<G: Tag> Registry<G> {
             over.push(tag);
         }
         self.over = over;
+        #[cfg(feature = "profiler")]
+        super::profiler::emit(&super::ProfilerEvent::FrameEnd {
+            frame: report.frame(),
+        });
         match failed {
             None => Ok(report),
             Some(exceeded) => Err(OverBudget { exceeded, report }),

@@ -216,8 +216,12 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     /// With the [`TaggingAllocator`](super::TaggingAllocator) installed, the memory `inner` takes
     /// from the global allocator from now on is charged to `tag`
     /// ([`Budgeted::charge_pages_to`]), whichever `tag_scope` is current when it grows.
+    /// With the `profiler` feature the name and tag go on the allocator too
+    /// (`Budgeted::set_profiler_label`), so its own paths report to the profiler sink.
     pub fn new(mut inner: A, name: &'static str, tag: G) -> Self {
         inner.charge_pages_to(super::PageTag::of(tag));
+        #[cfg(feature = "profiler")]
+        inner.set_profiler_label(Some(super::ProfilerLabel::new(name, tag.name())));
         let stamp = inner.budget_stamp();
         Tracked {
             inner: Inner::new(inner),
@@ -273,6 +277,8 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
     pub fn into_inner(self) -> A {
         let manages = self.labels.manages_budget;
         let mut inner = self.take_inner();
+        #[cfg(feature = "profiler")]
+        inner.set_profiler_label(None);
         if manages {
             inner.set_budget(None);
         }
@@ -364,6 +370,10 @@ impl<A: Budgeted, G: Tag> MemoryUsage for Tracked<A, G> {
     fn reports_leaks(&self) -> bool {
         self.inner.reports_leaks()
     }
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {
+        self.inner.profile_frame();
+    }
 }
 
 /// Through the trait, a tracked allocator's budget is the allocator's ([`Budgeted::budget`] reads
@@ -380,6 +390,12 @@ impl<A: Budgeted, G: Tag> Budgeted for Tracked<A, G> {
 
     // `restore_budget` keeps its default: every access through the wrapper restores the
     // wrapper's own gate already.
+
+    /// The wrapped allocator's: a wrapper of a wrapper labels the innermost allocator.
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<super::ProfilerLabel>) {
+        self.inner.get_mut().set_profiler_label(label);
+    }
 }
 
 /// The allocator's budget is not the wrapper's (another stamp): it was replaced, or its budget
@@ -514,6 +530,10 @@ pub trait Source<G: Tag> {
     fn usage(&self) -> Usage;
     /// Its budget in bytes, if any.
     fn budget(&self) -> Option<usize>;
+    /// At [`Registry::end_frame`](super::Registry::end_frame) (the `profiler` feature): see
+    /// [`MemoryUsage::profile_frame`]. The default does nothing.
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {}
 }
 
 impl<A: MemoryUsage, G: Tag> Source<G> for Tracked<A, G> {
@@ -528,6 +548,10 @@ impl<A: MemoryUsage, G: Tag> Source<G> for Tracked<A, G> {
     }
     fn budget(&self) -> Option<usize> {
         self.labels.budget.map(|g| g.budget().bytes)
+    }
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {
+        self.inner.profile_frame();
     }
 }
 

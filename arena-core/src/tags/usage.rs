@@ -51,6 +51,18 @@ pub trait MemoryUsage {
     fn reports_leaks(&self) -> bool {
         false
     }
+
+    /// At [`Registry::end_frame`](super::Registry::end_frame) (the `profiler` feature): brings
+    /// what the allocator reported to the profiler up to date where it reports lazily (an
+    /// arena's current block). The default does nothing.
+    ///
+    /// ```
+    /// use arena_kit::tags::MemoryUsage;
+    ///
+    /// arena_kit::Arena::with_capacity(64).profile_frame(); // unlabelled: reports nothing
+    /// ```
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {}
 }
 
 impl<A: MemoryUsage + ?Sized> MemoryUsage for &A {
@@ -59,6 +71,10 @@ impl<A: MemoryUsage + ?Sized> MemoryUsage for &A {
     }
     fn reports_leaks(&self) -> bool {
         (**self).reports_leaks()
+    }
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {
+        (**self).profile_frame();
     }
 }
 
@@ -72,11 +88,19 @@ impl MemoryUsage for Arena {
             reserved: self.capacity(),
         }
     }
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {
+        Arena::profile_frame(self);
+    }
 }
 
 impl MemoryUsage for BufferArena<'_> {
     fn usage(&self) -> Usage {
         (**self).usage()
+    }
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {
+        (**self).profile_frame();
     }
 }
 
@@ -85,6 +109,10 @@ impl MemoryUsage for BufferArena<'_> {
 impl MemoryUsage for Frame<'_> {
     fn usage(&self) -> Usage {
         self.arena().usage()
+    }
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {
+        self.arena().profile_frame();
     }
 }
 
@@ -96,6 +124,12 @@ impl<const N: usize> MemoryUsage for FrameArena<N> {
         (0..N)
             .map(|i| self.buffer(i).usage())
             .fold(Usage::default(), Add::add)
+    }
+    #[cfg(feature = "profiler")]
+    fn profile_frame(&self) {
+        for i in 0..N {
+            self.buffer(i).profile_frame();
+        }
     }
 }
 

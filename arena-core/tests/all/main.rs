@@ -13,7 +13,11 @@ mod doc_examples;
 mod heap;
 mod layout;
 mod pool;
+#[cfg(feature = "profiler")]
+mod profiler;
 mod send_sync_bounds;
 mod soa;
 mod tags;
+#[cfg(feature = "tracy")]
+mod tracy;
 mod variance;

@@ -1,0 +1,277 @@
+//! Profiler hooks (the `profiler` feature): what a [`Tracked`](super::Tracked) allocator and
+//! [`Registry::end_frame`](super::Registry::end_frame) report to a [`ProfilerSink`]. See
+//! "Live in a profiler" in the [module docs](super).
+
+use core::panic::Location;
+
+/// Where the hooks of [`Tracked`](super::Tracked) allocators go: one global sink, set with
+/// [`set_profiler_sink`]. It is called on the thread that allocates, inside the allocating call,
+/// after the allocator has finished the operation, so it must be cheap and must not block.
+///
+/// A sink that panics: the panic leaves the allocating call (or `Registry::end_frame`) after the
+/// allocator's bookkeeping is complete, so the allocator stays consistent (what was allocated
+/// stays allocated, what was freed stays freed; only the caller's result is lost), except where
+/// the event is raised while already unwinding (an arena rewinding after one of its values'
+/// destructors panicked): a second panic then aborts the process, as any panic during unwinding
+/// does. A sink that
+/// allocates from a tracked allocator (one it can reach through `&self`, a thread-local arena
+/// say) receives that allocation's events from inside its own call: nothing is locked while it
+/// runs, so it does not deadlock, but it must stop the recursion itself.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// use arena_kit::tags::{ProfilerEvent, ProfilerSink, set_profiler_sink};
+///
+/// struct CountAllocs(AtomicUsize);
+///
+/// impl ProfilerSink for CountAllocs {
+///     fn event(&self, event: &ProfilerEvent<'_>) {
+///         if let ProfilerEvent::Alloc { .. } = event {
+///             self.0.fetch_add(1, Ordering::Relaxed);
+///         }
+///     }
+/// }
+///
+/// static COUNT: CountAllocs = CountAllocs(AtomicUsize::new(0));
+/// set_profiler_sink(Some(&COUNT));
+/// let mut bodies = arena_kit::Tracked::new(arena_kit::Pool::with_capacity(4), "bodies", "Physics");
+/// bodies.insert(1u32);
+/// set_profiler_sink(None);
+/// assert!(COUNT.0.load(Ordering::Relaxed) >= 1);
+/// bodies.clear();
+/// ```
+pub trait ProfilerSink: Sync {
+    /// Receives one event. Borrowed text lives only for the call: copy it to keep it.
+    fn event(&self, event: &ProfilerEvent<'_>);
+}
+
+/// One thing a tracked allocator or the [`Registry`](super::Registry) tells a [`ProfilerSink`].
+/// `pool` is the [`Tracked`](super::Tracked) allocator's name, `tag` its tag's name.
+///
+/// ```
+/// use arena_kit::tags::ProfilerEvent;
+///
+/// let e = ProfilerEvent::Discard { pool: "particles", tag: "Rendering", buffer: None };
+/// assert_eq!(e.pool(), Some("particles"));
+/// assert_eq!(ProfilerEvent::FrameEnd { frame: 3 }.pool(), None);
+/// ```
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProfilerEvent<'a> {
+    /// A tracked allocator (its name is the pool) took `size` bytes at `addr`. For an arena, one
+    /// page's used range (see "Live in a profiler" in the [module docs](super)).
+    Alloc {
+        /// The allocator's name.
+        pool: &'static str,
+        /// Its tag's name.
+        tag: &'static str,
+        /// The address of the allocation.
+        addr: usize,
+        /// Its size in bytes.
+        size: usize,
+        /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
+        buffer: Option<usize>,
+        /// The allocating call site (through `#[track_caller]`) of a pool's insert or a heap's
+        /// allocation, in debug builds; `None` in release builds and for a block holding many
+        /// allocations (an arena's block, a SoA vector's columns).
+        site: Option<&'static Location<'static>>,
+    },
+    /// The allocation at `addr` (reported by an [`Alloc`](ProfilerEvent::Alloc) before) is gone.
+    Free {
+        /// The allocator's name.
+        pool: &'static str,
+        /// Its tag's name.
+        tag: &'static str,
+        /// The address [`Alloc`](ProfilerEvent::Alloc) reported.
+        addr: usize,
+        /// Its size in bytes.
+        size: usize,
+        /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
+        buffer: Option<usize>,
+    },
+    /// Everything `pool` reported is gone at once (an arena's reset, rewind or scope exit, or
+    /// its drop); for a frame arena's buffer, everything that buffer reported.
+    Discard {
+        /// The allocator's name.
+        pool: &'static str,
+        /// Its tag's name.
+        tag: &'static str,
+        /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
+        buffer: Option<usize>,
+    },
+    /// At [`Registry::end_frame`](super::Registry::end_frame), one per tag of the frame's report:
+    /// the tag's total bytes now (its allocators and its child tags').
+    Plot {
+        /// The tag's name.
+        tag: &'a str,
+        /// Its current bytes.
+        bytes: usize,
+        /// The frame the report is for.
+        frame: u64,
+    },
+    /// A tag went over its budget at the end of frame `frame` (once per crossing, as the
+    /// [`Event::TagBudget`](super::Event::TagBudget) warning), as one line.
+    Message {
+        /// The line (the budget error's text and the frame).
+        text: &'a str,
+        /// The frame the report is for.
+        frame: u64,
+    },
+    /// [`Registry::end_frame`](super::Registry::end_frame) finished frame `frame`.
+    FrameEnd {
+        /// The frame just ended.
+        frame: u64,
+    },
+}
+
+impl ProfilerEvent<'_> {
+    /// The allocator the event is about, for the allocator events (`Alloc`, `Free`, `Discard`).
+    pub fn pool(&self) -> Option<&'static str> {
+        match *self {
+            ProfilerEvent::Alloc { pool, .. }
+            | ProfilerEvent::Free { pool, .. }
+            | ProfilerEvent::Discard { pool, .. } => Some(pool),
+            _ => None,
+        }
+    }
+}
+
+/// Sets (`Some`) or removes (`None`) the global profiler sink. Every thread's hooks read it (one
+/// atomic load per event, only with the `profiler` feature). Events raised while it is being
+/// replaced go to the old or the new sink. Each change to a sink other than the current one
+/// keeps 16 bytes for the rest of the program (the sink's reference, where the hooks can load
+/// it atomically).
+///
+/// ```
+/// use arena_kit::tags::{ProfilerEvent, ProfilerSink, set_profiler_sink};
+///
+/// struct Quiet;
+/// impl ProfilerSink for Quiet {
+///     fn event(&self, _: &ProfilerEvent<'_>) {}
+/// }
+/// static QUIET: Quiet = Quiet;
+/// set_profiler_sink(Some(&QUIET));
+/// set_profiler_sink(None);
+/// ```
+pub fn set_profiler_sink(sink: Option<&'static dyn ProfilerSink>) {
+    crate::profiler_slot::set(sink);
+}
+
+/// A tracked allocator's name and tag name, as its allocator keeps them to raise events: what
+/// [`Tracked::new`](super::Tracked::new) puts on it (see
+/// [`Budgeted::set_profiler_label`](super::Budgeted::set_profiler_label)).
+///
+/// ```
+/// use arena_kit::tags::ProfilerLabel;
+///
+/// let label = ProfilerLabel::new("particles", "Rendering");
+/// assert_eq!((label.pool, label.tag), ("particles", "Rendering"));
+/// assert_eq!(label.on_buffer(1).buffer, Some(1));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProfilerLabel {
+    /// The allocator's name (the profiler's memory pool).
+    pub pool: &'static str,
+    /// Its tag's name.
+    pub tag: &'static str,
+    /// `Some(i)` on buffer `i` of a frame arena (each buffer is a pool of its own).
+    pub buffer: Option<usize>,
+}
+
+impl ProfilerLabel {
+    /// The label of the allocator `pool` tagged `tag`.
+    pub const fn new(pool: &'static str, tag: &'static str) -> ProfilerLabel {
+        ProfilerLabel {
+            pool,
+            tag,
+            buffer: None,
+        }
+    }
+
+    /// This label on buffer `i` of a frame arena.
+    pub const fn on_buffer(self, i: usize) -> ProfilerLabel {
+        ProfilerLabel {
+            buffer: Some(i),
+            ..self
+        }
+    }
+}
+
+/// Hands `event` to the sink, if one is set.
+#[inline]
+pub(crate) fn emit(event: &ProfilerEvent<'_>) {
+    if let Some(sink) = crate::profiler_slot::get() {
+        sink.event(event);
+    }
+}
+
+/// The call site of the allocating call, in debug builds.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn site() -> Option<&'static Location<'static>> {
+    if cfg!(debug_assertions) {
+        Some(Location::caller())
+    } else {
+        None
+    }
+}
+
+/// `Alloc` for a labelled allocator, from the allocating call.
+#[inline]
+#[track_caller]
+pub(crate) fn alloc(label: Option<ProfilerLabel>, addr: usize, size: usize) {
+    alloc_at(label, addr, size, site());
+}
+
+/// `Alloc` of a block holding many allocations (an arena's block, a SoA vector's columns): no
+/// one call site.
+#[inline]
+pub(crate) fn alloc_block(label: Option<ProfilerLabel>, addr: usize, size: usize) {
+    alloc_at(label, addr, size, None);
+}
+
+#[inline]
+fn alloc_at(
+    label: Option<ProfilerLabel>,
+    addr: usize,
+    size: usize,
+    site: Option<&'static Location<'static>>,
+) {
+    if let Some(l) = label {
+        emit(&ProfilerEvent::Alloc {
+            pool: l.pool,
+            tag: l.tag,
+            addr,
+            size,
+            buffer: l.buffer,
+            site,
+        });
+    }
+}
+
+/// `Free` for a labelled allocator.
+#[inline]
+pub(crate) fn free(label: Option<ProfilerLabel>, addr: usize, size: usize) {
+    if let Some(l) = label {
+        emit(&ProfilerEvent::Free {
+            pool: l.pool,
+            tag: l.tag,
+            addr,
+            size,
+            buffer: l.buffer,
+        });
+    }
+}
+
+/// `Discard` for a labelled allocator.
+#[inline]
+pub(crate) fn discard(label: Option<ProfilerLabel>) {
+    if let Some(l) = label {
+        emit(&ProfilerEvent::Discard {
+            pool: l.pool,
+            tag: l.tag,
+            buffer: l.buffer,
+        });
+    }
+}

@@ -1,0 +1,157 @@
+//! [`TracySink`]: the profiler hooks, forwarded to the Tracy profiler through `tracy-client` (the
+//! `tracy` feature). The FFI half of `tags`, outside it (`tags` forbids `unsafe`).
+//!
+//! The protocol is Tracy 0.14.1's (tracy-client 0.19 over tracy-client-sys 0.30, which bundles
+//! the Tracy 0.14.1 client): connect a Tracy 0.14.x server. The client runs on demand: nothing is
+//! collected (and the hooks cost a lookup and a call each) until a server connects.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::string::String;
+use std::sync::{Mutex, PoisonError};
+
+use crate::tags::{ProfilerEvent, ProfilerSink};
+
+/// How many distinct names (pools and plots) a [`TracySink`] keeps; names beyond it share
+/// [`OVERFLOW_NAME`].
+const MAX_NAMES: usize = 4096;
+
+/// The pool (and plot) name events get once [`MAX_NAMES`] names are taken.
+const OVERFLOW_NAME: &CStr = c"arena-kit: other";
+
+/// A [`ProfilerSink`] that shows the tracked allocators in the Tracy profiler: each allocator is
+/// a named memory pool (its allocations and frees, an arena's blocks; a reset, rewind or scope
+/// exit is one memory discard, so Tracy shows no false leaks; a frame arena's buffer `i` is the
+/// pool `"{name} [buffer i]"`), each tag a plot of its bytes at
+/// every [`Registry::end_frame`](crate::tags::Registry::end_frame), a tag budget crossed a
+/// message, and each frame's end a frame mark.
+///
+/// Tracy needs every name as a C string at a fixed address for the whole run: the sink keeps
+/// each pool and plot name it sees once, up to 4096 names (later names share the pool
+/// `"arena-kit: other"`); a name with a NUL byte has it replaced by `?`. The name table is
+/// behind a lock, taken once per event. The protocol is Tracy 0.14.1's (tracy-client 0.19).
+///
+/// ```
+/// use arena_kit::tags::TracySink;
+/// use arena_kit::{Arena, Tracked};
+///
+/// TracySink::install(); // on demand: nothing is sent until a Tracy server connects
+/// let mut scratch = Tracked::new(Arena::new(), "scratch", "Frame");
+/// scratch.alloc([0u8; 5000]); // a second page: the first one's used range is reported
+/// scratch.reset(); // one memory discard
+/// arena_kit::tags::set_profiler_sink(None);
+/// ```
+pub struct TracySink {
+    /// Keeps the Tracy client running while the sink lives.
+    client: tracy_client::Client,
+    /// Every name handed to Tracy: leaked C strings, never freed (Tracy keeps the pointers).
+    names: Mutex<HashMap<String, &'static CStr>>,
+}
+
+impl TracySink {
+    /// A sink that starts the Tracy client (on demand: it collects once a server connects).
+    pub fn new() -> TracySink {
+        TracySink {
+            client: tracy_client::Client::start(),
+            names: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Makes a sink for the rest of the program and sets it as the profiler sink
+    /// ([`set_profiler_sink`](crate::tags::set_profiler_sink)).
+    pub fn install() -> &'static TracySink {
+        let sink: &'static TracySink =
+            std::boxed::Box::leak(std::boxed::Box::new(TracySink::new()));
+        crate::tags::set_profiler_sink(Some(sink));
+        sink
+    }
+
+    /// The pool's name; a frame arena's buffer `i` is the pool `"{pool} [buffer i]"`.
+    fn pool_name(&self, pool: &str, buffer: Option<usize>) -> &'static CStr {
+        match buffer {
+            None => self.name(pool),
+            Some(i) => self.name(&std::format!("{pool} [buffer {i}]")),
+        }
+    }
+
+    /// `name` as a C string at a fixed address, kept for the rest of the program.
+    fn name(&self, name: &str) -> &'static CStr {
+        // A sink that panicked while holding the lock left the table whole (it only inserts).
+        let mut names = self.names.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(&c) = names.get(name) {
+            return c;
+        }
+        if names.len() >= MAX_NAMES {
+            return OVERFLOW_NAME;
+        }
+        let c = CString::new(name.replace('\0', "?")).expect("NUL bytes were replaced");
+        let c: &'static CStr = std::boxed::Box::leak(c.into_boxed_c_str());
+        names.insert(String::from(name), c);
+        c
+    }
+}
+
+impl Default for TracySink {
+    fn default() -> Self {
+        TracySink::new()
+    }
+}
+
+impl core::fmt::Debug for TracySink {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let names = self.names.lock().map_or(0, |n| n.len());
+        f.debug_struct("TracySink").field("names", &names).finish()
+    }
+}
+
+impl ProfilerSink for TracySink {
+    fn event(&self, event: &ProfilerEvent<'_>) {
+        use tracy_client::sys;
+        match *event {
+            ProfilerEvent::Alloc {
+                pool,
+                addr,
+                size,
+                buffer,
+                ..
+            } => {
+                let name = self.pool_name(pool, buffer);
+                // SAFETY: `name` is NUL-terminated and lives for the rest of the program (Tracy
+                // keeps the pointer); `addr` is only recorded, never dereferenced. The client is
+                // running (`self.client`).
+                unsafe {
+                    sys::___tracy_emit_memory_alloc_named(
+                        core::ptr::without_provenance(addr),
+                        size,
+                        name.as_ptr(),
+                    )
+                };
+            }
+            ProfilerEvent::Free {
+                pool, addr, buffer, ..
+            } => {
+                let name = self.pool_name(pool, buffer);
+                // SAFETY: as for `Alloc`.
+                unsafe {
+                    sys::___tracy_emit_memory_free_named(
+                        core::ptr::without_provenance(addr),
+                        name.as_ptr(),
+                    )
+                };
+            }
+            ProfilerEvent::Discard { pool, buffer, .. } => {
+                let name = self.pool_name(pool, buffer);
+                // SAFETY: `name` as for `Alloc`; the client is running.
+                unsafe { sys::___tracy_emit_memory_discard(name.as_ptr()) };
+            }
+            ProfilerEvent::Plot { tag, bytes, .. } => {
+                let name = self.name(tag);
+                let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+                // SAFETY: `name` as for `Alloc` (Tracy keeps plot names too).
+                unsafe { sys::___tracy_emit_plot_int(name.as_ptr(), bytes) };
+            }
+            ProfilerEvent::Message { text, .. } => self.client.message(text, 0),
+            ProfilerEvent::FrameEnd { .. } => self.client.frame_mark(),
+        }
+    }
+}

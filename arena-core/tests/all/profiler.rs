@@ -1,0 +1,630 @@
+//! The profiler hooks (`profiler` feature): a recording sink proves the exact events each tracked
+//! allocator raises, `Registry::end_frame`'s plots, budget message and frame end, and what a
+//! panicking or allocating sink does. The sink is global and the tests run on parallel threads:
+//! only the threads of these tests record, each event with the thread that raised it, and each
+//! test reads its own thread's.
+
+use core::alloc::Layout;
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Mutex, Once};
+use std::thread::{self, ThreadId};
+
+use arena_kit_core::arena::{Arena, FrameArena};
+use arena_kit_core::heap::FreeListHeap;
+use arena_kit_core::pool::Pool;
+use arena_kit_core::soa::{SoaPool, SoaVec};
+use arena_kit_core::tags::{
+    Budget, ProfilerEvent, ProfilerSink, Registry, Source, Tracked, set_profiler_sink,
+};
+
+use crate::soa_rows::Particle;
+
+/// An owned copy of a [`ProfilerEvent`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Rec {
+    Alloc(&'static str, usize, usize),
+    Free(&'static str, usize, usize),
+    Discard(&'static str),
+    Plot(String, usize, u64),
+    Message(String, u64),
+    FrameEnd(u64),
+}
+
+/// The pool whose events make the sink panic (after recording them).
+const PANICKY: &str = "profiler: panicking sink";
+/// The pool whose page events make the sink allocate from that same arena.
+const REENTRANT: &str = "profiler: allocating sink";
+
+struct Recorder(Mutex<Vec<(ThreadId, Rec)>>);
+
+thread_local! {
+    static SCRATCH: Tracked<Arena, &'static str> = Tracked::new(Arena::new(), REENTRANT, "Sink");
+    static IN_SINK: Cell<bool> = const { Cell::new(false) };
+    /// Whether this thread's events are recorded: only the threads of these tests (each test runs
+    /// on a thread of its own), so the rest of the binary's tests add nothing to the record.
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
+}
+
+impl ProfilerSink for Recorder {
+    fn event(&self, event: &ProfilerEvent<'_>) {
+        if !RECORDING.get() {
+            return;
+        }
+        let rec = match *event {
+            ProfilerEvent::Alloc {
+                pool,
+                addr,
+                size,
+                site,
+                buffer,
+                ..
+            } => {
+                let file = site.map(|s| s.file());
+                SITES.lock().unwrap().push((thread::current().id(), file));
+                Rec::Alloc(named(pool, buffer), addr, size)
+            }
+            ProfilerEvent::Free {
+                pool,
+                addr,
+                size,
+                buffer,
+                ..
+            } => Rec::Free(named(pool, buffer), addr, size),
+            ProfilerEvent::Discard { pool, buffer, .. } => Rec::Discard(named(pool, buffer)),
+            ProfilerEvent::Plot { tag, bytes, frame } => Rec::Plot(tag.to_owned(), bytes, frame),
+            ProfilerEvent::Message { text, frame } => Rec::Message(text.to_owned(), frame),
+            ProfilerEvent::FrameEnd { frame } => Rec::FrameEnd(frame),
+            _ => return,
+        };
+        self.0.lock().unwrap().push((thread::current().id(), rec));
+        if event.pool() == Some(PANICKY) {
+            panic!("the sink panics");
+        }
+        if event.pool() == Some(REENTRANT)
+            && matches!(event, ProfilerEvent::Alloc { .. })
+            && !IN_SINK.replace(true)
+        {
+            // Allocates 8 bytes from the arena whose page is being reported (it fits the new page:
+            // no further page event).
+            SCRATCH.with(|a| *a.alloc(0x5151_5151_5151_5151u64) += 1);
+            IN_SINK.set(false);
+        }
+    }
+}
+
+/// The pool's name, with `[buffer i]` for a frame arena's buffer (kept: this test binary only).
+fn named(pool: &'static str, buffer: Option<usize>) -> &'static str {
+    match buffer {
+        None => pool,
+        Some(i) => format!("{pool} [buffer {i}]").leak(),
+    }
+}
+
+static RECORDER: Recorder = Recorder(Mutex::new(Vec::new()));
+/// The file of each `Alloc`'s call site, with the recording thread.
+static SITES: Mutex<Vec<(ThreadId, Option<&'static str>)>> = Mutex::new(Vec::new());
+
+/// Installs the recorder (once for the binary) and forgets this thread's earlier events.
+fn start() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| set_profiler_sink(Some(&RECORDER)));
+    RECORDING.set(true);
+    take();
+}
+
+/// This thread's events since the last call, oldest first.
+fn take() -> Vec<Rec> {
+    let me = thread::current().id();
+    let mut all = RECORDER.0.lock().unwrap();
+    let (mine, others): (Vec<_>, Vec<_>) = all.drain(..).partition(|(t, _)| *t == me);
+    *all = others;
+    mine.into_iter().map(|(_, r)| r).collect()
+}
+
+fn addr<T: ?Sized>(r: &T) -> usize {
+    (r as *const T).cast::<u8>() as usize
+}
+
+#[test]
+fn an_arena_reports_each_left_page_then_the_current_one_at_the_frame_end_and_discards_on_reset() {
+    start();
+    let mut arena = Tracked::new(Arena::new(), "profiler: arena", "Arena tag");
+    let first = addr(arena.alloc([1u8; 1000]));
+    assert_eq!(
+        take(),
+        [],
+        "the first page is not reported while it is current"
+    );
+    let second = addr(arena.alloc([2u8; 3500]));
+    assert_eq!(take(), [Rec::Alloc("profiler: arena", first, 1000)]);
+    let mut registry = Registry::new();
+    registry.end_frame(&[&arena]).unwrap();
+    assert_eq!(
+        take(),
+        [
+            Rec::Alloc("profiler: arena", second, 3500),
+            Rec::Plot("Arena tag".into(), 4500, 0),
+            Rec::FrameEnd(0),
+        ]
+    );
+    registry.end_frame(&[&arena]).unwrap();
+    assert_eq!(
+        take(),
+        [Rec::Plot("Arena tag".into(), 4500, 1), Rec::FrameEnd(1)],
+        "an unchanged current page is not reported again"
+    );
+    arena.alloc([3u8; 100]);
+    registry.end_frame(&[&arena]).unwrap();
+    assert_eq!(
+        take(),
+        [
+            Rec::Free("profiler: arena", second, 3500),
+            Rec::Alloc("profiler: arena", second, 3600),
+            Rec::Plot("Arena tag".into(), 4600, 2),
+            Rec::FrameEnd(2),
+        ]
+    );
+    arena.reset();
+    assert_eq!(take(), [Rec::Discard("profiler: arena")]);
+    drop(arena);
+    assert_eq!(take(), [Rec::Discard("profiler: arena")]);
+}
+
+#[test]
+fn a_rewind_discards_and_reports_the_pages_before_the_marker_again() {
+    start();
+    let mut arena = Tracked::new(Arena::chained(1024), "profiler: rewind", "Rewind tag");
+    let p1 = addr(arena.alloc([1u8; 600]));
+    let p2 = addr(arena.alloc([2u8; 600]));
+    let mark = arena.mark();
+    arena.alloc([3u8; 600]);
+    assert_eq!(
+        take(),
+        [
+            Rec::Alloc("profiler: rewind", p1, 600),
+            Rec::Alloc("profiler: rewind", p2, 600),
+        ]
+    );
+    arena.rewind(mark).unwrap();
+    assert_eq!(
+        take(),
+        [
+            Rec::Discard("profiler: rewind"),
+            Rec::Alloc("profiler: rewind", p1, 600),
+        ]
+    );
+    assert_eq!(arena.used(), 1200);
+}
+
+#[test]
+fn a_scope_exit_discards_what_the_arena_reported() {
+    start();
+    let mut arena = Tracked::new(Arena::with_capacity(4096), "profiler: scope", "Scope tag");
+    let start_addr = addr(arena.alloc([0u8; 100]));
+    let mut registry = Registry::new();
+    {
+        let scope = arena.scope();
+        scope.alloc([0u8; 50]);
+    }
+    registry.end_frame(&[&arena]).unwrap();
+    assert_eq!(
+        take(),
+        [
+            Rec::Discard("profiler: scope"),
+            Rec::Alloc("profiler: scope", start_addr, 100),
+            Rec::Plot("Scope tag".into(), 100, 0),
+            Rec::FrameEnd(0),
+        ]
+    );
+}
+
+#[test]
+fn each_frame_arena_buffer_is_its_own_pool_and_a_new_frame_discards_its_buffer() {
+    start();
+    let mut frames = Tracked::new(
+        FrameArena::<2>::with_capacity(1024),
+        "profiler: frames",
+        "F",
+    );
+    let mut registry = Registry::new();
+    for n in 0..3u64 {
+        let frame = frames.begin_frame();
+        let at = addr(frame.alloc([0u8; 64]));
+        registry.end_frame(&[&frame]).unwrap();
+        let pool = if n % 2 == 0 {
+            "profiler: frames [buffer 0]"
+        } else {
+            "profiler: frames [buffer 1]"
+        };
+        let events = take();
+        assert_eq!(
+            events[..2],
+            [Rec::Discard(pool), Rec::Alloc(pool, at, 64)],
+            "frame {n}"
+        );
+        assert_eq!(
+            events[2..],
+            [Rec::Plot("F".into(), 64, n), Rec::FrameEnd(n)]
+        );
+    }
+}
+
+#[test]
+fn a_pool_reports_each_insert_and_remove_as_one_slot() {
+    start();
+    let mut pool = Tracked::new(Pool::<u64>::with_capacity(4), "profiler: pool", "Pool tag");
+    let a = pool.insert(1);
+    let b = pool.insert(2);
+    let events = take();
+    let [
+        Rec::Alloc("profiler: pool", slot_a, 8),
+        Rec::Alloc("profiler: pool", slot_b, 8),
+    ] = events[..]
+    else {
+        panic!("{events:?}")
+    };
+    assert_ne!(slot_a, slot_b);
+    assert_eq!(pool.remove(a), Some(1));
+    assert_eq!(take(), [Rec::Free("profiler: pool", slot_a, 8)]);
+    assert_eq!(pool.remove(a), None, "a stale handle frees nothing");
+    assert_eq!(take(), []);
+    let c = pool.insert(3);
+    assert_eq!(
+        take(),
+        [Rec::Alloc("profiler: pool", slot_a, 8)],
+        "the slot reused"
+    );
+    pool.clear();
+    let mut freed = take();
+    freed.sort_by_key(|r| format!("{r:?}"));
+    let mut expected = vec![
+        Rec::Free("profiler: pool", slot_a, 8),
+        Rec::Free("profiler: pool", slot_b, 8),
+    ];
+    expected.sort_by_key(|r| format!("{r:?}"));
+    assert_eq!(freed, expected);
+    assert!(pool.get(b).is_none() && pool.get(c).is_none());
+}
+
+#[test]
+fn an_untracked_pool_and_an_unwrapped_one_report_nothing() {
+    start();
+    let mut plain = Pool::<u32>::with_capacity(2);
+    plain.insert(1);
+    let tracked = Tracked::new(Pool::<u32>::with_capacity(2), "profiler: unwrapped", "T");
+    let mut inner = tracked.into_inner();
+    inner.insert(2);
+    plain.clear();
+    inner.clear();
+    assert_eq!(take(), []);
+}
+
+#[test]
+fn a_growing_pool_reports_slots_in_every_chunk() {
+    start();
+    let mut pool = Tracked::new(Pool::<u32>::new(), "profiler: growing", "T");
+    let n = if cfg!(miri) { 40 } else { 200 };
+    let handles: Vec<_> = (0..n).map(|i| pool.insert(i)).collect();
+    let allocs = take();
+    assert_eq!(allocs.len(), n as usize);
+    assert!(
+        allocs
+            .iter()
+            .all(|r| matches!(r, Rec::Alloc("profiler: growing", _, 4)))
+    );
+    for h in handles {
+        pool.remove(h);
+    }
+    let frees = take();
+    let mut a: Vec<_> = allocs
+        .iter()
+        .map(|r| match r {
+            Rec::Alloc(_, at, _) => *at,
+            _ => unreachable!(),
+        })
+        .collect();
+    let mut f: Vec<_> = frees
+        .iter()
+        .map(|r| match r {
+            Rec::Free(_, at, 4) => *at,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    a.sort_unstable();
+    f.sort_unstable();
+    assert_eq!(
+        a, f,
+        "every slot reported is freed at the address it was reported at"
+    );
+}
+
+/// The files of the call sites this thread's `Alloc`s carry (the last `take` forgets them too).
+fn sites() -> Vec<Option<&'static str>> {
+    let me = thread::current().id();
+    SITES
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(t, _)| *t == me)
+        .map(|(_, s)| *s)
+        .collect()
+}
+
+#[test]
+fn a_pool_insert_and_a_heap_allocation_carry_their_call_site_in_debug_builds() {
+    start();
+    SITES
+        .lock()
+        .unwrap()
+        .retain(|(t, _)| *t != thread::current().id());
+    let mut pool = Tracked::new(Pool::<u8>::with_capacity(2), "profiler: sites", "T");
+    let mut heap = Tracked::new(FreeListHeap::with_capacity(1024), "profiler: sites", "T");
+    let arena = Tracked::new(Arena::chained(256), "profiler: sites", "T");
+    pool.insert(1);
+    let block = heap.alloc(Layout::new::<u64>());
+    arena.alloc([0u8; 200]);
+    arena.alloc([0u8; 200]); // a page left: a block, no one call site
+    let here = Some(file!());
+    let expected = if cfg!(debug_assertions) {
+        [here, here, None]
+    } else {
+        [None, None, None]
+    };
+    assert_eq!(sites(), expected);
+    heap.free(block).unwrap();
+    pool.clear();
+    take();
+}
+
+#[test]
+fn a_heap_reports_allocations_frees_and_resizes() {
+    start();
+    let mut heap = Tracked::new(FreeListHeap::with_capacity(4096), "profiler: heap", "Heap");
+    let p = heap.alloc(Layout::from_size_align(100, 8).unwrap());
+    let q = heap.alloc(Layout::from_size_align(40, 8).unwrap());
+    assert_eq!(
+        take(),
+        [
+            Rec::Alloc("profiler: heap", p.addr().get(), 100),
+            Rec::Alloc("profiler: heap", q.addr().get(), 40),
+        ]
+    );
+    heap.free(q).unwrap();
+    assert_eq!(take(), [Rec::Free("profiler: heap", q.addr().get(), 40)]);
+    assert!(heap.free(q).is_err(), "a double free");
+    assert_eq!(take(), [], "a refused free reports nothing");
+    let r = heap.realloc(p, Layout::from_size_align(120, 8).unwrap());
+    assert_eq!(r, p, "grows into the freed neighbour");
+    assert_eq!(
+        take(),
+        [
+            Rec::Free("profiler: heap", p.addr().get(), 100),
+            Rec::Alloc("profiler: heap", p.addr().get(), 120),
+        ]
+    );
+    let blocker = heap.alloc(Layout::from_size_align(16, 8).unwrap());
+    let moved = heap.realloc(r, Layout::from_size_align(1000, 8).unwrap());
+    assert_ne!(moved, r);
+    assert_eq!(
+        take(),
+        [
+            Rec::Alloc("profiler: heap", blocker.addr().get(), 16),
+            Rec::Alloc("profiler: heap", moved.addr().get(), 1000),
+            Rec::Free("profiler: heap", r.addr().get(), 120),
+        ]
+    );
+    assert!(
+        heap.try_alloc(Layout::from_size_align(1 << 20, 8).unwrap())
+            .is_err()
+    );
+    assert_eq!(take(), [], "a refused allocation reports nothing");
+    heap.free(moved).unwrap();
+    heap.free(blocker).unwrap();
+    take();
+}
+
+#[test]
+fn a_soa_vec_reports_its_block_on_growth_and_drop() {
+    start();
+    let mut particles = Tracked::new(SoaVec::<Particle>::new(), "profiler: soa vec", "Soa");
+    assert_eq!(take(), [], "no block yet");
+    let mut reported: Option<(usize, usize)> = None;
+    let n = if cfg!(miri) { 20 } else { 100 };
+    for i in 0..n {
+        let before = particles.capacity();
+        particles.push(Particle {
+            life: i as f32,
+            ..Particle::default()
+        });
+        let events = take();
+        if particles.capacity() == before {
+            assert_eq!(events, [], "push {i}: no growth");
+            continue;
+        }
+        let bytes = particles.capacity() * size_of::<Particle>();
+        let alloc = match (reported, &events[..]) {
+            (None, [Rec::Alloc("profiler: soa vec", at, size)]) => (*at, *size),
+            (
+                Some((old_at, old_size)),
+                [
+                    Rec::Free("profiler: soa vec", f_at, f_size),
+                    Rec::Alloc("profiler: soa vec", at, size),
+                ],
+            ) if (*f_at, *f_size) == (old_at, old_size) => (*at, *size),
+            _ => panic!("push {i}: {events:?} after {reported:?}"),
+        };
+        assert_eq!(alloc.1, bytes);
+        reported = Some(alloc);
+    }
+    let (at, size) = reported.unwrap();
+    drop(particles);
+    assert_eq!(take(), [Rec::Free("profiler: soa vec", at, size)]);
+}
+
+#[test]
+fn a_soa_pool_reports_each_row_as_one_slot() {
+    start();
+    let mut pool = Tracked::new(
+        SoaPool::<Particle>::with_capacity(4),
+        "profiler: soa pool",
+        "S",
+    );
+    let h = pool.insert(Particle::default());
+    let events = take();
+    let [Rec::Alloc("profiler: soa pool", slot, 28)] = events[..] else {
+        panic!("{events:?}")
+    };
+    assert!(pool.remove(h).is_some());
+    assert_eq!(take(), [Rec::Free("profiler: soa pool", slot, 28)]);
+}
+
+#[test]
+fn end_frame_plots_every_tag_and_messages_a_budget_crossing_once() {
+    start();
+    let mut physics = Tracked::new(Pool::<u64>::with_capacity(4), "profiler: physics", "Phys");
+    let ai = Tracked::new(Arena::with_capacity(256), "profiler: ai", "AI");
+    let mut registry = Registry::new();
+    registry.set_budget("Phys", Budget::warn(10));
+    physics.insert(1);
+    physics.insert(2);
+    take();
+    let sources: [&dyn Source<&'static str>; 2] = [&physics, &ai];
+    let (_, logs) = crate::support::logged(|| registry.end_frame(&sources).unwrap());
+    assert_eq!(logs.len(), 1, "the warning also goes to the log");
+    let events = take();
+    assert_eq!(events.len(), 4, "{events:?}");
+    assert_eq!(events[0], Rec::Plot("Phys".into(), 16, 0));
+    assert_eq!(events[1], Rec::Plot("AI".into(), 0, 0));
+    let Rec::Message(text, 0) = &events[2] else {
+        panic!("{events:?}")
+    };
+    assert!(
+        text.contains("budget of 10 bytes") && text.ends_with("(frame 0)"),
+        "{text}"
+    );
+    assert_eq!(events[3], Rec::FrameEnd(0));
+    crate::support::logged(|| registry.end_frame(&sources).unwrap());
+    assert_eq!(
+        take(),
+        [
+            Rec::Plot("Phys".into(), 16, 1),
+            Rec::Plot("AI".into(), 0, 1),
+            Rec::FrameEnd(1),
+        ],
+        "still over: no second message"
+    );
+    physics.clear();
+}
+
+#[test]
+fn a_panicking_sink_leaves_the_pool_consistent() {
+    start();
+    let mut pool = Tracked::new(Pool::<String>::with_capacity(2), PANICKY, "Panics");
+    let inserted = catch_unwind(AssertUnwindSafe(|| pool.insert("kept".to_owned())));
+    assert!(inserted.is_err(), "the sink's panic leaves the insert");
+    assert_eq!(pool.len(), 1, "the value was inserted before the event");
+    assert_eq!(pool.values().next().map(String::as_str), Some("kept"));
+    let handle = pool.iter().next().unwrap().0;
+    let removed = catch_unwind(AssertUnwindSafe(|| pool.remove(handle)));
+    assert!(removed.is_err());
+    assert_eq!(
+        pool.len(),
+        0,
+        "the value was removed (and dropped) before the event"
+    );
+    assert!(pool.get(handle).is_none());
+    let events = take();
+    assert!(matches!(
+        events[..],
+        [Rec::Alloc(PANICKY, a, _), Rec::Free(PANICKY, f, _)] if a == f
+    ));
+}
+
+#[test]
+fn a_sink_allocating_from_the_arena_it_hears_about_finds_it_consistent() {
+    start();
+    SCRATCH.with(|arena| {
+        let a = arena.alloc([7u8; 3000]);
+        assert_eq!(take(), []);
+        // A second page: the first page's Alloc reaches the sink, which allocates 8 bytes from
+        // this same arena (from the new page) while the allocating call has not returned.
+        let b = arena.alloc([9u8; 3000]);
+        assert!(a.iter().all(|&x| x == 7) && b.iter().all(|&x| x == 9));
+        assert_eq!(arena.allocation_count(), 3);
+        assert_eq!(arena.used(), 6008);
+        let events = take();
+        assert!(
+            matches!(events[..], [Rec::Alloc(REENTRANT, at, 3000)] if at == addr(&*a)),
+            "{events:?}"
+        );
+    });
+}
+
+#[test]
+fn wrapping_reports_what_the_allocator_already_holds_and_unwrapping_takes_it_back() {
+    start();
+    let mut plain = Pool::<u32>::with_capacity(4);
+    let kept = plain.insert(1);
+    let slot = {
+        let pool = Tracked::new(plain, "profiler: wrapped pool", "T");
+        let events = take();
+        let [Rec::Alloc("profiler: wrapped pool", slot, 4)] = events[..] else {
+            panic!("{events:?}")
+        };
+        let plain = pool.into_inner();
+        assert_eq!(take(), [Rec::Free("profiler: wrapped pool", slot, 4)]);
+        assert_eq!(plain.get(kept), Some(&1));
+        slot
+    };
+    assert_ne!(slot, 0);
+
+    let mut heap = FreeListHeap::with_capacity(1024);
+    let p = heap.alloc(Layout::from_size_align(24, 8).unwrap());
+    let tracked = Tracked::new(heap, "profiler: wrapped heap", "T");
+    assert_eq!(
+        take(),
+        [Rec::Alloc("profiler: wrapped heap", p.addr().get(), 24)]
+    );
+    let mut heap = tracked.into_inner();
+    assert_eq!(
+        take(),
+        [Rec::Free("profiler: wrapped heap", p.addr().get(), 24)]
+    );
+    heap.free(p).unwrap();
+
+    let arena = Arena::chained(256);
+    let first = addr(arena.alloc([0u8; 200]));
+    arena.alloc([0u8; 200]);
+    let tracked = Tracked::new(arena, "profiler: wrapped arena", "T");
+    assert_eq!(take(), [Rec::Alloc("profiler: wrapped arena", first, 200)]);
+    drop(tracked.into_inner());
+    assert_eq!(take(), [Rec::Discard("profiler: wrapped arena")]);
+}
+
+#[test]
+fn dropping_a_pool_or_heap_with_live_values_frees_them_to_the_profiler() {
+    start();
+    let mut pool = Tracked::new(Pool::<u32>::with_capacity(2), "profiler: dropped pool", "T");
+    pool.insert(5);
+    let mut heap = Tracked::new(
+        FreeListHeap::with_capacity(512),
+        "profiler: dropped heap",
+        "T",
+    );
+    let p = heap.alloc(Layout::new::<u64>());
+    let events = take();
+    let [Rec::Alloc(_, slot, 4), Rec::Alloc(_, block, 8)] = events[..] else {
+        panic!("{events:?}")
+    };
+    assert_eq!(block, p.addr().get());
+    drop(pool.forgive_leaks());
+    drop(heap.forgive_leaks());
+    assert_eq!(
+        take(),
+        [
+            Rec::Free("profiler: dropped pool", slot, 4),
+            Rec::Free("profiler: dropped heap", block, 8),
+        ]
+    );
+}

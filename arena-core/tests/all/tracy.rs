@@ -1,0 +1,100 @@
+//! `TracySink` with no Tracy server attached (on-demand mode collects nothing until one
+//! connects): every event kind goes through, names are kept once each, from any thread. The sink
+//! is called directly, not installed, so the recording sink of `profiler.rs` stays the global one.
+
+use arena_kit_core::tags::{ProfilerEvent, ProfilerSink, TracySink};
+
+fn names(sink: &TracySink) -> String {
+    format!("{sink:?}")
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "calls Tracy's C++ client")]
+fn every_event_kind_goes_through_with_no_server_attached() {
+    let sink = TracySink::new();
+    let block = [0u8; 64];
+    let addr = block.as_ptr() as usize;
+    let events = [
+        ProfilerEvent::Alloc {
+            pool: "tracy: pool",
+            tag: "T",
+            addr,
+            size: 64,
+            buffer: None,
+            site: None,
+        },
+        ProfilerEvent::Free {
+            pool: "tracy: pool",
+            tag: "T",
+            addr,
+            size: 64,
+            buffer: None,
+        },
+        ProfilerEvent::Discard {
+            pool: "tracy: pool",
+            tag: "T",
+            buffer: Some(1),
+        },
+        ProfilerEvent::Plot {
+            tag: "tracy: plot",
+            bytes: usize::MAX,
+            frame: 0,
+        },
+        ProfilerEvent::Message {
+            text: "a message with no NUL at its end",
+            frame: 0,
+        },
+        ProfilerEvent::FrameEnd { frame: 0 },
+    ];
+    for _ in 0..10 {
+        for e in &events {
+            sink.event(e);
+        }
+    }
+    assert_eq!(
+        names(&sink),
+        "TracySink { names: 3 }",
+        "one pool name, its buffer 1's and one plot name, kept once however often they come"
+    );
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "calls Tracy's C++ client")]
+fn a_name_with_a_nul_byte_is_kept_with_it_replaced() {
+    let sink = TracySink::new();
+    sink.event(&ProfilerEvent::Discard {
+        pool: "tracy\0nul",
+        tag: "T",
+        buffer: None,
+    });
+    sink.event(&ProfilerEvent::Message {
+        text: "a message\0with a NUL inside",
+        frame: 1,
+    });
+    assert_eq!(names(&sink), "TracySink { names: 1 }");
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "calls Tracy's C++ client")]
+fn one_sink_serves_several_threads() {
+    let sink = TracySink::new();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let sink = &sink;
+            s.spawn(move || {
+                for i in 0..100 {
+                    sink.event(&ProfilerEvent::Plot {
+                        tag: if t % 2 == 0 {
+                            "tracy: even"
+                        } else {
+                            "tracy: odd"
+                        },
+                        bytes: i,
+                        frame: i as u64,
+                    });
+                }
+            });
+        }
+    });
+    assert_eq!(names(&sink), "TracySink { names: 2 }");
+}
