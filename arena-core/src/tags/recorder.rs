@@ -1575,3 +1575,78 @@ fn write_trace(
     );
     json.out.write_all(tail.as_bytes())
 }
+
+/// With the `profiler` feature a recorder is a [`ProfilerSink`](super::ProfilerSink): install it
+/// with [`set_profiler_sink`](super::set_profiler_sink) and every [`Tracked`](super::Tracked)
+/// allocator's allocations, frees and discards land in it, each frame ending at
+/// [`Registry::end_frame`](super::Registry::end_frame). A frame arena's buffer `i` is recorded
+/// as the allocator `"{name} [buffer i]"` (as `TracySink` names it), so
+/// resetting one buffer ends only that buffer's blocks; each such name is made once, the only
+/// memory the sink itself takes (at most 4,096 names, then the buffers of later names share their
+/// allocator's). `Plot` and `Message` events are not kept: the trace's counter tracks are
+/// rebuilt from the allocations, and budget messages go to the report sink.
+///
+/// ```
+/// use arena_kit::tags::{ProfilerSink, Recorder, set_profiler_sink};
+/// use arena_kit::{Pool, Registry, Tracked};
+///
+/// let recorder: &'static Recorder = Box::leak(Box::new(Recorder::new(1024)));
+/// set_profiler_sink(Some(recorder));
+/// let mut bodies = Tracked::new(Pool::with_capacity(16), "bodies", "Physics");
+/// let body = bodies.insert([0u8; 64]);
+/// let mut registry = Registry::new();
+/// registry.end_frame(&[&bodies]).unwrap();
+/// bodies.remove(body);
+/// set_profiler_sink(None);
+/// let made = recorder.live_at(recorder.frame() - 1).value;
+/// assert!(made.iter().any(|a| a.pool == "bodies" && a.size == 64));
+/// ```
+#[cfg(feature = "profiler")]
+impl super::ProfilerSink for Recorder {
+    fn event(&self, event: &super::ProfilerEvent<'_>) {
+        use super::ProfilerEvent as E;
+        match *event {
+            E::Alloc {
+                pool,
+                tag,
+                addr,
+                size,
+                buffer,
+                site,
+            } => self.alloc(buffer_pool(pool, buffer), tag, addr, size, site),
+            E::Free {
+                pool,
+                tag,
+                addr,
+                size,
+                buffer,
+            } => self.free(buffer_pool(pool, buffer), tag, addr, size),
+            E::Discard { pool, tag, buffer } => self.discard(buffer_pool(pool, buffer), tag),
+            E::FrameEnd { frame } => self.end_frame(frame),
+            _ => {}
+        }
+    }
+}
+
+/// The allocator name a frame arena's buffer is recorded under: `pool` itself without a buffer,
+/// else `"{pool} [buffer i]"`, made once per name and pool text and kept (at most
+/// `MAX_BUFFER_NAMES`; past that, `pool`).
+#[cfg(feature = "profiler")]
+fn buffer_pool(pool: &'static str, buffer: Option<usize>) -> &'static str {
+    const MAX_BUFFER_NAMES: usize = 4096;
+    static NAMES: Mutex<Vec<(&'static str, usize, &'static str)>> = Mutex::new(Vec::new());
+    let Some(i) = buffer else {
+        return pool;
+    };
+    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(&(_, _, name)) = names.iter().find(|(p, b, _)| *p == pool && *b == i) {
+        return name;
+    }
+    if names.len() >= MAX_BUFFER_NAMES {
+        return pool;
+    }
+    let name: &'static str =
+        alloc::boxed::Box::leak(std::format!("{pool} [buffer {i}]").into_boxed_str());
+    names.push((pool, i, name));
+    name
+}

@@ -710,3 +710,73 @@ fn a_query_after_more_recording_sees_the_new_events() {
     recorder.alloc("p", "T", 3, 8, None);
     assert_eq!(recorder.live_at(0).value[0].addr, 3);
 }
+
+/// As a profiler sink, the recorder keeps allocations, frees, discards and frame ends, records a
+/// frame arena's buffers as allocators of their own (a discard of buffer 0 leaves buffer 1's
+/// blocks live), and ignores plots and messages.
+#[cfg(feature = "profiler")]
+#[test]
+fn as_a_profiler_sink_each_frame_buffer_is_its_own_allocator() {
+    use arena_kit_core::tags::{ProfilerEvent, ProfilerSink};
+
+    let recorder = Recorder::new(64);
+    let sink: &dyn ProfilerSink = &recorder;
+    let block = |addr, buffer| ProfilerEvent::Alloc {
+        pool: "draw lists",
+        tag: "Rendering",
+        addr,
+        size: 4096,
+        buffer: Some(buffer),
+        site: None,
+    };
+    sink.event(&block(0x1000, 0));
+    sink.event(&block(0x9000, 1));
+    sink.event(&ProfilerEvent::Alloc {
+        pool: "bodies",
+        tag: "Physics",
+        addr: 0x40,
+        size: 64,
+        buffer: None,
+        site: Some(Location::caller()),
+    });
+    sink.event(&ProfilerEvent::Plot {
+        tag: "Rendering",
+        bytes: 8192,
+        frame: 0,
+    });
+    sink.event(&ProfilerEvent::Message {
+        text: "over budget",
+        frame: 0,
+    });
+    sink.event(&ProfilerEvent::Discard {
+        pool: "draw lists",
+        tag: "Rendering",
+        buffer: Some(0),
+    });
+    sink.event(&ProfilerEvent::Free {
+        pool: "bodies",
+        tag: "Physics",
+        addr: 0x40,
+        size: 64,
+        buffer: None,
+    });
+    sink.event(&ProfilerEvent::FrameEnd { frame: 0 });
+    assert_eq!(recorder.len(), 6, "plots and messages are not kept");
+    assert_eq!(recorder.frame(), 1);
+    let live = recorder.live_at(0).value;
+    assert_eq!(live.len(), 1);
+    assert_eq!(
+        (live[0].pool, live[0].addr, live[0].tag),
+        ("draw lists [buffer 1]", 0x9000, "Rendering")
+    );
+    // The same buffer name each time: a second block of buffer 0 is discarded with it.
+    sink.event(&block(0x2000, 0));
+    sink.event(&ProfilerEvent::Discard {
+        pool: "draw lists",
+        tag: "Rendering",
+        buffer: Some(0),
+    });
+    sink.event(&ProfilerEvent::FrameEnd { frame: 1 });
+    assert_eq!(recorder.live_at(1).value.len(), 1);
+    assert_eq!(recorder.live_at(1).unmatched_frees, 0);
+}
