@@ -5,16 +5,21 @@
 //! history chart to `target/arena-kit-examples/profiling.svg`.
 //!
 //! Audio buffers are decoded on the main thread and freed by a mixer thread: each free is still
-//! charged to Audio.
+//! charged to Audio. The rigid bodies live in a tracked pool and the draw lists in a tracked
+//! frame arena: the pool's chunks are charged to Physics wherever it grows, and with the
+//! `profiler` feature a `Recorder` hears every insert, remove, block and reset of both, answers
+//! what outlived its frame, and writes a Perfetto trace (`profiling.trace.json`: open it in
+//! ui.perfetto.dev) with a counter track per tag.
 //!
-//! Run: `cargo run --release --example profiling` (`ARENA_KIT_SMOKE=1` for a short run).
+//! Run: `cargo run --release --features profiler --example profiling` (without the feature, no
+//! trace; `ARENA_KIT_SMOKE=1` for a short run).
 
 use std::alloc::System;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::mpsc;
 
 use arena_kit::tags::{Source, TaggingAllocator, global_rows, mem_tag, tag_scope};
-use arena_kit::{Registry, Report, Tag};
+use arena_kit::{FrameArena, Pool, Registry, Report, Tag, Tracked};
 
 #[path = "support/mod.rs"]
 mod support;
@@ -56,12 +61,21 @@ struct Contact {
     bodies: [u32; 2],
 }
 
-/// The report of the global allocator's rows now, as the registry's frame `frame` ends.
-fn end_frame(registry: &mut Registry<MemoryTag>) -> Report<MemoryTag> {
+/// The report of the global allocator's rows now, as the registry's frame ends. The tracked
+/// allocators are passed too, for their per-frame profiler events, but report in a registry of
+/// their own: their pages are in the global rows already (see `global_rows`).
+fn end_frame(
+    registry: &mut Registry<MemoryTag>,
+    inside: &mut Registry<MemoryTag>,
+    tracked: &[&dyn Source<MemoryTag>],
+) -> Report<MemoryTag> {
     let _profiling = tag_scope(MemoryTag::Profiling);
     let rows = global_rows(MemoryTag::Untracked);
     let sources: Vec<&dyn Source<MemoryTag>> =
         rows.iter().map(|r| r as &dyn Source<MemoryTag>).collect();
+    if let Err(over) = inside.end_frame(tracked) {
+        println!("  frame {}: {over}", over.report.frame());
+    }
     match registry.end_frame(&sources) {
         Ok(report) => report,
         Err(over) => {
@@ -69,6 +83,39 @@ fn end_frame(registry: &mut Registry<MemoryTag>) -> Report<MemoryTag> {
             over.report
         }
     }
+}
+
+/// With the `profiler` feature: a recorder of every tracked allocator's events, installed as the
+/// profiler sink.
+#[cfg(feature = "profiler")]
+fn start_recording() -> &'static arena_kit::tags::Recorder {
+    let _profiling = tag_scope(MemoryTag::Profiling);
+    let recorder = Box::leak(Box::new(arena_kit::tags::Recorder::new(1 << 16)));
+    arena_kit::tags::set_profiler_sink(Some(recorder));
+    recorder
+}
+
+/// What the recorder saw, and the Perfetto trace.
+#[cfg(feature = "profiler")]
+fn finish_recording(recorder: &arena_kit::tags::Recorder) {
+    arena_kit::tags::set_profiler_sink(None);
+    let _profiling = tag_scope(MemoryTag::Profiling);
+    let late = recorder.outlived_frame().value;
+    let bodies = late.iter().filter(|a| a.pool == "rigid bodies").count();
+    println!(
+        "recorder: {} events held ({} dropped); {bodies} rigid bodies outlived the frame they \
+         were made in; {} allocations live at the last frame",
+        recorder.len(),
+        recorder.dropped(),
+        recorder
+            .live_at(recorder.frame().saturating_sub(1))
+            .value
+            .len()
+    );
+    println!(
+        "perfetto trace: {}",
+        support::write_output("profiling.trace.json", &recorder.to_trace_json())
+    );
 }
 
 fn main() {
@@ -87,13 +134,26 @@ fn main() {
         played
     });
 
+    #[cfg(feature = "profiler")]
+    let recorder = start_recording();
+    #[cfg(not(feature = "profiler"))]
+    println!("(built without the `profiler` feature: no allocation recorder, no Perfetto trace)");
+
     let mut registry = Registry::with_history(frames as usize);
+    let mut inside = Registry::with_history(1);
     registry.set_budget(Rendering, arena_kit::Budget::warn(2 << 20));
     // Loaded once, outside any scope: it shows up as "Untracked".
     let config: String = "vsync=on\nresolution=1920x1080\n".repeat(64);
 
     // Long-lived state, each made inside its subsystem's scope.
     let mut bodies: Vec<[f32; 16]> = mem_tag!(Physics, { Vec::with_capacity(64) });
+    // A growable pool made outside any scope: tracked as Physics, its chunks are charged to
+    // Physics even when it grows inside the AI scope below.
+    let mut rigid = Tracked::new(Pool::growable(32), "rigid bodies", Physics);
+    let mut live_rigid = VecDeque::new();
+    let mut draw = mem_tag!(Rendering, {
+        Tracked::new(FrameArena::<2>::chained(16 << 10), "draw lists", Rendering)
+    });
     let mut paths: BTreeMap<u32, Vec<[f32; 2]>> = BTreeMap::new();
     let mut shader_names: Vec<String> = Vec::new();
     let mut streaming: VecDeque<Box<[i16]>> = VecDeque::new();
@@ -126,15 +186,26 @@ fn main() {
         }
         {
             let _rendering = tag_scope(Rendering);
-            // Shaders compile during the first frames; the draw list is rebuilt every frame.
+            // Shaders compile during the first frames; the draw list is rebuilt every frame, in
+            // this frame's buffer of the frame arena.
             if shader_names.len() < 48 {
                 shader_names.push(format!("shaders/material_{:03}.wgsl", shader_names.len()));
             }
-            let draw_list: Vec<[f32; 16]> = vec![[1.0; 16]; 256 + bodies.len()];
-            std::hint::black_box(&draw_list);
+            let frame = draw.begin_frame();
+            let commands = frame.alloc_slice_fill_copy(256 + bodies.len(), [1.0f32; 16]);
+            std::hint::black_box(commands);
         }
         {
             let _ai = tag_scope(AI);
+            // The AI spawns rigid bodies (ragdolls) that live 30 frames; the pool grows here,
+            // but its chunks are charged to Physics.
+            for _ in 0..(f % 4) {
+                live_rigid.push_back((f, rigid.insert([0.0f32; 16])));
+            }
+            while live_rigid.front().is_some_and(|&(made, _)| made + 30 <= f) {
+                let (_, body) = live_rigid.pop_front().expect("checked above");
+                rigid.remove(body);
+            }
             // Agents plan paths that live a few frames.
             paths.insert(f, vec![[0.0, 0.0]; 32 + (f as usize % 7) * 8]);
             if paths.len() > 20 {
@@ -144,7 +215,7 @@ fn main() {
 
         // A frame takes its time: the mixer thread runs meanwhile.
         std::thread::sleep(std::time::Duration::from_millis(1));
-        let report = end_frame(&mut registry);
+        let report = end_frame(&mut registry, &mut inside, &[&rigid, &draw]);
         if (f + 1) % every == 0 {
             println!("frame {}:", report.frame());
             print!("{}", report.totals());
@@ -163,6 +234,10 @@ fn main() {
         history.len(),
         support::write_output("profiling.svg", &history.to_svg(720, 360))
     );
+
+    #[cfg(feature = "profiler")]
+    finish_recording(recorder);
+    rigid.set_forgive_leaks(true); // the ragdolls still live at shutdown are intended
 
     drop(to_mixer);
     let played = mixer.join().expect("the mixer thread does not panic");
