@@ -215,6 +215,12 @@ impl Budgeted for GuardedHeap<'_> {
     fn budget_stamp(&self) -> usize {
         self.heap.budget_stamp()
     }
+
+    /// The wrapped heap's events: each block with its guard bytes, as the heap holds it.
+    #[cfg(feature = "profiler")]
+    fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
+        self.heap.set_profiler_label(label);
+    }
 }
 
 /// Reading a guarded heap is reading the heap (stats, memory map, consistency check).

@@ -110,12 +110,15 @@ pub enum ProfilerEvent<'a> {
         /// The frame the report is for.
         frame: u64,
     },
-    /// A tag went over its budget at the end of frame `frame` (once per crossing, as the
-    /// [`Event::TagBudget`](super::Event::TagBudget) warning), as one line.
+    /// A warning or error, as one line: a tag over its budget at the end of frame `frame` (once
+    /// per crossing, as the [`Event::TagBudget`](super::Event::TagBudget) warning), or any
+    /// other [`Event`](super::Event) as it is raised (an allocator's `Warn` budget crossed, a
+    /// leak, a damaged guard byte), with the frame in progress.
     Message {
-        /// The line (the budget error's text and the frame).
+        /// The line (the event's text; a tag budget's names its frame).
         text: &'a str,
-        /// The frame the report is for.
+        /// The frame the report is for, or the frame in progress (the one after the last
+        /// `FrameEnd`, 0 before it) for an event raised inside an allocator.
         frame: u64,
     },
     /// [`Registry::end_frame`](super::Registry::end_frame) finished frame `frame`.
@@ -201,9 +204,21 @@ impl ProfilerLabel {
 /// Hands `event` to the sink, if one is set.
 #[inline]
 pub(crate) fn emit(event: &ProfilerEvent<'_>) {
+    if let ProfilerEvent::FrameEnd { frame } = *event {
+        FRAME.store(frame.wrapping_add(1), core::sync::atomic::Ordering::Relaxed);
+    }
     if let Some(sink) = crate::profiler_slot::get() {
         sink.event(event);
     }
+}
+
+/// The frame after the last `FrameEnd` any registry sent (0 before the first).
+static FRAME: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// The frame in progress, for a `Message` raised inside an allocator: the one after the last
+/// [`Registry::end_frame`](super::Registry::end_frame) of any registry.
+pub(crate) fn frame_in_progress() -> u64 {
+    FRAME.load(core::sync::atomic::Ordering::Relaxed)
 }
 
 /// The call site of the allocating call, in debug builds.

@@ -123,6 +123,16 @@ pub fn set_report_sink(sink: Option<ReportSink>) -> Option<ReportSink> {
 
 /// Raises `event`: to the `log` facade, then to the sink or stderr (see [`set_report_sink`]).
 pub(crate) fn emit(event: Event) {
+    // A profiler shows every warning and error as a message too (a tag's budget at the end of a
+    // frame is sent by `Registry::end_frame` itself, with its frame).
+    #[cfg(feature = "profiler")]
+    if !matches!(event, Event::TagBudget { .. }) {
+        let text = alloc::format!("{event}");
+        super::profiler::emit(&super::ProfilerEvent::Message {
+            text: &text,
+            frame: super::profiler::frame_in_progress(),
+        });
+    }
     #[cfg(feature = "log")]
     let logged = {
         let level = if event.is_error() {

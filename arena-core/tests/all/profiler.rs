@@ -425,6 +425,55 @@ fn a_heap_reports_allocations_frees_and_resizes() {
 }
 
 #[test]
+fn a_guarded_heap_reports_each_block_with_its_guards() {
+    start();
+    let mut heap = Tracked::new(
+        arena_kit_core::heap::GuardedHeap::new(FreeListHeap::with_capacity(4096)),
+        "profiler: guarded heap",
+        "Heap",
+    );
+    let p = heap
+        .try_alloc(Layout::from_size_align(100, 8).unwrap())
+        .unwrap();
+    let events = take();
+    let [Rec::Alloc(pool, at, size)] = events[..] else {
+        panic!("one allocation: {events:?}");
+    };
+    assert_eq!(pool, "profiler: guarded heap");
+    assert!(
+        at < p.addr().get() && size > 100,
+        "the block with its guards: {at:#x} {size}"
+    );
+    heap.free(p).unwrap();
+    assert_eq!(take(), [Rec::Free("profiler: guarded heap", at, size)]);
+}
+
+#[test]
+fn an_allocators_warn_budget_crossing_is_a_message() {
+    start();
+    let arena = Tracked::new(
+        Arena::with_capacity(4096),
+        "profiler: warned arena",
+        "Warned",
+    )
+    .with_budget(arena_kit_core::tags::Budget::warn(64));
+    arena.alloc([0u8; 100]);
+    let messages: Vec<String> = take()
+        .into_iter()
+        .filter_map(|r| match r {
+            Rec::Message(text, _) => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("profiler: warned arena") && messages[0].contains("budget of 64"),
+        "{}",
+        messages[0]
+    );
+}
+
+#[test]
 fn a_soa_vec_reports_its_block_on_growth_and_drop() {
     start();
     let mut particles = Tracked::new(SoaVec::<Particle>::new(), "profiler: soa vec", "Soa");
