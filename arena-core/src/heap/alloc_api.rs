@@ -61,8 +61,12 @@ mod cell {
     }
 
     impl<'buf> HeapCell<'buf> {
-        /// Wraps `heap`.
-        pub fn new(heap: FreeListHeap<'buf>) -> Self {
+        /// Wraps `heap`. With the `profiler` feature, a profiler label the heap had
+        /// (`Budgeted::set_profiler_label`) is taken off first (its blocks are reported freed):
+        /// the cell runs no user code while it borrows the heap, and a sink is user code.
+        pub fn new(#[allow(unused_mut)] mut heap: FreeListHeap<'buf>) -> Self {
+            #[cfg(feature = "profiler")]
+            crate::tags::Budgeted::set_profiler_label(&mut heap, None);
             HeapCell {
                 heap: RefCell::new(heap),
                 deferred: AtomicPtr::new(ptr::null_mut()),

@@ -169,11 +169,13 @@ impl<T: Soa> SoaPool<T> {
         value: T,
     ) -> Result<Handle<T>, T> {
         let row = values.len();
-        // The value goes in first: if splitting it panics, nothing else has changed.
-        values.try_push(value).map_err(|e| e.into_inner())?;
+        // Room for the back link first: if growing it fails (a panic), only its capacity
+        // changed and the claim is given back.
         if owners.len() == owners.capacity() {
             Self::grow_owners(owners, values.page_tag());
         }
+        // Then the value: if splitting it panics, nothing else has changed.
+        values.try_push(value).map_err(|e| e.into_inner())?;
         owners.push(claim.index());
         Ok(claim.commit(row as u32))
     }

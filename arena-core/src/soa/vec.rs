@@ -151,13 +151,16 @@ impl<T: Soa> SoaVec<T> {
 
     /// Recomputes [`end`](Self::end) after the capacity or the budget changed.
     fn refresh_end(&mut self) {
-        #[cfg(feature = "profiler")]
-        self.profile_block();
         let capacity = self.raw.capacity();
         self.end = match (&self.budget, size_of::<T>()) {
             (Some(gate), unit @ 1..) => capacity.min(gate.budget().bytes / unit),
             _ => capacity,
         };
+        // Last, with every field final: the sink is user code, and if it panics the vector
+        // must already be consistent (an `end` left at an old, larger capacity would let a
+        // push write past the block).
+        #[cfg(feature = "profiler")]
+        self.profile_block();
     }
 
     /// Reports the block to the profiler if it moved or changed size since it was reported

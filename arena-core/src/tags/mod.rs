@@ -147,6 +147,8 @@ pub use guard::GuardReport;
 pub use history::{FrameSample, History};
 pub use page_tag::{PageCharge, PageTag};
 pub use palette::{OKABE_ITO, tag_colour};
+#[cfg(all(feature = "profiler", feature = "std"))]
+pub use profiler::sink_panics;
 #[cfg(feature = "profiler")]
 pub use profiler::{ProfilerEvent, ProfilerLabel, ProfilerSink, set_profiler_sink};
 #[cfg(feature = "std")]

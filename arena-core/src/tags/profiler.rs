@@ -8,12 +8,11 @@ use core::panic::Location;
 /// [`set_profiler_sink`]. It is called on the thread that allocates, inside the allocating call,
 /// after the allocator has finished the operation, so it must be cheap and must not block.
 ///
-/// A sink that panics: the panic leaves the allocating call (or `Registry::end_frame`) after the
-/// allocator's bookkeeping is complete, so the allocator stays consistent (what was allocated
-/// stays allocated, what was freed stays freed; only the caller's result is lost), except where
-/// the event is raised while already unwinding (an arena rewinding after one of its values'
-/// destructors panicked): a second panic then aborts the process, as any panic during unwinding
-/// does. A sink that
+/// A sink that panics: with `std` the panic is caught where the event is raised, the event is
+/// lost and counted ([`sink_panics`]), and the allocating call goes on as if no sink were set,
+/// so the allocator is never left between two states and a drop never aborts. Without `std`
+/// (where a panic usually aborts anyway) it unwinds out of the allocating call: a sink for a
+/// `no_std` build that unwinds must not panic. A sink that
 /// allocates from a tracked allocator (one it can reach through `&self`, a thread-local arena
 /// say) receives that allocation's events from inside its own call: nothing is locked while it
 /// runs, so it does not deadlock, but it must stop the recursion itself.
@@ -208,8 +207,39 @@ pub(crate) fn emit(event: &ProfilerEvent<'_>) {
         FRAME.store(frame.wrapping_add(1), core::sync::atomic::Ordering::Relaxed);
     }
     if let Some(sink) = crate::profiler_slot::get() {
+        // With `std` a sink's panic stops here: the event is lost (the panic hook has printed
+        // the message) and the allocator's call goes on as if no sink were set. Events are
+        // raised from inside allocator operations, some of them before every field of the
+        // allocator is final (a pool's slot is freed before its row moves), so a panic must not
+        // unwind through them.
+        #[cfg(feature = "std")]
+        {
+            let delivered =
+                std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| sink.event(event)));
+            if delivered.is_err() {
+                SINK_PANICS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        #[cfg(not(feature = "std"))]
         sink.event(event);
     }
+}
+
+/// Events a sink panicked on (with `std`): see [`sink_panics`].
+#[cfg(feature = "std")]
+static SINK_PANICS: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// How many events the profiler sink panicked on so far (with `std`, where such a panic is
+/// caught and the event lost; see [`ProfilerSink`]).
+///
+/// ```
+/// use arena_kit::tags::sink_panics;
+///
+/// assert_eq!(sink_panics(), 0); // no sink has panicked in this program
+/// ```
+#[cfg(feature = "std")]
+pub fn sink_panics() -> usize {
+    SINK_PANICS.load(core::sync::atomic::Ordering::Relaxed)
 }
 
 /// The frame after the last `FrameEnd` any registry sent (0 before the first).

@@ -354,12 +354,17 @@ pub struct Recorder {
 
 impl fmt::Debug for Recorder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ring = self.lock();
+        // Copied out first: the formatter's writer is user code, which may allocate from a
+        // tracked allocator whose events this recorder takes (the lock is not reentrant).
+        let (capacity, len, dropped, frame) = {
+            let ring = self.lock();
+            (ring.capacity, ring.events.len(), ring.dropped, ring.frame)
+        };
         f.debug_struct("Recorder")
-            .field("capacity", &ring.capacity)
-            .field("len", &ring.events.len())
-            .field("dropped", &ring.dropped)
-            .field("frame", &ring.frame)
+            .field("capacity", &capacity)
+            .field("len", &len)
+            .field("dropped", &dropped)
+            .field("frame", &frame)
             .finish()
     }
 }
