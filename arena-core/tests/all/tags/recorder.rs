@@ -342,6 +342,7 @@ proptest! {
     #![proptest_config(proptest_config())]
 
     #[test]
+    #[cfg_attr(miri, ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there")]
     fn queries_match_a_plain_recomputation(
         ops in proptest::collection::vec(op(), 0..miri_or(120, 40)),
         capacity in 1..miri_or(150, 50),
@@ -418,6 +419,10 @@ fn a_free_ends_the_newest_live_allocation_at_its_address() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn frames_going_backwards_still_answer() {
     let recorder = Recorder::new(32);
     recorder.end_frame(10);
@@ -435,6 +440,10 @@ fn frames_going_backwards_still_answer() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn recording_from_many_threads_keeps_every_event() {
     let threads = miri_or(4, 2);
     let per_thread = miri_or(2_000, 50);
@@ -463,6 +472,10 @@ fn recording_from_many_threads_keeps_every_event() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn leak_candidates_group_by_site_biggest_first() {
     let recorder = Recorder::new(64);
     let (a, b) = (site_a(), Location::caller());
@@ -536,6 +549,10 @@ fn check_trace_fields(trace: &Value) {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn trace_json_has_the_fields_each_event_type_needs() {
     let recorder = Recorder::new(64);
     let site = site_a();
@@ -589,6 +606,10 @@ fn trace_json_has_the_fields_each_event_type_needs() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn trace_json_escapes_names() {
     const POOL: &str = "a \"quoted\" \\ pool\n\t\u{1}\u{1f}";
     const TAG: &str = "Énergie/🦀 \u{7f} \u{2028}";
@@ -613,6 +634,10 @@ fn trace_json_escapes_names() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn trace_json_of_an_empty_recorder_is_valid() {
     let trace: Value = serde_json::from_str(&Recorder::new(1).to_trace_json()).unwrap();
     check_trace_fields(&trace);
@@ -620,6 +645,10 @@ fn trace_json_of_an_empty_recorder_is_valid() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn a_ring_that_dropped_events_says_so_in_the_trace() {
     let recorder = Recorder::new(2);
     recorder.alloc("p", "T", 1, 8, None);
@@ -639,6 +668,10 @@ fn a_ring_that_dropped_events_says_so_in_the_trace() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn a_panic_while_the_lock_is_held_does_not_stop_recording() {
     // `Debug` formats under the lock: a writer that panics there poisons it.
     struct Panicking;
@@ -662,6 +695,10 @@ fn a_panic_while_the_lock_is_held_does_not_stop_recording() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn a_long_trace_is_written_in_a_few_pieces_and_stays_valid() {
     struct Counting(Vec<u8>, usize);
     impl std::io::Write for Counting {
@@ -692,6 +729,10 @@ fn a_long_trace_is_written_in_a_few_pieces_and_stays_valid() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe) and slow under Miri (one case ran over ten minutes): the small cases and the doc examples run there"
+)]
 fn a_query_after_more_recording_sees_the_new_events() {
     let recorder = Recorder::new(4);
     recorder.alloc("p", "T", 1, 8, None);
