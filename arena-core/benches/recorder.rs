@@ -1,6 +1,7 @@
 //! The recorder's queries over 1,000,000 events: prints the best of several runs per query, in
-//! ms of wall-clock time and of this thread's CPU time (the target is at most 50 ms each). See
-//! BENCHMARKS.md.
+//! ms of wall-clock time and of this thread's CPU time (the target is at most 50 ms each): the
+//! first query of a full recorder, a query after one more event, and a query with nothing new.
+//! See BENCHMARKS.md.
 //!
 //! Run: `cargo bench -p arena-kit-core --bench recorder`
 
@@ -114,9 +115,38 @@ fn main() {
         fill_time.as_secs_f64() * 1e9 / (recorder.len() as u64 + recorder.dropped()) as f64
     );
     let mid = frames / 2;
-    // Cold: one event recorded before each run (the ring moves on by one), so the query matches
-    // every free again. Warm: nothing recorded since the last query, which reuses its matching.
-    for (label, cold) in [("", true), (" again", false)] {
+    // First: the first query of a recorder just filled (a new one per run), which matches every
+    // free. After a new event: one event recorded before each run (the ring moves on by one),
+    // so the query matches that event and forgets the one that left. Again: nothing recorded
+    // since the last query.
+    {
+        let first = |name: &str, query: &dyn Fn(&Recorder)| {
+            let held = std::cell::RefCell::new(None);
+            best(
+                &format!("{name} first"),
+                || {
+                    held.replace(None);
+                    let recorder = Recorder::new(EVENTS);
+                    fill(&recorder);
+                    held.replace(Some(recorder));
+                },
+                || query(held.borrow().as_ref().unwrap()),
+            );
+        };
+        first("live_at(mid)", &|r| {
+            black_box(r.live_at(black_box(mid)));
+        });
+        first("growth(first, last)", &|r| {
+            black_box(r.growth(black_box(0), black_box(frames)));
+        });
+        first("outlived_frame()", &|r| {
+            black_box(r.outlived_frame());
+        });
+        first("leak_candidates(10)", &|r| {
+            black_box(r.leak_candidates(black_box(10)));
+        });
+    }
+    for (label, cold) in [(" after a new event", true), (" again", false)] {
         let before = || {
             if cold {
                 recorder.end_frame(frames);

@@ -295,11 +295,9 @@ pub struct SiteGroup {
 
 struct Ring {
     events: VecDeque<Stamped>,
-    /// The queries' tables, kept from one query to the next (see `Matching`).
+    /// The queries' matching of frees to allocations, kept from one query to the next and
+    /// brought up to date by each (see `Matching`).
     scratch: Matching,
-    /// The `(seq, dropped)` the tables were filled at: while nothing is recorded, the next
-    /// query reuses them as they are.
-    matched_at: Option<(u64, u64)>,
     capacity: usize,
     dropped: u64,
     seq: u64,
@@ -318,14 +316,17 @@ struct Ring {
 ///
 /// Each query matches the frees of the held events, in recording order (a free ends the newest
 /// live allocation of the same allocator, by name, at its address; a discard ends every live
-/// allocation of its allocator), then answers from that: two passes, O(events), holding the lock
-/// (recording threads wait for it: about 50 ms for a million events, more for an answer of
-/// hundreds of thousands of allocations; see BENCHMARKS.md). Its tables are kept for the next
-/// query, so it allocates only its answer, never per event, and while nothing new is recorded
-/// the next query reuses the matching and only reads the tables; each terminates on any sequence
-/// (double frees, frees of unknown addresses, discards of unknown allocators, frames going
-/// backwards). Allocators and tags are told apart by name, so two allocators of one name are
-/// one allocator here. An
+/// allocation of its allocator), then answers from that matching alone, holding the lock. The
+/// matching is kept from one query to the next and brought up to date: the next query matches
+/// only the events recorded since and forgets the allocations that left the ring, so querying
+/// every frame of a running game costs about the new events plus the answer. The first query
+/// of a full ring matches every held event: over a million events the four queries take about
+/// 25 ms (`outlived_frame` with an answer of 439,000 allocations, 50 ms), see BENCHMARKS.md.
+/// Between queries the matching holds about 80 bytes per held allocation; a query allocates
+/// its answer and, while the ring fills, the matching's growth, never per event on a full ring.
+/// Each query terminates on any sequence (double frees, frees of unknown addresses, discards
+/// of unknown allocators, frames going backwards). Allocators and tags are told apart by name,
+/// so two allocators of one name are one allocator here. An
 /// allocation is live at the end of frame `n` when it was made in a frame up to `n` and not ended
 /// by an event of a frame up to `n`. With frames numbered upwards this is the state just after
 /// `end_frame(n)`.
@@ -433,7 +434,6 @@ impl Recorder {
             ring: Mutex::new(Ring {
                 events,
                 scratch: Matching::default(),
-                matched_at: None,
                 capacity: capacity_events,
                 dropped: 0,
                 seq: 0,
@@ -667,27 +667,21 @@ impl Recorder {
         let mut ring = self.lock();
         ring.events.clear();
         ring.dropped = 0;
-        ring.matched_at = None;
     }
 
     fn answer<T>(&self, query: impl FnOnce(&Ring, &Matching) -> T) -> Answer<T> {
         let mut ring = self.lock();
+        // Taken out of the ring (a query that panics leaves an empty one, which the next
+        // query fills from scratch).
         let mut matching = core::mem::take(&mut ring.scratch);
-        let now = Some((ring.seq, ring.dropped));
-        let reuse = ring.matched_at == now;
-        // Taken out of the ring, the tables are not there until they are put back.
-        ring.matched_at = None;
-        if !reuse {
-            matching.run(&ring.events);
-        }
+        matching.update(&ring.events, ring.seq);
         let answer = Answer {
             value: query(&ring, &matching),
             complete: ring.dropped == 0,
-            unmatched_frees: matching.unmatched_frees,
+            unmatched_frees: matching.unmatched_frees(),
             first_full_frame: first_full_frame(&ring),
         };
         ring.scratch = matching;
-        ring.matched_at = now;
         answer
     }
 
@@ -706,11 +700,11 @@ impl Recorder {
     /// assert_eq!(recorder.live_at(1).value.len(), 0);
     /// ```
     pub fn live_at(&self, frame: u64) -> Answer<Vec<Allocation>> {
-        self.answer(|ring, m| {
-            m.spans
+        self.answer(|_, m| {
+            m.held()
                 .iter()
                 .filter(|span| span.live_at(frame))
-                .map(|span| allocation(&ring.events, span))
+                .map(|span| m.allocation(span))
                 .collect()
         })
     }
@@ -730,16 +724,16 @@ impl Recorder {
     /// assert_eq!((row.bytes_from, row.bytes_to, row.count_change()), (64, 0, -1));
     /// ```
     pub fn growth(&self, from: u64, to: u64) -> Answer<Growth> {
-        self.answer(|ring, m| {
+        self.answer(|_, m| {
             let mut tags = Table::default();
             let mut pools = Table::default();
-            for span in &m.spans {
+            for span in m.held() {
                 let at_from = span.live_at(from);
                 let at_to = span.live_at(to);
                 if at_from || at_to {
-                    let (pool, tag, size, _) = alloc_of(&ring.events, span);
-                    tags.add(tag, size, at_from, at_to);
-                    pools.add(pool, size, at_from, at_to);
+                    let g = &m.keys.info[span.group as usize];
+                    tags.add(g.tag_id, g.tag, span.size, at_from, at_to);
+                    pools.add(g.pool_id, g.pool, span.size, at_from, at_to);
                 }
             }
             Growth {
@@ -766,14 +760,7 @@ impl Recorder {
     /// assert_eq!((late.len(), late[0].addr, late[0].freed_in), (1, 0x30, Some(1)));
     /// ```
     pub fn outlived_frame(&self) -> Answer<Vec<Allocation>> {
-        self.answer(|ring, m| {
-            let found: Vec<&Span> = m
-                .spans
-                .iter()
-                .filter(|span| span.ended_in().is_none_or(|end| end > span.made))
-                .collect();
-            grouped(&ring.events, &found)
-        })
+        self.answer(|_, m| grouped(m, |span| span.ended_in().is_none_or(|end| end > span.made)))
     }
 
     /// The live allocations made at least `min_age_frames` frames before the frame in progress
@@ -801,29 +788,29 @@ impl Recorder {
         self.answer(|ring, m| {
             let now = ring.frame;
             let mut groups: Vec<SiteGroup> = Vec::new();
-            let mut index: FxMap<GroupKey, u32> = FxMap::default();
-            let mut keys = Keys::default();
-            for span in &m.spans {
-                if span.ended_by != NONE || now.saturating_sub(span.made) < min_age_frames {
+            // Per group id: its row in `groups` (rows in order of first sight here).
+            let mut row = vec![NONE; m.keys.info.len()];
+            for span in m.held() {
+                if span.ended_by != GONE || now.saturating_sub(span.made) < min_age_frames {
                     continue;
                 }
-                let (pool, tag, size, site) = alloc_of(&ring.events, span);
                 let made = span.made;
-                let key = keys.key(pool, tag, site);
-                let g = *index.entry(key).or_insert_with(|| {
+                let r = &mut row[span.group as usize];
+                if *r == NONE {
+                    let g = &m.keys.info[span.group as usize];
+                    *r = groups.len() as u32;
                     groups.push(SiteGroup {
-                        site,
-                        pool,
-                        tag,
+                        site: g.site,
+                        pool: g.pool,
+                        tag: g.tag,
                         count: 0,
                         bytes: 0,
                         oldest_frame: made,
                     });
-                    (groups.len() - 1) as u32
-                });
-                let group = &mut groups[g as usize];
+                }
+                let group = &mut groups[*r as usize];
                 group.count += 1;
-                group.bytes = group.bytes.saturating_add(size as u64);
+                group.bytes = group.bytes.saturating_add(span.size as u64);
                 group.oldest_frame = group.oldest_frame.min(made);
             }
             groups.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(b.count.cmp(&a.count)));
@@ -1015,13 +1002,14 @@ impl Names {
     }
 }
 
-/// The newest allocation per (allocator id, address). Addresses below 2^48 (every user-space
-/// address on today's 64-bit targets) share one 8-byte key with the allocator id, which keeps the
-/// table small enough for the cache; any other address has a table of its own.
+/// The newest allocation per (allocator id, address), as a span id (see [`Matching`]).
+/// Addresses below 2^48 (every user-space address on today's 64-bit targets) share one 8-byte
+/// key with the allocator id, which keeps the table small enough for the cache; any other
+/// address has a table of its own.
 #[derive(Default)]
 struct AddrTable {
-    narrow: FxMap<u64, u32>,
-    wide: FxMap<(u32, usize), u32>,
+    narrow: FxMap<u64, u64>,
+    wide: FxMap<(u32, usize), u64>,
 }
 
 impl AddrTable {
@@ -1030,96 +1018,144 @@ impl AddrTable {
         self.wide.clear();
     }
 
+    fn len(&self) -> usize {
+        self.narrow.len() + self.wide.len()
+    }
+
     #[inline]
     fn narrow_key(pool: u32, addr: usize) -> Option<u64> {
         let addr = addr as u64;
         (addr >> 48 == 0 && pool < 1 << 16).then(|| u64::from(pool) << 48 | addr)
     }
 
-    /// Makes `i` the newest at the key; returns the one before (or `NONE`).
+    /// Makes `id` the newest at the key; returns the one before (or `GONE`).
     #[inline]
-    fn insert(&mut self, pool: u32, addr: usize, i: u32) -> u32 {
+    fn insert(&mut self, pool: u32, addr: usize, id: u64) -> u64 {
         match Self::narrow_key(pool, addr) {
-            Some(key) => self.narrow.insert(key, i),
-            None => self.wide.insert((pool, addr), i),
+            Some(key) => self.narrow.insert(key, id),
+            None => self.wide.insert((pool, addr), id),
         }
-        .unwrap_or(NONE)
+        .unwrap_or(GONE)
     }
 
-    /// Takes the newest live allocation at the key off its stack (`NONE` if there is none),
+    /// Takes the newest live allocation at the key off its stack (`GONE` if there is none),
     /// with the dead ones above and below it, and drops the key once its stack is empty: the
     /// table holds about the live allocations, not every address ever used.
     #[inline]
-    fn take_live(&mut self, pool: u32, addr: usize, spans: &[Span], prev: &[u32]) -> u32 {
+    fn take_live(&mut self, pool: u32, addr: usize, links: Links<'_>) -> u64 {
         match Self::narrow_key(pool, addr) {
-            Some(key) => take_live(&mut self.narrow, key, spans, prev),
-            None => take_live(&mut self.wide, (pool, addr), spans, prev),
+            Some(key) => take_live(&mut self.narrow, key, links),
+            None => take_live(&mut self.wide, (pool, addr), links),
         }
     }
 
     /// Drops the dead allocations on top of the key's stack (and the key, once empty).
     #[inline]
-    fn clean(&mut self, pool: u32, addr: usize, spans: &[Span], prev: &[u32]) {
+    fn clean(&mut self, pool: u32, addr: usize, links: Links<'_>) {
         match Self::narrow_key(pool, addr) {
-            Some(key) => clean(&mut self.narrow, key, spans, prev),
-            None => clean(&mut self.wide, (pool, addr), spans, prev),
+            Some(key) => clean(&mut self.narrow, key, links),
+            None => clean(&mut self.wide, (pool, addr), links),
+        }
+    }
+
+    /// Drops every key with nothing live left at it (keys of allocations that left the ring
+    /// are not visited otherwise).
+    fn prune(&mut self, links: Links<'_>) {
+        self.narrow.retain(|_, top| {
+            links.pop_dead(top);
+            *top != GONE
+        });
+        self.wide.retain(|_, top| {
+            links.pop_dead(top);
+            *top != GONE
+        });
+    }
+}
+
+/// The spans and their links at one address, for walking an address's stack.
+#[derive(Clone, Copy)]
+struct Links<'a> {
+    spans: &'a [Span],
+    prev: &'a [u64],
+    /// The id of `spans[0]`.
+    first: u64,
+    /// The id of the oldest held span: those before it left the ring.
+    held: u64,
+}
+
+impl Links<'_> {
+    /// Moves `top` down its stack past the allocations that were ended or left the ring.
+    #[inline]
+    fn pop_dead(&self, top: &mut u64) {
+        while *top != GONE {
+            // Older ones are gone too: ids grow with recording order.
+            if *top < self.held {
+                *top = GONE;
+                return;
+            }
+            let i = *top - self.first;
+            if self.spans[i as usize].ended_by == GONE {
+                return;
+            }
+            *top = self.prev[i as usize];
         }
     }
 }
 
-fn pop_dead(top: &mut u32, spans: &[Span], prev: &[u32]) {
-    while *top != NONE && spans[*top as usize].ended_by != NONE {
-        *top = prev[*top as usize];
-    }
-}
-
-fn take_live<K: Eq + core::hash::Hash>(
-    map: &mut FxMap<K, u32>,
-    key: K,
-    spans: &[Span],
-    prev: &[u32],
-) -> u32 {
+fn take_live<K: Eq + core::hash::Hash>(map: &mut FxMap<K, u64>, key: K, links: Links<'_>) -> u64 {
     let Entry::Occupied(mut top) = map.entry(key) else {
-        return NONE;
+        return GONE;
     };
-    pop_dead(top.get_mut(), spans, prev);
+    links.pop_dead(top.get_mut());
     let live = *top.get();
-    if live != NONE {
-        *top.get_mut() = prev[live as usize];
-        pop_dead(top.get_mut(), spans, prev);
+    if live != GONE {
+        *top.get_mut() = links.prev[(live - links.first) as usize];
+        links.pop_dead(top.get_mut());
     }
-    if *top.get() == NONE {
+    if *top.get() == GONE {
         top.remove();
     }
     live
 }
 
-fn clean<K: Eq + core::hash::Hash>(map: &mut FxMap<K, u32>, key: K, spans: &[Span], prev: &[u32]) {
+fn clean<K: Eq + core::hash::Hash>(map: &mut FxMap<K, u64>, key: K, links: Links<'_>) {
     if let Entry::Occupied(mut top) = map.entry(key) {
-        pop_dead(top.get_mut(), spans, prev);
-        if *top.get() == NONE {
+        links.pop_dead(top.get_mut());
+        if *top.get() == GONE {
             top.remove();
         }
     }
 }
 
-/// One held allocation as the queries see it: where it is in the ring and which frames it spans.
+/// No span, no event: the end of a link, or "not ended".
+const GONE: u64 = u64::MAX;
+
+/// One held allocation as the queries see it: what it is and which frames it spans, so that a
+/// query reads only these, never the ring.
 #[derive(Clone, Copy)]
 struct Span {
-    /// Its alloc event's index among the held events.
-    at: u32,
-    /// The index of the event that ended it, or `NONE`.
-    ended_by: u32,
+    /// Its alloc event's sequence number.
+    seq: u64,
+    /// The sequence number of the event that ended it, or `GONE`.
+    ended_by: u64,
     /// The frame it was made in.
     made: u64,
-    /// The frame of the event that ended it (meaningless while `ended_by` is `NONE`).
+    /// The frame of the event that ended it (meaningless while `ended_by` is `GONE`).
     ended: u64,
+    /// Its bytes.
+    size: usize,
+    /// Its address.
+    addr: usize,
+    /// Its (site, allocator, tag) group: a [`Keys`] id.
+    group: u32,
+    /// Whether a free ended it (not a discard).
+    by_free: bool,
 }
 
 impl Span {
     #[inline]
     fn ended_in(&self) -> Option<u64> {
-        (self.ended_by != NONE).then_some(self.ended)
+        (self.ended_by != GONE).then_some(self.ended)
     }
 
     #[inline]
@@ -1128,162 +1164,249 @@ impl Span {
     }
 }
 
-/// Every held allocation in recording order, with the event that ended it, and the count of
-/// frees that matched nothing: one pass over the ring, after which a query reads only this
-/// array and the ring entries it answers with. Its tables are kept between queries (cleared, not
-/// freed), so a query allocates only its answer once the tables have grown to the ring's size.
+/// Every held allocation in recording order, with the event that ended it, and the held frees
+/// that matched nothing, brought up to date before each query by matching only the events
+/// recorded since the last one ([`update`](Matching::update)) and forgetting the allocations
+/// that left the ring: a query after a few new events costs about the few events plus its
+/// answer, never a new pass over the ring. Spans have ids that count every span made, so they
+/// stay valid while the oldest leave.
+///
+/// A free or discard is matched against what is held when the query runs (the same answer a
+/// match of the held events from scratch gives): a free whose allocation has left the ring
+/// counts as unmatched from then on.
 #[derive(Default)]
 struct Matching {
+    /// The spans, from the `left` ones that left the ring (dropped in one go once they are half).
     spans: Vec<Span>,
-    unmatched_frees: u64,
     // Per (allocator, address): the newest allocation, each linked to the one before it (dead
     // ones are skipped when reached); per allocator: its allocations since its last discard,
     // linked the same way. Each allocation is unlinked at most once from each.
-    prev_at_addr: Vec<u32>,
-    prev_in_pool: Vec<u32>,
+    prev_at_addr: Vec<u64>,
+    prev_in_pool: Vec<u64>,
+    /// The id of `spans[0]`.
+    first_span: u64,
+    /// How many of `spans` left the ring.
+    left: usize,
     top_at_addr: AddrTable,
-    pool_head: Vec<u32>,
+    pool_head: Vec<u64>,
     pools: Names,
+    /// The allocations' (site, allocator, tag) groups, found while the ring is read anyway.
+    keys: Keys,
+    /// The held frees' sequence numbers, oldest first.
+    frees: VecDeque<u64>,
+    /// Held spans ended by a free (each such free is held too: it came later).
+    matched: u64,
+    /// The sequence number of the next event to match.
+    next_seq: u64,
 }
 
 impl Matching {
+    /// A matching of `events` (consecutive sequence numbers) from scratch.
     fn new(events: &VecDeque<Stamped>) -> Self {
         let mut m = Matching::default();
-        m.run(events);
+        let end = events.back().map_or(0, |e| e.seq + 1);
+        m.update(events, end);
         m
     }
 
-    fn run(&mut self, events: &VecDeque<Stamped>) {
+    /// The held allocations, in recording order.
+    fn held(&self) -> &[Span] {
+        &self.spans[self.left..]
+    }
+
+    /// The held frees that matched no held allocation.
+    fn unmatched_frees(&self) -> u64 {
+        self.frees.len() as u64 - self.matched
+    }
+
+    fn clear(&mut self) {
+        self.spans.clear();
+        self.prev_at_addr.clear();
+        self.prev_in_pool.clear();
+        self.first_span = 0;
+        self.left = 0;
+        self.top_at_addr.clear();
+        self.pool_head.clear();
+        self.pools.clear();
+        self.keys.clear();
+        self.frees.clear();
+        self.matched = 0;
+        self.next_seq = 0;
+    }
+
+    /// Brings the matching up to `events`, the held events, whose sequence numbers run up to
+    /// `end` (exclusive): forgets what left the ring, then matches the events from the first
+    /// not matched yet.
+    fn update(&mut self, events: &VecDeque<Stamped>, end: u64) {
+        let front = end - events.len() as u64;
+        if end < self.next_seq {
+            // Only a new recorder numbers from below; start again.
+            self.clear();
+        }
+        // What left the ring.
+        while let Some(span) = self.spans.get(self.left).filter(|span| span.seq < front) {
+            self.matched -= u64::from(span.by_free && span.ended_by != GONE);
+            self.left += 1;
+        }
+        if self.left > self.spans.len() / 2 {
+            self.spans.drain(..self.left);
+            self.prev_at_addr.drain(..self.left);
+            self.prev_in_pool.drain(..self.left);
+            self.first_span += self.left as u64;
+            self.left = 0;
+        }
+        while self.frees.front().is_some_and(|&seq| seq < front) {
+            self.frees.pop_front();
+        }
+        let start = self.next_seq.max(front);
+        self.next_seq = end;
         let Matching {
             spans,
-            unmatched_frees,
             prev_at_addr,
             prev_in_pool,
+            first_span,
+            left,
             top_at_addr,
             pool_head,
             pools,
+            keys,
+            frees,
+            matched,
+            next_seq: _,
         } = self;
-        spans.clear();
-        prev_at_addr.clear();
-        prev_in_pool.clear();
-        top_at_addr.clear();
-        pool_head.clear();
-        pools.clear();
-        *unmatched_frees = 0;
-        for (i, e) in events.iter().enumerate() {
-            let at = i as u32;
+        let first = *first_span;
+        let held = first + *left as u64;
+        for e in events.range((start - front) as usize..) {
+            let seq = e.seq;
             match e.record {
-                Record::Alloc { pool, addr, .. } => {
-                    let k = spans.len() as u32;
+                Record::Alloc {
+                    pool,
+                    tag,
+                    addr,
+                    size,
+                    site,
+                } => {
+                    let id = first + spans.len() as u64;
                     let p = pools.id(pool);
                     if p as usize == pool_head.len() {
-                        pool_head.push(NONE);
+                        pool_head.push(GONE);
                     }
                     spans.push(Span {
-                        at,
-                        ended_by: NONE,
+                        seq,
+                        ended_by: GONE,
                         made: e.frame,
                         ended: 0,
+                        size,
+                        addr,
+                        group: keys.group(pool, tag, site),
+                        by_free: false,
                     });
-                    prev_at_addr.push(top_at_addr.insert(p, addr, k));
+                    prev_at_addr.push(top_at_addr.insert(p, addr, id));
                     prev_in_pool.push(pool_head[p as usize]);
-                    pool_head[p as usize] = k;
+                    pool_head[p as usize] = id;
                 }
                 Record::Free { pool, addr, .. } => {
-                    let k = match pools.get(pool) {
-                        Some(p) => top_at_addr.take_live(p, addr, spans, prev_at_addr),
-                        None => NONE,
+                    frees.push_back(seq);
+                    let links = Links {
+                        spans,
+                        prev: prev_at_addr,
+                        first,
+                        held,
                     };
-                    if k == NONE {
-                        *unmatched_frees += 1;
-                    } else {
-                        let span = &mut spans[k as usize];
-                        span.ended_by = at;
+                    let k = match pools.get(pool) {
+                        Some(p) => top_at_addr.take_live(p, addr, links),
+                        None => GONE,
+                    };
+                    if k != GONE {
+                        let span = &mut spans[(k - first) as usize];
+                        span.ended_by = seq;
                         span.ended = e.frame;
+                        span.by_free = true;
+                        *matched += 1;
                     }
                 }
                 Record::Discard { pool, .. } => {
                     if let Some(p) = pools.get(pool) {
-                        let mut k = core::mem::replace(&mut pool_head[p as usize], NONE);
-                        while k != NONE {
-                            let span = &mut spans[k as usize];
-                            if span.ended_by == NONE {
-                                span.ended_by = at;
+                        let mut k = core::mem::replace(&mut pool_head[p as usize], GONE);
+                        // Ids below `held` left the ring, and so did everything before them.
+                        while k != GONE && k >= held {
+                            let i = (k - first) as usize;
+                            let span = &mut spans[i];
+                            if span.ended_by == GONE {
+                                span.ended_by = seq;
                                 span.ended = e.frame;
-                                if let Record::Alloc { addr, .. } = events[span.at as usize].record
-                                {
-                                    top_at_addr.clean(p, addr, spans, prev_at_addr);
-                                }
+                                let addr = span.addr;
+                                let links = Links {
+                                    spans,
+                                    prev: prev_at_addr,
+                                    first,
+                                    held,
+                                };
+                                top_at_addr.clean(p, addr, links);
                             }
-                            k = prev_in_pool[k as usize];
+                            k = prev_in_pool[i];
                         }
                     }
                 }
                 Record::FrameEnd { .. } => {}
             }
         }
+        // Keys whose allocations all left the ring are never visited again: drop them once
+        // they are as many as the live ones.
+        if top_at_addr.len() > 2 * (spans.len() - *left) + 16 {
+            top_at_addr.prune(Links {
+                spans,
+                prev: prev_at_addr,
+                first,
+                held,
+            });
+        }
     }
 }
 
-/// The allocation `span` stands for.
-fn allocation(events: &VecDeque<Stamped>, span: &Span) -> Allocation {
-    let e = &events[span.at as usize];
-    let Record::Alloc {
-        pool,
-        tag,
-        addr,
-        size,
-        site,
-    } = e.record
-    else {
-        unreachable!("a span is made from an alloc event");
-    };
-    Allocation {
-        pool,
-        tag,
-        addr,
-        size,
-        frame: e.frame,
-        site,
-        seq: e.seq,
-        freed_in: span.ended_in(),
+impl Matching {
+    /// The allocation `span` stands for, from the span alone (the ring is not read).
+    #[inline]
+    fn allocation(&self, span: &Span) -> Allocation {
+        let g = &self.keys.info[span.group as usize];
+        Allocation {
+            pool: g.pool,
+            tag: g.tag,
+            addr: span.addr,
+            size: span.size,
+            frame: span.made,
+            site: g.site,
+            seq: span.seq,
+            freed_in: span.ended_in(),
+        }
     }
 }
 
-/// The allocator, tag, size and site of the alloc event `span` stands for.
-fn alloc_of(
-    events: &VecDeque<Stamped>,
-    span: &Span,
-) -> (
-    &'static str,
-    &'static str,
-    usize,
-    Option<&'static Location<'static>>,
-) {
-    let a = allocation(events, span);
-    (a.pool, a.tag, a.size, a.site)
-}
-
-/// Growth rows by name.
+/// Growth rows by name id.
 #[derive(Default)]
 struct Table {
-    names: Names,
+    /// Per name id: its row in `rows` (rows in order of first sight).
+    row_of: Vec<u32>,
     rows: Vec<GrowthRow>,
 }
 
 impl Table {
-    fn add(&mut self, name: &'static str, size: usize, at_from: bool, at_to: bool) {
-        let id = self.names.id(name) as usize;
-        if id == self.rows.len() {
+    fn add(&mut self, id: u32, name: &'static str, size: usize, at_from: bool, at_to: bool) {
+        let id = id as usize;
+        if id >= self.row_of.len() {
+            self.row_of.resize(id + 1, NONE);
+        }
+        if self.row_of[id] == NONE {
+            self.row_of[id] = self.rows.len() as u32;
             self.rows.push(GrowthRow {
-                name: self.names.names[id],
+                name,
                 bytes_from: 0,
                 bytes_to: 0,
                 count_from: 0,
                 count_to: 0,
             });
         }
-        let row = &mut self.rows[id];
+        let row = &mut self.rows[self.row_of[id] as usize];
         if at_from {
             row.bytes_from = row.bytes_from.saturating_add(size as u64);
             row.count_from += 1;
@@ -1307,16 +1430,108 @@ impl Table {
 /// (site, allocator, tag) ids: allocations group by site, and without one by allocator and tag.
 type GroupKey = (u32, u32, u32);
 
-#[derive(Default)]
+/// Dense group ids (0, 1, 2, .. in order of first sight) for (site, allocator, tag), by text, with
+/// a direct-mapped cache in front keyed by the three names' addresses (the same literal is one
+/// address, and a program has few): a repeated (site, allocator, tag) costs one hash of three
+/// words and a compare instead of four table lookups.
 struct Keys {
     sites: FxMap<usize, u32>,
     site_text: HashMap<(&'static str, u32, u32), u32>,
     pools: Names,
     tags: Names,
+    groups: FxMap<GroupKey, u32>,
+    /// Per group: its site, allocator and tag as first seen, and the allocator's and tag's ids
+    /// (in `pools` and `tags`: two copies of a name are one id).
+    info: Vec<GroupInfo>,
+    /// Per cache slot: the names' addresses (site, pool, tag) and lengths (pool, tag), and the
+    /// group they are.
+    cache: Vec<(RawKey, u32)>,
+}
+
+/// The addresses of a site and of the allocator's and tag's names, and the names' lengths.
+type RawKey = (usize, usize, usize, usize, usize);
+
+/// What a group is: see [`Keys::info`].
+#[derive(Clone, Copy)]
+struct GroupInfo {
+    site: Option<&'static Location<'static>>,
+    pool: &'static str,
+    tag: &'static str,
+    pool_id: u32,
+    tag_id: u32,
+}
+
+/// Cache slots in [`Keys`]: a power of two.
+const KEY_CACHE: usize = 64;
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys {
+            sites: FxMap::default(),
+            site_text: HashMap::new(),
+            pools: Names::default(),
+            tags: Names::default(),
+            groups: FxMap::default(),
+            info: Vec::new(),
+            // No name is at address 0, so the empty slots match nothing.
+            cache: vec![((0, 0, 0, 0, 0), NONE); KEY_CACHE],
+        }
+    }
 }
 
 impl Keys {
-    fn key(
+    fn clear(&mut self) {
+        self.sites.clear();
+        self.site_text.clear();
+        self.pools.clear();
+        self.tags.clear();
+        self.groups.clear();
+        self.info.clear();
+        self.cache.fill(((0, 0, 0, 0, 0), NONE));
+    }
+
+    /// The group of (`site`, `pool`, `tag`).
+    #[inline]
+    fn group(
+        &mut self,
+        pool: &'static str,
+        tag: &'static str,
+        site: Option<&'static Location<'static>>,
+    ) -> u32 {
+        let raw = (
+            site.map_or(0, |loc| loc as *const Location<'static> as usize),
+            pool.as_ptr() as usize,
+            tag.as_ptr() as usize,
+            pool.len(),
+            tag.len(),
+        );
+        let mut h = Fx::default();
+        h.write_usize(raw.0);
+        h.write_usize(raw.1 ^ raw.3);
+        h.write_usize(raw.2 ^ raw.4);
+        let slot = h.finish() as usize & (KEY_CACHE - 1);
+        let (seen, g) = self.cache[slot];
+        if seen == raw && g != NONE {
+            return g;
+        }
+        let key = self.key_slow(pool, tag, site);
+        let next = self.groups.len() as u32;
+        let g = *self.groups.entry(key).or_insert(next);
+        if g == next {
+            self.info.push(GroupInfo {
+                site,
+                pool,
+                tag,
+                pool_id: key.1,
+                tag_id: key.2,
+            });
+        }
+        self.cache[slot] = (raw, g);
+        g
+    }
+
+    #[cold]
+    fn key_slow(
         &mut self,
         pool: &'static str,
         tag: &'static str,
@@ -1342,43 +1557,49 @@ impl Keys {
     }
 }
 
-/// The allocations of `found` (in recording order) by group, the groups with the most bytes
-/// first, keeping recording order inside a group: a counting sort, O(allocations).
-fn grouped(events: &VecDeque<Stamped>, found: &[&Span]) -> Vec<Allocation> {
-    let mut keys = Keys::default();
-    let mut index: FxMap<GroupKey, u32> = FxMap::default();
-    let mut group_of = Vec::with_capacity(found.len());
-    let mut groups: Vec<(u64, u64, u32)> = Vec::new(); // (bytes, count, group)
-    for span in found {
-        let (pool, tag, size, site) = alloc_of(events, span);
-        let key = keys.key(pool, tag, site);
-        let g = *index.entry(key).or_insert_with(|| {
-            groups.push((0, 0, groups.len() as u32));
-            (groups.len() - 1) as u32
-        });
-        let group = &mut groups[g as usize];
-        group.0 = group.0.saturating_add(size as u64);
-        group.1 += 1;
-        group_of.push(g);
+/// The allocations of the spans `keep` accepts (in recording order) by group, the groups with
+/// the most bytes first (then in order of first sight), keeping recording order inside a group:
+/// a counting sort, O(allocations). One pass over the spans finds the groups' totals; a second
+/// reads the ring forwards and writes each allocation to its place (one stream per group).
+fn grouped(m: &Matching, keep: impl Fn(&Span) -> bool) -> Vec<Allocation> {
+    // Per group id: its row in `totals` (rows in order of first sight here).
+    let mut row = vec![NONE; m.keys.info.len()];
+    let mut totals: Vec<(u64, usize)> = Vec::new(); // per row: (bytes, count)
+    let mut first = None;
+    let held = m.held();
+    for (k, span) in held.iter().enumerate() {
+        if !keep(span) {
+            continue;
+        }
+        first.get_or_insert(k);
+        let r = &mut row[span.group as usize];
+        if *r == NONE {
+            *r = totals.len() as u32;
+            totals.push((0, 0));
+        }
+        let total = &mut totals[*r as usize];
+        total.0 = total.0.saturating_add(span.size as u64);
+        total.1 += 1;
     }
-    // Where each group starts in the output.
-    let mut start = vec![0u32; groups.len()];
-    groups.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.cmp(&b.2)));
-    let mut at = 0u32;
-    for &(_, count, g) in &groups {
-        start[g as usize] = at;
-        at += count as u32;
-    }
-    // Each allocation to its place, the ring read in order (as above): writes scatter, reads
-    // do not.
-    let Some(first) = found.first() else {
+    let Some(first) = first else {
         return Vec::new();
     };
-    let mut out = vec![allocation(events, first); found.len()];
-    for (span, &g) in found.iter().zip(&group_of) {
-        let slot = &mut start[g as usize];
-        out[*slot as usize] = allocation(events, span);
-        *slot += 1;
+    // Where each row starts in the output.
+    let mut order: Vec<usize> = (0..totals.len()).collect();
+    order.sort_by(|&a, &b| totals[b].0.cmp(&totals[a].0).then(a.cmp(&b)));
+    let mut start = vec![0usize; totals.len()];
+    let mut at = 0;
+    for r in order {
+        start[r] = at;
+        at += totals[r].1;
+    }
+    let mut out = vec![m.allocation(&held[first]); at];
+    for span in &held[first..] {
+        if keep(span) {
+            let slot = &mut start[row[span.group as usize] as usize];
+            out[*slot] = m.allocation(span);
+            *slot += 1;
+        }
     }
     out
 }
@@ -1441,12 +1662,18 @@ fn write_trace(
     let m = Matching::new(events);
     // For each ending event, the allocations it ended: a linked list through `next_ended`.
     let n = events.len();
+    let front = events.front().map_or(0, |e| e.seq);
     let mut first_ended = vec![NONE; n];
     let mut next_ended = vec![NONE; n];
-    for span in m.spans.iter().rev() {
-        if span.ended_by != NONE {
-            next_ended[span.at as usize] = first_ended[span.ended_by as usize];
-            first_ended[span.ended_by as usize] = span.at;
+    for span in m.held().iter().rev() {
+        if span.ended_by != GONE {
+            // Indices in the ring: fewer than `NONE` events are held.
+            let (at, by) = (
+                (span.seq - front) as usize,
+                (span.ended_by - front) as usize,
+            );
+            next_ended[at] = first_ended[by];
+            first_ended[by] = at as u32;
         }
     }
     let mut tags = Names::default();

@@ -165,9 +165,21 @@ fn run(ops: &[Op], capacity: usize) -> (Recorder, Vec<Stamped>) {
     let site = site_a();
     let recorder = Recorder::new(capacity);
     for (i, op) in ops.iter().enumerate() {
-        // A query now and then keeps its matching for the next: recording must make it stale.
+        // A query now and then keeps its matching for the next, which brings it up to date
+        // with what was recorded and what left the ring since: each must answer as a matching
+        // of the held events from scratch does.
         if i % 7 == 3 {
-            let _ = recorder.live_at(i as u64);
+            let (allocs, unmatched) = reference(&recorder.events());
+            for frame in [0, i as u64 % 12] {
+                let answer = recorder.live_at(frame);
+                let want: Vec<Allocation> = allocs
+                    .iter()
+                    .copied()
+                    .filter(|a| live_at(a, frame))
+                    .collect();
+                assert_eq!(answer.value, want, "live_at({frame}) after {i} events");
+                assert_eq!(answer.unmatched_frees, unmatched, "after {i} events");
+            }
         }
         match *op {
             Op::Alloc {
@@ -750,6 +762,51 @@ fn a_query_after_more_recording_sees_the_new_events() {
     assert!(recorder.live_at(0).value.is_empty(), "cleared");
     recorder.alloc("p", "T", 3, 8, None);
     assert_eq!(recorder.live_at(0).value[0].addr, 3);
+}
+
+/// Queried after every event, a small ring keeps matching frees while thousands of addresses
+/// pass through it and leave: the addresses that left are forgotten, the held ones still match,
+/// and a free whose allocation left the ring is counted as unmatched until it leaves too.
+#[test]
+fn queries_between_events_keep_matching_as_addresses_leave_the_ring() {
+    let recorder = Recorder::new(8);
+    let hot = 0x10;
+    for i in 0..miri_or(40, 2_000) {
+        recorder.alloc("bodies", "Physics", 0x1000 + 16 * i, 16, None);
+        // One address stays in use throughout: freed and handed out again.
+        if i > 0 {
+            recorder.free("bodies", "Physics", hot, 16);
+        }
+        recorder.alloc("bodies", "Physics", hot, 16, None);
+        let answer = recorder.live_at(0);
+        let (allocs, unmatched) = reference(&recorder.events());
+        let want: Vec<Allocation> = allocs.into_iter().filter(|a| live_at(a, 0)).collect();
+        assert_eq!(answer.value, want, "after {i} rounds");
+        assert_eq!(answer.unmatched_frees, unmatched, "after {i} rounds");
+    }
+    for i in 0..8 {
+        recorder.alloc("bodies", "Physics", 0x1000 + 16 * i, 16, None);
+    }
+    let last = 0x1000 + 16 * 7;
+    // The newest two are held: their frees match. The oldest is gone: its free does not.
+    recorder.free("bodies", "Physics", last, 16);
+    recorder.free("bodies", "Physics", last - 16, 16);
+    recorder.free("bodies", "Physics", 0x1000, 16);
+    let answer = recorder.live_at(0);
+    assert_eq!(
+        answer.value.len(),
+        3,
+        "5 of the 8 held events are allocations, 2 freed"
+    );
+    assert_eq!(answer.unmatched_frees, 1);
+    // Each later event pushes one of the held out: the two matched frees stay matched while
+    // their allocations are held, then count as unmatched, then leave.
+    let mut unmatched = Vec::new();
+    for frame in 0..8 {
+        recorder.end_frame(frame);
+        unmatched.push(recorder.live_at(0).unmatched_frees);
+    }
+    assert_eq!(unmatched, [1, 1, 1, 2, 3, 2, 1, 0]);
 }
 
 /// As a profiler sink, the recorder keeps allocations, frees, discards and frame ends, records a
