@@ -60,6 +60,9 @@ unsafe impl Sync for Marker {}
 pub(crate) struct Checkpoint {
     marker: Marker,
     peak: usize,
+    /// The profiler reports the arena had sent (with that feature).
+    #[cfg(feature = "profiler")]
+    reports: u64,
 }
 
 impl Marker {
@@ -208,6 +211,8 @@ impl Arena {
         Checkpoint {
             marker: self.mark(),
             peak: self.cursor.high_water(),
+            #[cfg(feature = "profiler")]
+            reports: self.profiler_reports.get(),
         }
     }
 
@@ -221,23 +226,35 @@ impl Arena {
     ///   borrowed or reachable any more (it was never handed out).
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(crate) unsafe fn undo_to(&self, checkpoint: Checkpoint) {
-        self.rewind_to(checkpoint.marker);
+        // When the profiler heard nothing since the checkpoint (a block's used range is
+        // reported when the arena leaves it or at a frame end), the undo gives back only what
+        // it never heard of: nothing to tell it.
+        #[cfg(feature = "profiler")]
+        let told = self.profiler_reports.get() != checkpoint.reports;
+        #[cfg(not(feature = "profiler"))]
+        let told = true;
+        self.rewind_reporting(checkpoint.marker, told);
         self.cursor.restore_peak(checkpoint.peak);
     }
 
     /// Rewinds to a marker already known to be valid for this arena.
     pub(super) fn rewind_to(&self, marker: Marker) {
+        self.rewind_reporting(marker, true);
+    }
+
+    /// [`rewind_to`](Arena::rewind_to), telling the profiler (with its feature) when `report`.
+    fn rewind_reporting(&self, marker: Marker, report: bool) {
         /// Moves the bump pointer back even if a destructor panics.
-        struct Finish<'a>(&'a Arena, Marker);
+        struct Finish<'a>(&'a Arena, Marker, bool);
         impl Drop for Finish<'_> {
             fn drop(&mut self) {
-                self.0.finish_rewind(self.1);
+                self.0.finish_rewind(self.1, self.2);
             }
         }
         let pos = self.pos_of(marker.page, marker.ptr);
         let violation = self.check_guards_from(pos);
         self.pop_guards_from(pos);
-        let finish = Finish(self, marker);
+        let finish = Finish(self, marker, report);
         self.run_drops_from(pos);
         drop(finish);
         if let Some(v) = violation {
@@ -245,7 +262,8 @@ impl Arena {
         }
     }
 
-    fn finish_rewind(&self, marker: Marker) {
+    #[cfg_attr(not(feature = "profiler"), allow(unused_variables))]
+    fn finish_rewind(&self, marker: Marker, report: bool) {
         self.run_open.set(false);
         // A marker the arena was rewound past and then regrew past may point beyond what is
         // used of a page the arena has since left: nothing lives there, so the bump pointer
@@ -279,7 +297,9 @@ impl Arena {
         );
         self.settle_budget();
         #[cfg(feature = "profiler")]
-        self.profile_rewound();
+        if report {
+            self.profile_rewound();
+        }
     }
 
     /// Bytes used in the pages before `page`, which is the first block, the current page or a

@@ -191,6 +191,16 @@ pub struct Arena {
     /// Bytes of the current block reported to the profiler (0: none).
     #[cfg(feature = "profiler")]
     profiler_open: Cell<usize>,
+    /// This arena's events are being sent (a sink that uses this arena is running).
+    #[cfg(feature = "profiler")]
+    profiler_busy: Cell<bool>,
+    /// A hook ran while the events were being sent, so what the profiler holds may no longer
+    /// be the arena's blocks: the report being sent reports them again when it is done.
+    #[cfg(feature = "profiler")]
+    profiler_stale: Cell<bool>,
+    /// Reports sent to the profiler (a checkpoint compares them: see `undo_to`).
+    #[cfg(feature = "profiler")]
+    profiler_reports: Cell<u64>,
     /// Cells make the arena `!Sync`; see the `Send` impl.
     _not_sync: PhantomData<Cell<u8>>,
 }
@@ -321,6 +331,12 @@ impl Arena {
             profiler: Cell::new(None),
             #[cfg(feature = "profiler")]
             profiler_open: Cell::new(0),
+            #[cfg(feature = "profiler")]
+            profiler_busy: Cell::new(false),
+            #[cfg(feature = "profiler")]
+            profiler_stale: Cell::new(false),
+            #[cfg(feature = "profiler")]
+            profiler_reports: Cell::new(0),
             _not_sync: PhantomData,
         }
     }

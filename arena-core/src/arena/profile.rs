@@ -4,13 +4,34 @@
 //! [`Registry::end_frame`](crate::tags::Registry::end_frame) (as a free and an allocation of its
 //! new used range when that changed); a reset, rewind or scope exit discards everything reported
 //! and reports again the blocks before the new current one.
+//!
+//! A sink may use the arena it hears about (allocate from it while one of its blocks is being
+//! reported, even enough to make it leave that block). The events of one report are sent
+//! together: a hook reached while a report is being sent sends nothing and marks the report
+//! stale, and the report, once sent, discards and reports the blocks again as they are then, so
+//! the profiler's story stays one a profiler can replay (every free ends a block it was told
+//! about, no block is reported twice).
 
+use core::cell::Cell;
 use core::ptr::NonNull;
 
 use super::Arena;
 use super::page::PageHeader;
 use crate::tags::ProfilerLabel;
 use crate::tags::profiler;
+
+/// Passes over the blocks after a report a sink made stale, before the arena stops trying (a
+/// sink that makes the arena leave a block on every event); the next hook finishes the job.
+const RESYNC_PASSES: usize = 4;
+
+/// Clears the busy flag when the report is done, also when a sink panics through it.
+struct Busy<'a>(&'a Cell<bool>);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
 
 impl Arena {
     /// Bytes used in block `page` (the root block or a heap page).
@@ -20,36 +41,80 @@ impl Arena {
         (start.addr().get(), used)
     }
 
-    /// The arena left block `left` (now full up to its used end) for a new current block.
-    pub(super) fn profile_left(&self, left: Option<NonNull<PageHeader>>) {
+    /// Sends one report: `report(label)` when the arena has a label and no report of it is being
+    /// sent (else it marks that report stale and returns). A report left stale, by a sink that
+    /// re-entered the arena now or by an earlier report that gave up, is replaced by a discard
+    /// and the blocks before the current one, reported as they are now.
+    fn reporting(&self, report: impl FnOnce(Option<ProfilerLabel>)) {
         let label = self.profiler.get();
         if label.is_none() {
             return;
         }
-        let (start, used) = self.used_in(left);
-        let open = self.profiler_open.replace(0);
-        if open > 0 {
-            profiler::free(label, start, open);
+        if self.profiler_busy.replace(true) {
+            self.profiler_stale.set(true);
+            return;
         }
-        if used > 0 {
-            profiler::alloc_block(label, start, used);
+        let _busy = Busy(&self.profiler_busy);
+        if self.profiler_stale.get() {
+            // The state an earlier report left is not the arena's: start from the blocks.
+        } else {
+            report(label);
         }
+        for _ in 0..RESYNC_PASSES {
+            if !self.profiler_stale.replace(false) {
+                break;
+            }
+            self.tell_discard(label);
+            self.report_blocks_before_current(label);
+        }
+    }
+
+    /// Counts a report about to be sent (see `undo_to`).
+    fn told(&self) {
+        self.profiler_reports
+            .set(self.profiler_reports.get().wrapping_add(1));
+    }
+
+    fn tell_free(&self, label: Option<ProfilerLabel>, start: usize, size: usize) {
+        self.told();
+        profiler::free(label, start, size);
+    }
+
+    fn tell_alloc(&self, label: Option<ProfilerLabel>, start: usize, size: usize) {
+        self.told();
+        profiler::alloc_block(label, start, size);
+    }
+
+    fn tell_discard(&self, label: Option<ProfilerLabel>) {
+        self.told();
+        profiler::discard(label);
+    }
+
+    /// The arena left block `left` (now full up to its used end) for a new current block.
+    pub(super) fn profile_left(&self, left: Option<NonNull<PageHeader>>) {
+        self.reporting(|label| {
+            let (start, used) = self.used_in(left);
+            let open = self.profiler_open.replace(0);
+            if open > 0 {
+                self.tell_free(label, start, open);
+            }
+            if used > 0 {
+                self.tell_alloc(label, start, used);
+            }
+        });
     }
 
     /// A reset, rewind or scope exit: everything reported is gone; the blocks before the
     /// current one are reported again (the current one at the next frame end or when left).
     pub(super) fn profile_rewound(&self) {
-        let label = self.profiler.get();
-        if label.is_none() {
-            return;
-        }
-        profiler::discard(label);
-        self.report_blocks_before_current();
+        self.reporting(|label| {
+            self.tell_discard(label);
+            self.report_blocks_before_current(label);
+        });
     }
 
-    /// The blocks before the current one, reported (after a discard).
-    fn report_blocks_before_current(&self) {
-        let label = self.profiler.get();
+    /// The blocks before the current one, reported under `label` (after a discard).
+    fn report_blocks_before_current(&self, label: Option<ProfilerLabel>) {
         self.profiler_open.set(0);
         if label.is_none() {
             return;
@@ -58,7 +123,7 @@ impl Arena {
         while p != self.cursor.page() {
             let (start, used) = self.used_in(p);
             if used > 0 {
-                profiler::alloc_block(label, start, used);
+                self.tell_alloc(label, start, used);
             }
             p = self.next_page(p);
             if p.is_none() {
@@ -74,22 +139,20 @@ impl Arena {
 
     /// At a frame's end: the current block's used range as it is now.
     pub(crate) fn profile_frame(&self) {
-        let label = self.profiler.get();
-        if label.is_none() {
-            return;
-        }
-        let (start, used) = self.used_in(self.cursor.page());
-        let open = self.profiler_open.get();
-        if used == open {
-            return;
-        }
-        self.profiler_open.set(used);
-        if open > 0 {
-            profiler::free(label, start, open);
-        }
-        if used > 0 {
-            profiler::alloc_block(label, start, used);
-        }
+        self.reporting(|label| {
+            let (start, used) = self.used_in(self.cursor.page());
+            let open = self.profiler_open.get();
+            if used == open {
+                return;
+            }
+            self.profiler_open.set(used);
+            if open > 0 {
+                self.tell_free(label, start, open);
+            }
+            if used > 0 {
+                self.tell_alloc(label, start, used);
+            }
+        });
     }
 
     /// Puts the label on (through `&self`: a frame arena labels its buffers so). What the old
@@ -98,8 +161,9 @@ impl Arena {
     pub(crate) fn put_profiler_label(&self, label: Option<ProfilerLabel>) {
         let old = self.profiler.replace(label);
         if old != label {
-            profiler::discard(old);
-            self.report_blocks_before_current();
+            self.tell_discard(old);
+            self.profiler_stale.set(false);
+            self.reporting(|label| self.report_blocks_before_current(label));
         }
     }
 }

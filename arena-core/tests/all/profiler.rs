@@ -18,7 +18,7 @@ use arena_kit_core::tags::{
     Budget, ProfilerEvent, ProfilerSink, Registry, Source, Tracked, set_profiler_sink, sink_panics,
 };
 
-use crate::soa_rows::Particle;
+use crate::soa_rows::{Mixed, Particle};
 
 /// An owned copy of a [`ProfilerEvent`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,12 +35,18 @@ enum Rec {
 const PANICKY: &str = "profiler: panicking sink";
 /// The pool whose page events make the sink allocate from that same arena.
 const REENTRANT: &str = "profiler: allocating sink";
+/// The pool whose frees make the sink allocate a page's worth from that same arena, so the
+/// arena leaves its current block while it is reporting that block.
+const LEAVING: &str = "profiler: sink leaving a block";
 
 struct Recorder(Mutex<Vec<(ThreadId, Rec)>>);
 
 thread_local! {
     static SCRATCH: Tracked<Arena, &'static str> = Tracked::new(Arena::new(), REENTRANT, "Sink");
+    static LEAVER: Tracked<Arena, &'static str> = Tracked::new(Arena::new(), LEAVING, "Sink");
     static IN_SINK: Cell<bool> = const { Cell::new(false) };
+    /// Whether the sink allocates from `LEAVER` when it hears of a free of it.
+    static LEAVE: Cell<bool> = const { Cell::new(false) };
     /// Whether this thread's events are recorded: only the threads of these tests (each test runs
     /// on a thread of its own), so the rest of the binary's tests add nothing to the record.
     static RECORDING: Cell<bool> = const { Cell::new(false) };
@@ -88,6 +94,14 @@ impl ProfilerSink for Recorder {
             // Allocates 8 bytes from the arena whose page is being reported (it fits the new page:
             // no further page event).
             SCRATCH.with(|a| *a.alloc(0x5151_5151_5151_5151u64) += 1);
+            IN_SINK.set(false);
+        }
+        if event.pool() == Some(LEAVING)
+            && LEAVE.get()
+            && matches!(event, ProfilerEvent::Free { .. })
+            && !IN_SINK.replace(true)
+        {
+            LEAVER.with(|a| a.alloc([0x51u8; 3500])[0] += 1);
             IN_SINK.set(false);
         }
     }
@@ -660,6 +674,87 @@ fn a_sink_allocating_from_the_arena_it_hears_about_finds_it_consistent() {
             "{events:?}"
         );
     });
+}
+
+/// Plays `events` of `pool` against the blocks a profiler would hold: every free ends a live
+/// block of its size, no block is reported twice at one address, a discard ends them all.
+/// Returns the blocks still live, by address.
+fn replay(events: &[Rec], pool: &str) -> std::collections::BTreeMap<usize, usize> {
+    let mut live = std::collections::BTreeMap::new();
+    for e in events {
+        match *e {
+            Rec::Alloc(p, at, size) if p == pool => {
+                assert!(
+                    live.insert(at, size).is_none(),
+                    "{at:#x} reported twice: {events:?}"
+                );
+            }
+            Rec::Free(p, at, size) if p == pool => {
+                assert_eq!(live.remove(&at), Some(size), "free of {at:#x}: {events:?}");
+            }
+            Rec::Discard(p) if p == pool => live.clear(),
+            _ => {}
+        }
+    }
+    live
+}
+
+#[test]
+fn a_sink_that_makes_the_arena_leave_its_block_during_a_frame_end_sees_a_consistent_story() {
+    start();
+    LEAVER.with(|arena| {
+        let mut registry = Registry::new();
+        arena.alloc([1u8; 100]);
+        registry.end_frame(&[arena]).unwrap();
+        // Each frame end frees the current block's old range; the sink, hearing that free,
+        // allocates 3,500 bytes from the same arena, and within a few frames they do not fit:
+        // the arena leaves the block it is reporting.
+        LEAVE.set(true);
+        for _ in 0..4 {
+            arena.alloc([2u8; 100]);
+            registry.end_frame(&[arena]).unwrap();
+        }
+        LEAVE.set(false);
+        assert!(
+            arena.page_count() >= 1,
+            "the sink made the arena leave a block"
+        );
+        // One quiet frame end reports the current block as it is.
+        registry.end_frame(&[arena]).unwrap();
+        let events = take();
+        let live = replay(&events, LEAVING);
+        assert_eq!(live.values().sum::<usize>(), arena.used(), "{events:?}");
+    });
+}
+
+/// Rows that need dropping take two parts of an arena (the columns, then a drop record); when
+/// the second is refused the first is given back, which the profiler never saw: it hears
+/// nothing, where a rewind would discard and report every block again.
+#[test]
+fn a_refused_soa_allocation_tells_the_profiler_nothing() {
+    start();
+    let row = |i: usize| Mixed {
+        tag: i as u8,
+        name: String::new(),
+        unit: (),
+        wide: 0,
+        half: 0,
+    };
+    // How much the columns and the record take, measured on an arena of its own.
+    let probe = Arena::new();
+    probe.alloc_soa(4, row);
+    let both = probe.used();
+    for limit in 1..both {
+        let arena = Tracked::new(
+            Arena::new().with_limit(limit),
+            "profiler: refused",
+            "Arena tag",
+        );
+        assert!(arena.try_alloc_soa(4, row).is_err());
+        assert_eq!(arena.used(), 0);
+        drop(arena);
+        assert_eq!(take(), [Rec::Discard("profiler: refused")], "limit {limit}");
+    }
 }
 
 #[test]
