@@ -70,7 +70,7 @@ impl TracySink {
     fn pool_name(&self, pool: &str, buffer: Option<usize>) -> &'static CStr {
         match buffer {
             None => self.name(pool),
-            Some(i) => self.name(&std::format!("{pool} [buffer {i}]")),
+            Some(i) => self.name(&crate::tags::profiler::buffer_pool_name(pool, i)),
         }
     }
 

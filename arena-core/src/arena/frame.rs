@@ -170,10 +170,8 @@ impl<const N: usize> FrameArena<N> {
     /// [`Arena::with_limit`]); `N` buffers take at most `N * limit`. Has no effect on fixed
     /// buffers.
     #[must_use]
-    pub fn with_limit(mut self, limit: usize) -> Self {
-        for buffer in &mut self.buffers {
-            buffer.arena.limit.set(limit);
-        }
+    pub fn with_limit(self, limit: usize) -> Self {
+        self.set_limit(Some(limit));
         self
     }
 

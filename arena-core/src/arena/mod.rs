@@ -448,7 +448,7 @@ impl Arena {
     /// effect on fixed arenas.
     #[must_use]
     pub fn with_limit(self, limit: usize) -> Arena {
-        self.limit.set(limit);
+        self.set_limit(Some(limit));
         self
     }
 

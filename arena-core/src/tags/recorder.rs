@@ -1878,7 +1878,7 @@ fn buffer_pool(pool: &'static str, buffer: Option<usize>) -> &'static str {
         return pool;
     }
     let name: &'static str =
-        alloc::boxed::Box::leak(std::format!("{pool} [buffer {i}]").into_boxed_str());
+        alloc::boxed::Box::leak(super::profiler::buffer_pool_name(pool, i).into_boxed_str());
     names.push((pool, i, name));
     name
 }
