@@ -22,6 +22,12 @@ const TAGS: [&str; 4] = ["Physics", "Rendering", "Effects", "Frame"];
 /// like an allocator's: a freed slot is reused, a live one is never handed out twice; the scratch
 /// arena bumps from its start again after each discard.
 fn fill(recorder: &Recorder) -> u64 {
+    fill_timed(recorder, EVENTS, &mut Vec::new())
+}
+
+/// [`fill`] with `events` events, with the time of each `end_frame` (which matches the frame's
+/// events) in `ends`.
+fn fill_timed(recorder: &Recorder, events: usize, ends: &mut Vec<Duration>) -> u64 {
     let sites: [&'static Location<'static>; 3] =
         [Location::caller(), Location::caller(), Location::caller()];
     let mut frame = 0u64;
@@ -31,7 +37,7 @@ fn fill(recorder: &Recorder) -> u64 {
     let mut next_slot = [0usize; 3];
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut n = 0;
-    while n < EVENTS {
+    while n < events {
         let mut scratch_top = 0x10_0000_0000usize;
         for k in 0..1_000 {
             x ^= x << 13;
@@ -58,7 +64,9 @@ fn fill(recorder: &Recorder) -> u64 {
         }
         // Free what this frame made (except the kept ones) early in the next frame.
         recorder.discard("scratch", "Frame");
+        let t = Instant::now();
         recorder.end_frame(frame);
+        ends.push(t.elapsed());
         for (p, addr, size) in pending.drain(..) {
             recorder.free(POOLS[p], TAGS[p], addr, size);
             free_slots[p].push((addr - ((p + 1) << 32)) / 1024);
@@ -106,7 +114,8 @@ fn best(name: &str, mut before: impl FnMut(), mut query: impl FnMut()) {
 fn main() {
     let recorder = Recorder::new(EVENTS);
     let t = Instant::now();
-    let frames = fill(&recorder);
+    let mut ends = Vec::new();
+    let frames = fill_timed(&recorder, EVENTS, &mut ends);
     let fill_time = t.elapsed();
     println!(
         "{} events held, {} dropped, {frames} frames; recording: {:.1} ns per event",
@@ -114,6 +123,25 @@ fn main() {
         recorder.dropped(),
         fill_time.as_secs_f64() * 1e9 / (recorder.len() as u64 + recorder.dropped()) as f64
     );
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let print_ends = |what: &str, ends: &mut Vec<Duration>| {
+        ends.sort();
+        println!(
+            "end_frame ({what}): median {:.0} us, 99th percentile {:.0} us, max {:.0} us",
+            us(ends[ends.len() / 2]),
+            us(ends[ends.len() * 99 / 100]),
+            us(ends[ends.len() - 1])
+        );
+    };
+    print_ends("matches the frame's events", &mut ends);
+    {
+        // Three rings' worth through one ring: the held allocations' records are moved to the
+        // front of their table whenever the ones that left would leave no room.
+        let recorder = Recorder::new(EVENTS);
+        let mut ends = Vec::new();
+        fill_timed(&recorder, 3 * EVENTS, &mut ends);
+        print_ends("three rings' worth through the ring", &mut ends);
+    }
     let mid = frames / 2;
     // First: the first query of a recorder just filled (a new one per run), which matches every
     // free. After a new event: one event recorded before each run (the ring moves on by one),

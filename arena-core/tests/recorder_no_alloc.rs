@@ -1,5 +1,8 @@
 //! Recording never allocates: a counting global allocator around `System` sees no allocation
 //! while a recorder records far more events than it holds, from this thread and from another.
+//! Frame ends match the frame's frees to its allocations in tables reserved with the ring; only
+//! the first sight of an allocator, tag or call site (remembered for good) may allocate, so one
+//! warm-up pass with the same names runs before counting.
 //!
 //! No test harness (`harness = false` in Cargo.toml): the harness's threads and output buffers
 //! would allocate while the count is read.
@@ -64,6 +67,7 @@ fn record_lots(recorder: &Recorder, base: usize) {
 fn main() {
     let recorder = Recorder::new(64);
     let bytes = recorder.memory_bytes();
+    record_lots(&recorder, 1 << 40);
     std::thread::scope(|s| {
         let worker = s.spawn(|| {
             // The thread's own start-up allocations are done before counting starts.

@@ -2,9 +2,11 @@
 //! profiler's timeline (what is live at a frame, growth between frames, allocations that outlived
 //! their frame, leak candidates) and a Chrome/Perfetto trace-event JSON export.
 //!
-//! Its memory is fixed when it is made ([`Recorder::new`]): recording never allocates, and when
-//! the ring is full the oldest event is overwritten and counted in [`Recorder::dropped`]. A trace
-//! that grows without limit is what makes a long capture run out of memory (Tracy #921, #287).
+//! Its memory is fixed when it is made ([`Recorder::new`]): the ring and the tables that match
+//! frees to allocations are reserved then, recording never allocates (past the first sight of
+//! each allocator, tag and call site), and when the ring is full the oldest event is overwritten
+//! and counted in [`Recorder::dropped`]. A trace that grows without limit is what makes a long
+//! capture run out of memory (Tracy #921, #287).
 
 use alloc::collections::VecDeque;
 use alloc::string::String;
@@ -307,25 +309,29 @@ struct Ring {
 /// A bounded, thread-safe recorder of allocation events, with timeline queries and a
 /// Chrome/Perfetto trace export.
 ///
-/// Its ring of events is allocated once ([`Recorder::new`]): recording takes `&self` from any
-/// thread (a `Mutex`; a lock poisoned by a panicking thread is recovered, never re-panicked),
-/// stamps the event with the microseconds since the recorder was made and the current frame, and
-/// never allocates; a full ring overwrites its oldest event and counts it in
+/// Its ring of events and its matching tables are allocated once ([`Recorder::new`], about
+/// 170 bytes per event: [`memory_bytes`](Recorder::memory_bytes)): recording takes `&self` from
+/// any thread (a `Mutex`; a lock poisoned by a panicking thread is recovered, never
+/// re-panicked), stamps the event with the microseconds since the recorder was made and the
+/// current frame, and never allocates, past the first sight of each allocator, tag and call
+/// site (remembered for good); a full ring overwrites its oldest event and counts it in
 /// [`dropped`](Recorder::dropped). Frames are numbered by [`end_frame`](Recorder::end_frame):
 /// events after `end_frame(n)` belong to frame `n + 1` (the first frame is 0).
 ///
-/// Each query matches the frees of the held events, in recording order (a free ends the newest
-/// live allocation of the same allocator, by name, at its address; a discard ends every live
-/// allocation of its allocator), then answers from that matching alone, holding the lock. The
-/// matching is kept from one query to the next and brought up to date: the next query matches
-/// only the events recorded since and forgets the allocations that left the ring, so querying
-/// every frame of a running game costs about the new events plus the answer. The first query
-/// of a full ring matches every held event: over a million events the four queries take about
-/// 25 ms (`outlived_frame` with an answer of 439,000 allocations, 50 ms), see BENCHMARKS.md.
-/// Between queries the matching holds about 80 bytes per held allocation; a query allocates
-/// its answer and, while the ring fills, the matching's growth, never per event on a full ring.
-/// Each query terminates on any sequence (double frees, frees of unknown addresses, discards
-/// of unknown allocators, frames going backwards). Allocators and tags are told apart by name,
+/// Frees are matched to allocations in recording order (a free ends the newest live allocation
+/// of the same allocator, by name, at its address; a discard ends every live allocation of its
+/// allocator), a frame's events at its [`end_frame`](Recorder::end_frame), off the allocation
+/// path (about 250 instructions per event: a tenth of a millisecond for a frame of 1,700
+/// events), and the events since then by the next query; the allocations that leave the ring
+/// are forgotten on the way. A query then answers from the matching alone, holding the lock:
+/// over a million events `live_at`, `growth` and `leak_candidates` take about a millisecond
+/// and `outlived_frame`, whose answer there is 439,000 allocations, about 25 ms (see
+/// BENCHMARKS.md); it allocates only its answer. Once in a while (when the allocations that
+/// left the ring would leave no room for the new ones) a frame end moves the held allocations'
+/// records to the front of their table, a copy of about 80 bytes per held allocation (2.5 ms
+/// for a million-event ring).
+/// Matching terminates on any sequence (double frees, frees of unknown addresses, discards of
+/// unknown allocators, frames going backwards). Allocators and tags are told apart by name,
 /// so two allocators of one name are one allocator here. An
 /// allocation is live at the end of frame `n` when it was made in a frame up to `n` and not ended
 /// by an event of a frame up to `n`. With frames numbered upwards this is the state just after
@@ -416,24 +422,29 @@ impl Recorder {
             capacity: capacity_events,
         };
         let bytes = capacity_events
-            .checked_mul(core::mem::size_of::<Stamped>())
+            .checked_mul(core::mem::size_of::<Stamped>() + Matching::BYTES_PER_EVENT)
             .filter(|&b| b <= isize::MAX as usize)
             .ok_or(too_large)?;
         // Sequence numbers index the ring in u32 during queries.
         if capacity_events >= NONE as usize {
             return Err(too_large);
         }
+        let out_of_memory = RecorderError::OutOfMemory {
+            capacity: capacity_events,
+            bytes,
+        };
         let mut events = VecDeque::new();
         events
             .try_reserve_exact(capacity_events)
-            .map_err(|_| RecorderError::OutOfMemory {
-                capacity: capacity_events,
-                bytes,
-            })?;
+            .map_err(|_| out_of_memory)?;
+        let mut scratch = Matching::default();
+        scratch
+            .try_reserve(capacity_events)
+            .map_err(|_| out_of_memory)?;
         Ok(Recorder {
             ring: Mutex::new(Ring {
                 events,
-                scratch: Matching::default(),
+                scratch,
                 capacity: capacity_events,
                 dropped: 0,
                 seq: 0,
@@ -449,7 +460,9 @@ impl Recorder {
         self.ring.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Records `record`. Never allocates; a full ring overwrites its oldest event.
+    /// Records `record`. Never allocates past the first sight of each allocator, tag and call
+    /// site; a full ring overwrites its oldest event. A [`Record::FrameEnd`] also matches the
+    /// frame's frees to its allocations (see [`Recorder`]).
     ///
     /// ```
     /// use arena_kit::tags::{Record, Recorder};
@@ -482,6 +495,15 @@ impl Recorder {
         ring.seq += 1;
         if let Record::FrameEnd { frame } = record {
             ring.frame = frame.saturating_add(1);
+            // The frame's events are matched now, at its end (not on the allocation path),
+            // so a query finds the matching up to date.
+            let Ring {
+                events,
+                scratch,
+                seq,
+                ..
+            } = &mut *ring;
+            scratch.update(events, *seq);
         }
     }
 
@@ -547,6 +569,8 @@ impl Recorder {
     }
 
     /// Records [`Record::FrameEnd`]: frame `frame` ended, later events belong to `frame + 1`.
+    /// The frame's frees are matched to its allocations now (see [`Recorder`]), so the next
+    /// query only reads.
     ///
     /// ```
     /// use arena_kit::tags::Recorder;
@@ -621,8 +645,9 @@ impl Recorder {
         self.lock().capacity
     }
 
-    /// The bytes the ring has reserved: fixed from [`new`](Recorder::new) on, whatever is
-    /// recorded.
+    /// The bytes the ring and its matching tables have reserved: fixed from
+    /// [`new`](Recorder::new) on, whatever is recorded (the few names, call sites and live
+    /// addresses the matching remembers come on top).
     ///
     /// ```
     /// use arena_kit::tags::Recorder;
@@ -635,7 +660,8 @@ impl Recorder {
     /// assert_eq!(recorder.memory_bytes(), bytes);
     /// ```
     pub fn memory_bytes(&self) -> usize {
-        self.lock().events.capacity() * core::mem::size_of::<Stamped>()
+        let ring = self.lock();
+        ring.events.capacity() * core::mem::size_of::<Stamped>() + ring.scratch.reserved_bytes()
     }
 
     /// A copy of the held events, oldest first.
@@ -1209,6 +1235,26 @@ impl Matching {
         m
     }
 
+    /// Bytes of the tables reserved per held event (each may be an allocation or a free).
+    const BYTES_PER_EVENT: usize = core::mem::size_of::<Span>()
+        + 2 * core::mem::size_of::<u64>()
+        + core::mem::size_of::<u64>();
+
+    /// Reserves the tables for `events` held events, so they never grow (nor move) after.
+    fn try_reserve(&mut self, events: usize) -> Result<(), alloc::collections::TryReserveError> {
+        self.spans.try_reserve_exact(events)?;
+        self.prev_at_addr.try_reserve_exact(events)?;
+        self.prev_in_pool.try_reserve_exact(events)?;
+        self.frees.try_reserve_exact(events)
+    }
+
+    /// The bytes the tables have reserved.
+    fn reserved_bytes(&self) -> usize {
+        self.spans.capacity() * core::mem::size_of::<Span>()
+            + (self.prev_at_addr.capacity() + self.prev_in_pool.capacity() + self.frees.capacity())
+                * core::mem::size_of::<u64>()
+    }
+
     /// The held allocations, in recording order.
     fn held(&self) -> &[Span] {
         &self.spans[self.left..]
@@ -1248,7 +1294,11 @@ impl Matching {
             self.matched -= u64::from(span.by_free && span.ended_by != GONE);
             self.left += 1;
         }
-        if self.left > self.spans.len() / 2 {
+        let start = self.next_seq.max(front);
+        let new = (end - start) as usize;
+        // The spans that left go once the new ones would not fit: the held spans and the new
+        // events are at most the ring's capacity, which the tables were reserved for.
+        if self.left > 0 && self.spans.len() + new > self.spans.capacity() {
             self.spans.drain(..self.left);
             self.prev_at_addr.drain(..self.left);
             self.prev_in_pool.drain(..self.left);
@@ -1258,7 +1308,13 @@ impl Matching {
         while self.frees.front().is_some_and(|&seq| seq < front) {
             self.frees.pop_front();
         }
-        let start = self.next_seq.max(front);
+        // Room for every new event to be an allocation (or a free): nothing to do when the
+        // tables were reserved for the ring; else reserved once, so they never move while
+        // they fill. Only the pages written are touched.
+        self.spans.reserve(new);
+        self.prev_at_addr.reserve(new);
+        self.prev_in_pool.reserve(new);
+        self.frees.reserve(new);
         self.next_seq = end;
         let Matching {
             spans,
