@@ -470,3 +470,424 @@ proptest! {
         run_vec(ops)?;
     }
 }
+
+// ---- the pool: inserted and removed handles ----
+
+#[test]
+fn a_pool_keeps_inserted_and_removed_handles_for_two_ticks() {
+    let mut pool: TrackedSoaPool<Item> = TrackedSoaPool::with_capacity(200);
+    let first: Vec<Handle<Item>> = (0..100).map(|v| pool.insert(item(v))).collect();
+    let t1 = pool.tick();
+    assert_eq!(t1, 1);
+    let late = pool.insert(item(500));
+    assert_eq!(pool.remove(first[3]).unwrap().a, 3);
+    assert!(pool.remove(first[3]).is_none()); // already gone: not recorded twice
+    let t2 = pool.tick();
+    pool.retain(|_, row| *row.a != 7);
+    let list = |since| -> (Vec<Handle<Item>>, Vec<Handle<Item>>) {
+        (
+            pool.inserted_since(since).unwrap().collect(),
+            pool.removed_since(since).unwrap().collect(),
+        )
+    };
+    assert_eq!(list(t1), (vec![late], vec![first[3], first[7]]));
+    assert_eq!(list(t2), (vec![], vec![first[7]]));
+    assert_eq!(pool.inserted_since(t2).unwrap().count(), 0);
+    // Tick 3 is open: ticks 2 and 3 are kept, so tick 1 is the oldest to ask about.
+    assert_eq!(pool.current_tick(), 3);
+    assert_eq!(
+        pool.inserted_since(0).err(),
+        Some(TickTooOld {
+            asked: 0,
+            oldest: 1
+        })
+    );
+    let err = pool.removed_since(0).err().unwrap();
+    let text = err.to_string();
+    assert!(text.contains("tick 0 is too old"), "{text}");
+    assert!(text.contains("ask about tick 1 or later"), "{text}");
+    // A tick not yet closed has nothing after it.
+    assert_eq!(pool.inserted_since(3).unwrap().count(), 0);
+    // The rows moved by the removals are reported; the untouched block after them is not
+    // (retain lent every row, so ask before it).
+    pool.tick();
+    let seen = pool.tick();
+    let h = first[90];
+    *pool.get_mut(h).unwrap().b = 0;
+    let row = pool.iter().position(|(x, _)| x == h).unwrap();
+    assert_eq!(
+        ranges(pool.changed_since(seen)),
+        (0..FIELDS)
+            .map(|f| {
+                let block = row / BLOCK_ROWS * BLOCK_ROWS;
+                (f, block..(block + BLOCK_ROWS).min(pool.len()))
+            })
+            .collect::<Vec<_>>()
+    );
+    // Clearing records every live handle as removed.
+    let live: Vec<Handle<Item>> = pool.iter().map(|(h, _)| h).collect();
+    let seen = pool.tick();
+    pool.clear();
+    assert_eq!(pool.removed_since(seen).unwrap().collect::<Vec<_>>(), live);
+}
+
+#[derive(Debug, Clone)]
+enum PoolOp {
+    Insert(u32),
+    Remove(usize),
+    RemoveStale(usize),
+    Write(usize, u32),
+    WriteColumn(u32),
+    Retain(u8),
+    Clear,
+    Tick,
+}
+
+fn pool_op() -> impl Strategy<Value = PoolOp> {
+    prop_oneof![
+        6 => any::<u32>().prop_map(PoolOp::Insert),
+        3 => any::<usize>().prop_map(PoolOp::Remove),
+        1 => any::<usize>().prop_map(PoolOp::RemoveStale),
+        3 => (any::<usize>(), any::<u32>()).prop_map(|(i, v)| PoolOp::Write(i, v)),
+        1 => any::<u32>().prop_map(PoolOp::WriteColumn),
+        1 => any::<u8>().prop_map(PoolOp::Retain),
+        1 => Just(PoolOp::Clear),
+        3 => Just(PoolOp::Tick),
+    ]
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Event {
+    Inserted,
+    Removed,
+}
+
+fn run_pool(ops: Vec<PoolOp>) -> Result<(), TestCaseError> {
+    let mut pool: TrackedSoaPool<Item> = TrackedSoaPool::growable(16);
+    // The model: live handles with their values, in no particular order.
+    let mut live: Vec<(Handle<Item>, Item)> = Vec::new();
+    let mut dead: Vec<Handle<Item>> = Vec::new();
+    let mut events: Vec<(u64, Event, Handle<Item>)> = Vec::new();
+    let mut now = 1;
+    // Each closed tick with the (handle, row, value) of every live value then.
+    let mut snapshots: Vec<(u64, Vec<(Handle<Item>, usize, Item)>)> = vec![(0, Vec::new())];
+    for op in ops {
+        match op {
+            PoolOp::Insert(v) => {
+                let h = pool.insert(item(v));
+                live.push((h, item(v)));
+                events.push((now, Event::Inserted, h));
+            }
+            PoolOp::Remove(i) if !live.is_empty() => {
+                let (h, value) = live.swap_remove(i % live.len());
+                prop_assert_eq!(pool.remove(h), Some(value));
+                dead.push(h);
+                events.push((now, Event::Removed, h));
+            }
+            PoolOp::RemoveStale(i) if !dead.is_empty() => {
+                prop_assert_eq!(pool.remove(dead[i % dead.len()]), None);
+            }
+            PoolOp::Write(i, v) if !live.is_empty() => {
+                let n = live.len();
+                let (h, value) = &mut live[i % n];
+                *pool.get_mut(*h).unwrap().a = v;
+                value.a = v;
+            }
+            PoolOp::WriteColumn(v) => {
+                for b in pool.column_mut::<1>() {
+                    *b = u64::from(v);
+                }
+                for (_, value) in &mut live {
+                    value.b = u64::from(v);
+                }
+            }
+            PoolOp::Retain(m) => {
+                let m = u32::from(m % 4) + 2;
+                pool.retain(|_, row| *row.a % m != 0);
+                for (h, value) in &live {
+                    if value.a % m == 0 {
+                        dead.push(*h);
+                    }
+                }
+                // The pool visits rows in its own order: compare removed handles as a set.
+                let gone: HashSet<Handle<Item>> = live
+                    .iter()
+                    .filter(|(_, value)| value.a % m == 0)
+                    .map(|(h, _)| *h)
+                    .collect();
+                let recorded: HashSet<Handle<Item>> = pool
+                    .removed_since(now - 1)
+                    .unwrap()
+                    .filter(|h| gone.contains(h))
+                    .collect();
+                prop_assert_eq!(&recorded, &gone);
+                // Record them in the model in the pool's order.
+                let mut order: Vec<Handle<Item>> = pool.removed_since(now - 1).unwrap().collect();
+                order.retain(|h| gone.contains(h));
+                events.extend(order.into_iter().map(|h| (now, Event::Removed, h)));
+                live.retain(|(_, value)| value.a % m != 0);
+            }
+            PoolOp::Clear => {
+                let order: Vec<Handle<Item>> = pool.iter().map(|(h, _)| h).collect();
+                pool.clear();
+                events.extend(order.iter().map(|&h| (now, Event::Removed, h)));
+                dead.extend(live.drain(..).map(|(h, _)| h));
+            }
+            PoolOp::Tick => {
+                let closed = pool.tick();
+                prop_assert_eq!(closed, now);
+                now += 1;
+                let rows = pool
+                    .iter()
+                    .enumerate()
+                    .map(|(row, (h, r))| {
+                        (
+                            h,
+                            row,
+                            Item {
+                                a: *r.a,
+                                b: *r.b,
+                                s: r.s.clone(),
+                            },
+                        )
+                    })
+                    .collect();
+                snapshots.push((closed, rows));
+            }
+            _ => {}
+        }
+        prop_assert_eq!(pool.len(), live.len());
+        for (h, value) in &live {
+            let r = pool.get(*h).unwrap();
+            prop_assert_eq!(
+                (*r.a, *r.b, r.s.as_str()),
+                (value.a, value.b, value.s.as_str())
+            );
+        }
+        for h in &dead {
+            prop_assert!(!pool.contains(*h));
+        }
+        // The recorded handles for every tick still kept, and the error for older ones.
+        for since in now.saturating_sub(4)..=now {
+            for (kind, got) in [
+                (
+                    Event::Inserted,
+                    pool.inserted_since(since).map(|i| i.collect::<Vec<_>>()),
+                ),
+                (
+                    Event::Removed,
+                    pool.removed_since(since).map(|i| i.collect::<Vec<_>>()),
+                ),
+            ] {
+                if since + 2 < now {
+                    prop_assert_eq!(
+                        got,
+                        Err(TickTooOld {
+                            asked: since,
+                            oldest: now - 2
+                        })
+                    );
+                } else {
+                    let expected: Vec<Handle<Item>> = events
+                        .iter()
+                        .filter(|(t, k, _)| *t > since && *k == kind)
+                        .map(|&(_, _, h)| h)
+                        .collect();
+                    prop_assert_eq!(got, Ok(expected));
+                }
+            }
+        }
+        // Every value whose row or field differs from a snapshot is reported.
+        let rows: Vec<(Handle<Item>, Item)> = pool
+            .iter()
+            .map(|(h, r)| {
+                (
+                    h,
+                    Item {
+                        a: *r.a,
+                        b: *r.b,
+                        s: r.s.clone(),
+                    },
+                )
+            })
+            .collect();
+        for (since, before) in &snapshots {
+            for (row, (h, now_value)) in rows.iter().enumerate() {
+                let old = before.iter().find(|(bh, _, _)| bh == h);
+                for f in 0..FIELDS {
+                    let differs = match old {
+                        Some((_, old_row, old_value)) => {
+                            *old_row != row || field(old_value, f) != field(now_value, f)
+                        }
+                        None => true,
+                    };
+                    if differs {
+                        prop_assert!(
+                            pool.is_changed_since(f, row, *since),
+                            "field {} row {} changed since tick {} but is not reported",
+                            f,
+                            row,
+                            since
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    #[test]
+    fn tracked_soa_pool_reports_inserted_removed_and_moved_rows(
+        ops in proptest::collection::vec(pool_op(), 0..miri_or(80, 8))
+    ) {
+        run_pool(ops)?;
+    }
+}
+
+// ---- panics in user code ----
+
+mod panics {
+    use super::*;
+    use panic_harness::{Row, at_every_call, check_row, tick};
+
+    const ROWS: u32 = if cfg!(miri) { 3 } else { 70 };
+
+    type VecState = (TrackedSoaVec<Row>, u64, Vec<u32>);
+
+    fn vec_setup() -> VecState {
+        let mut v: TrackedSoaVec<Row> = (0..ROWS).map(Row::new).collect();
+        let since = v.tick();
+        let keys = v.slices().2.to_vec();
+        (v, since, keys)
+    }
+
+    /// Consistent, and every row not where it was (or new) reported in every field.
+    fn vec_check((v, since, keys): &VecState) {
+        let mut ids = HashSet::new();
+        for (row, r) in v.iter().enumerate() {
+            let key = check_row(r);
+            assert!(
+                ids.insert(r.0.id()) && ids.insert(r.1.0.id()),
+                "a value in two rows"
+            );
+            if keys.get(row) != Some(&key) {
+                for f in 0..3 {
+                    assert!(
+                        v.is_changed_since(f, row, *since),
+                        "row {row} moved unreported"
+                    );
+                }
+            }
+        }
+    }
+
+    fn vec_case(name: &str, op: impl Fn(&mut TrackedSoaVec<Row>)) {
+        at_every_call(name, vec_setup, |(v, _, _)| op(v), vec_check);
+    }
+
+    #[test]
+    fn tracked_soa_vec_stays_consistent_and_marked_after_a_panic_at_every_user_call() {
+        let last = ROWS as usize - 1;
+        vec_case("push", |v| v.push(Row::new(99)));
+        vec_case("insert", |v| v.insert(1, Row::new(99)));
+        vec_case("remove", |v| drop(v.remove(1)));
+        vec_case("swap_remove", |v| drop(v.swap_remove(0)));
+        vec_case("pop", |v| drop(v.pop()));
+        vec_case("truncate", |v| v.truncate(2));
+        vec_case("clear", |v| v.clear());
+        vec_case("extend", |v| {
+            v.extend((0..3).map(|k| {
+                tick();
+                Row::new(100 + k)
+            }))
+        });
+        vec_case("write through get_mut", |v| {
+            let row = v.get_mut(last).unwrap();
+            *row.2 += 1000; // the key no longer matches the snapshot: must be reported
+            *row.1.1 += 1000;
+            tick();
+        });
+        vec_case("retain through inner_mut", |v| {
+            v.inner_mut().retain(|r| {
+                tick();
+                *r.2 % 2 == 0
+            })
+        });
+    }
+
+    type PoolState = (TrackedSoaPool<Row>, u64, Vec<(Handle<Row>, usize, u32)>);
+
+    fn pool_setup() -> PoolState {
+        let mut p = TrackedSoaPool::with_capacity(ROWS as usize + 4);
+        for k in 0..ROWS {
+            p.insert(Row::new(k));
+        }
+        let since = p.tick();
+        let before = p
+            .iter()
+            .enumerate()
+            .map(|(row, (h, r))| (h, row, *r.2))
+            .collect();
+        (p, since, before)
+    }
+
+    /// Consistent; the recorded removals are exactly the handles gone; moved rows reported.
+    fn pool_check((p, since, before): &PoolState) {
+        let removed: HashSet<Handle<Row>> = p.removed_since(*since).unwrap().collect();
+        for &(h, old_row, _) in before {
+            assert_eq!(
+                p.contains(h),
+                !removed.contains(&h),
+                "removal of {h:?} misrecorded"
+            );
+            if p.contains(h) {
+                let row = p.iter().position(|(x, _)| x == h).unwrap();
+                if row != old_row {
+                    for f in 0..3 {
+                        assert!(
+                            p.is_changed_since(f, row, *since),
+                            "row {row} moved unreported"
+                        );
+                    }
+                }
+            }
+        }
+        for (h, r) in p.iter() {
+            check_row(r);
+            assert!(p.contains(h));
+        }
+        let inserted: Vec<Handle<Row>> = p.inserted_since(*since).unwrap().collect();
+        for h in inserted {
+            assert!(p.contains(h) || removed.contains(&h));
+        }
+    }
+
+    fn pool_case(name: &str, op: impl Fn(&mut PoolState)) {
+        at_every_call(name, pool_setup, op, pool_check);
+    }
+
+    #[test]
+    fn tracked_soa_pool_records_exactly_the_removals_after_a_panic_at_every_user_call() {
+        pool_case("retain", |(p, _, _)| {
+            p.retain(|_, r| {
+                tick();
+                *r.2 % 2 == 0
+            })
+        });
+        pool_case("remove", |(p, _, before)| drop(p.remove(before[0].0)));
+        pool_case("clear", |(p, _, _)| p.clear());
+        pool_case("insert", |(p, _, _)| {
+            p.insert(Row::new(99));
+        });
+        pool_case("insert_with", |(p, _, _)| {
+            p.insert_with(|_| {
+                tick();
+                Row::new(98)
+            });
+        });
+    }
+}
