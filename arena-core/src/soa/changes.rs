@@ -1,77 +1,5 @@
-//! Change tracking: [`TrackedSoaVec<T>`] and [`TrackedSoaPool<T>`] keep a version per field per
-//! block of [`BLOCK_ROWS`] rows, so a system that uploads, saves or re-derives data can visit only
-//! the rows written since it last looked.
-//!
-//! **Pick it** when a consumer (a GPU upload, a network snapshot, a spatial index) wants to skip
-//! the parts of a large container nobody wrote since its last visit. **Don't** when every row
-//! changes every frame (a full pass is cheaper than asking), or when you need per-row precision:
-//! a version covers 64 rows, so one write reports its whole block.
-//!
-//! # How it works
-//!
-//! The wrapper owns the container and lends `&` to it freely ([`Deref`]). Every method that lends
-//! `&mut` first stamps what that `&mut` can reach with the container's current tick:
-//!
-//! | method | marks |
-//! |---|---|
-//! | [`slices_mut`](TrackedSoaVec::slices_mut), [`iter_mut`](TrackedSoaVec::iter_mut), [`inner_mut`](TrackedSoaVec::inner_mut) | every block of every field |
-//! | [`column_mut::<K>`](TrackedSoaVec::column_mut) | every block of field `K` only |
-//! | [`get_mut`](TrackedSoaVec::get_mut), [`get_disjoint_mut`](TrackedSoaVec::get_disjoint_mut) | each row's block, in every field |
-//! | [`slice_mut(range)`](TrackedSoaVec::slice_mut) | the blocks covering `range`, in every field |
-//! | `push`, `pop`, `insert`, `remove`, `swap_remove`, `swap`, `truncate`, `clear` | the blocks of the rows that were written, moved or removed, in every field |
-//!
-//! Marks are made *before* the `&mut` exists, so a panic in user code (a `Drop`, a closure, a
-//! conversion) can only leave a block marked that was not written, never the reverse.
-//! [`tick`](TrackedSoaVec::tick) closes the current tick and returns it; writes after it carry a
-//! later tick. [`changed_since(t)`](TrackedSoaVec::changed_since) yields, per field, the row
-//! ranges written after tick `t` was closed, adjacent dirty blocks merged, clipped to the length.
-//! Ticks are `u64` and never wrap. A whole-field mark costs one store (a per-field floor), so a
-//! mutable pass over a column costs the same with tracking as without (BENCHMARKS.md).
-//!
-//! **One field at a time.** The derive's `SlicesMut` view hands out every column at once, so
-//! [`slices_mut`](TrackedSoaVec::slices_mut) must mark them all. To write one column and leave the
-//! others clean, ask for it by its position in declaration order: `column_mut::<2>()` is the third
-//! field (`T::FIELD_NAMES[2]`), as `&mut [F]` (a `#[soa(nested)]` field: its own `SlicesMut`
-//! view, tracked as one field). The index is checked at compile time ([`ColumnAt`]).
-//!
-//! **Interior mutability is not seen.** A `Cell` or `Mutex` field written through `&` marks
-//! nothing, as in any `&mut`-based scheme. [`bypass_change_tracking`](TrackedSoaVec::bypass_change_tracking)
-//! writes without marking, on purpose.
-//!
-//! # Compared with bevy's change detection
-//!
-//! bevy stamps each component of each entity (`Ref::is_changed`, `is_added`, against the tick a
-//! system last ran) and marks on `DerefMut`, so reading through `Mut<T>` marks nothing. Here:
-//! - a version covers 64 rows of one field, not one value: the answer is a superset of the rows
-//!   written (the block), built for passes over ranges rather than per-entity checks;
-//! - handing out `&mut` marks, whether or not it is written through (there is no `DerefMut` hook
-//!   on a slice), so ask for `&mut` only where you write;
-//! - there is one clock per container, advanced by you ([`tick`](TrackedSoaVec::tick)), not a
-//!   world-wide one; a reader remembers the tick it last looked at, as a bevy system does;
-//! - `is_added` is [`TrackedSoaPool::inserted_since`] (handles, not rows, since a pool's rows
-//!   move), and `RemovedComponents` is [`TrackedSoaPool::removed_since`]; both keep only the last
-//!   two ticks and say so with [`TickTooOld`] instead of silently forgetting.
-//!
-//! ```
-//! use arena_kit::Soa;
-//! use arena_kit::soa::TrackedSoaVec;
-//!
-//! #[derive(Soa)]
-//! struct Particle { x: f32, vx: f32 }
-//!
-//! let mut particles: TrackedSoaVec<Particle> =
-//!     (0..200).map(|i| Particle { x: 0.0, vx: i as f32 }).collect();
-//! let seen = particles.tick(); // everything up to here has been seen
-//! for x in particles.column_mut::<0>() {
-//!     *x += 1.0; // writes field 0 (`x`) only
-//! }
-//! *particles.get_mut(150).unwrap().vx = 0.0; // one row: its block, in every field
-//! let changed: Vec<_> = particles
-//!     .changed_since(seen)
-//!     .map(|c| (c.name.unwrap(), c.rows))
-//!     .collect();
-//! assert_eq!(changed, [("x", 0..200), ("vx", 128..192)]);
-//! ```
+//! Change tracking for SoA containers: [`TrackedSoaVec`] and [`TrackedSoaPool`] (their docs say
+//! what marks what and what it costs).
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -324,8 +252,7 @@ fn resolve(range: &impl RangeBounds<usize>, len: usize) -> Range<usize> {
     start..end
 }
 
-/// A [`SoaVec<T>`] that records which blocks of which fields were handed out mutably, per tick:
-/// see the [module docs](self) for what marks what.
+/// A [`SoaVec<T>`] that records which blocks of which fields were handed out mutably, per tick.
 ///
 /// Reading goes through [`Deref`] to the `SoaVec` (`get`, `slices`, `iter`, `len`, ...). Writing
 /// goes through the methods here, which mark before they lend; a `SoaVec` method not mirrored here
@@ -349,7 +276,85 @@ fn resolve(range: &impl RangeBounds<usize>, len: usize) -> Range<usize> {
 /// }
 /// let changed: Vec<_> = enemies.changed_since(seen).map(|c| (c.field, c.rows)).collect();
 /// assert_eq!(changed, [(0, 0..64), (1, 0..64)]);
-/// assert!(enemies.changed_since(enemies.tick()).next().is_none()); // nothing written since
+/// let now = enemies.tick();
+/// assert!(enemies.changed_since(now).next().is_none()); // nothing written since
+/// ```
+///
+/// # What it is
+///
+/// [`TrackedSoaVec<T>`] and [`TrackedSoaPool<T>`] keep a version per field per
+/// block of [`BLOCK_ROWS`] rows, so a system that uploads, saves or re-derives data can visit only
+/// the rows written since it last looked.
+///
+/// **Pick it** when a consumer (a GPU upload, a network snapshot, a spatial index) wants to skip
+/// the parts of a large container nobody wrote since its last visit. **Don't** when every row
+/// changes every frame (a full pass is cheaper than asking), or when you need per-row precision:
+/// a version covers 64 rows, so one write reports its whole block.
+///
+/// # How it works
+///
+/// The wrapper owns the container and lends `&` to it freely ([`Deref`]). Every method that lends
+/// `&mut` first stamps what that `&mut` can reach with the container's current tick:
+///
+/// | method | marks |
+/// |---|---|
+/// | [`slices_mut`](Self::slices_mut), [`iter_mut`](Self::iter_mut), [`inner_mut`](Self::inner_mut) | every block of every field |
+/// | [`column_mut::<K>`](Self::column_mut) | every block of field `K` only |
+/// | [`get_mut`](Self::get_mut), [`get_disjoint_mut`](Self::get_disjoint_mut) | each row's block, in every field |
+/// | [`slice_mut(range)`](Self::slice_mut) | the blocks covering `range`, in every field |
+/// | `push`, `pop`, `insert`, `remove`, `swap_remove`, `swap`, `truncate`, `clear` | the blocks of the rows that were written, moved or removed, in every field |
+///
+/// Marks are made *before* the `&mut` exists, so a panic in user code (a `Drop`, a closure, a
+/// conversion) can only leave a block marked that was not written, never the reverse.
+/// [`tick`](Self::tick) closes the current tick and returns it; writes after it carry a
+/// later tick. [`changed_since(t)`](Self::changed_since) yields, per field, the row
+/// ranges written after tick `t` was closed, adjacent dirty blocks merged, clipped to the length.
+/// Ticks are `u64` and never wrap. A whole-field mark costs one store (a per-field floor), so a
+/// mutable pass over a column costs the same with tracking as without (BENCHMARKS.md).
+///
+/// **One field at a time.** The derive's `SlicesMut` view hands out every column at once, so
+/// [`slices_mut`](Self::slices_mut) must mark them all. To write one column and leave the
+/// others clean, ask for it by its position in declaration order: `column_mut::<2>()` is the third
+/// field (`T::FIELD_NAMES[2]`), as `&mut [F]` (a `#[soa(nested)]` field: its own `SlicesMut`
+/// view, tracked as one field). The index is checked at compile time ([`ColumnAt`]).
+///
+/// **Interior mutability is not seen.** A `Cell` or `Mutex` field written through `&` marks
+/// nothing, as in any `&mut`-based scheme. [`bypass_change_tracking`](Self::bypass_change_tracking)
+/// writes without marking, on purpose.
+///
+/// # Compared with bevy's change detection
+///
+/// bevy stamps each component of each entity (`Ref::is_changed`, `is_added`, against the tick a
+/// system last ran) and marks on `DerefMut`, so reading through `Mut<T>` marks nothing. Here:
+/// - a version covers 64 rows of one field, not one value: the answer is a superset of the rows
+///   written (the block), built for passes over ranges rather than per-entity checks;
+/// - handing out `&mut` marks, whether or not it is written through (there is no `DerefMut` hook
+///   on a slice), so ask for `&mut` only where you write;
+/// - there is one clock per container, advanced by you ([`tick`](Self::tick)), not a
+///   world-wide one; a reader remembers the tick it last looked at, as a bevy system does;
+/// - `is_added` is [`TrackedSoaPool::inserted_since`] (handles, not rows, since a pool's rows
+///   move), and `RemovedComponents` is [`TrackedSoaPool::removed_since`]; both keep only the last
+///   two ticks and say so with [`TickTooOld`] instead of silently forgetting.
+///
+/// ```
+/// use arena_kit::Soa;
+/// use arena_kit::soa::TrackedSoaVec;
+///
+/// #[derive(Soa)]
+/// struct Particle { x: f32, vx: f32 }
+///
+/// let mut particles: TrackedSoaVec<Particle> =
+///     (0..200).map(|i| Particle { x: 0.0, vx: i as f32 }).collect();
+/// let seen = particles.tick(); // everything up to here has been seen
+/// for x in particles.column_mut::<0>() {
+///     *x += 1.0; // writes field 0 (`x`) only
+/// }
+/// *particles.get_mut(150).unwrap().vx = 0.0; // one row: its block, in every field
+/// let changed: Vec<_> = particles
+///     .changed_since(seen)
+///     .map(|c| (c.name.unwrap(), c.rows))
+///     .collect();
+/// assert_eq!(changed, [("x", 0..200), ("vx", 128..192)]);
 /// ```
 ///
 /// # Variance

@@ -87,14 +87,14 @@ fn one_column_marks_only_that_field_and_slices_mut_marks_all() {
         [(0, 0..130), (1, 0..130), (2, 0..130)]
     );
     let seen = items.tick();
-    drop(items.slice_mut(70..200 - 70));
+    let _ = items.slice_mut(70..130);
     items.swap(0, 129);
     assert_eq!(
         ranges(items.changed_since(seen)),
         [(0, 0..130), (1, 0..130), (2, 0..130)]
     );
     let seen = items.tick();
-    drop(items.slice_mut(70..100));
+    let _ = items.slice_mut(70..100);
     assert_eq!(
         ranges(items.changed_since(seen)),
         [(0, 64..128), (1, 64..128), (2, 64..128)]
@@ -562,6 +562,9 @@ enum Event {
     Removed,
 }
 
+/// The (handle, row, value) of every live value when a tick closed.
+type PoolSnapshot = Vec<(Handle<Item>, usize, Item)>;
+
 fn run_pool(ops: Vec<PoolOp>) -> Result<(), TestCaseError> {
     let mut pool: TrackedSoaPool<Item> = TrackedSoaPool::growable(16);
     // The model: live handles with their values, in no particular order.
@@ -570,7 +573,7 @@ fn run_pool(ops: Vec<PoolOp>) -> Result<(), TestCaseError> {
     let mut events: Vec<(u64, Event, Handle<Item>)> = Vec::new();
     let mut now = 1;
     // Each closed tick with the (handle, row, value) of every live value then.
-    let mut snapshots: Vec<(u64, Vec<(Handle<Item>, usize, Item)>)> = vec![(0, Vec::new())];
+    let mut snapshots: Vec<(u64, PoolSnapshot)> = vec![(0, Vec::new())];
     for op in ops {
         match op {
             PoolOp::Insert(v) => {
