@@ -19,8 +19,8 @@ mod sealed {
 /// Field `K` of a row's column list (`T::Columns`), counted from 0 in declaration order: what
 /// [`TrackedSoaVec::column_mut`] hands out. Sealed; implemented for the first 32 fields.
 #[diagnostic::on_unimplemented(
-    message = "this row type has no field number {K}",
-    label = "no field number {K} in `{Self}`",
+    message = "the row has no field at the position `column_mut::<K>()` asks for",
+    label = "the row has fewer than `K + 1` fields",
     note = "`column_mut::<K>()` counts fields from 0 in declaration order (`T::FIELD_NAMES[K]`); fields past the 32nd have no one-column accessor, use `slices_mut()`"
 )]
 pub trait ColumnAt<const K: usize>: Columns + sealed::Sealed<K> {
@@ -237,7 +237,8 @@ impl ChangedSince<'_> {
 
 impl core::iter::FusedIterator for ChangedSince<'_> {}
 
-/// `range` as `start..end` against a length (not checked: the wrapped call checks and panics).
+/// `range` as `start..end` against a length (not checked: the caller marks only a valid range,
+/// and the wrapped call panics on the others).
 fn resolve(range: &impl RangeBounds<usize>, len: usize) -> Range<usize> {
     let start = match range.start_bound() {
         Bound::Included(&s) => s,
@@ -451,7 +452,9 @@ impl<T: Soa> TrackedSoaVec<T> {
     #[track_caller]
     pub fn insert(&mut self, index: usize, value: T) {
         let len = self.vec.len();
-        self.log.mark_rows(index.min(len)..len + 1);
+        if index <= len {
+            self.log.mark_rows(index..len + 1);
+        }
         self.vec.insert(index, value);
     }
 
@@ -535,7 +538,9 @@ impl<T: Soa> TrackedSoaVec<T> {
     #[track_caller]
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> SoaSliceMut<'_, T> {
         let rows = resolve(&range, self.vec.len());
-        self.log.mark_rows(rows.start..rows.end.min(self.vec.len()));
+        if rows.start <= rows.end && rows.end <= self.vec.len() {
+            self.log.mark_rows(rows.clone());
+        }
         self.vec.slice_mut(rows)
     }
 
@@ -572,6 +577,17 @@ impl<T: Soa> TrackedSoaVec<T> {
     /// }
     /// assert!(bodies.is_changed_since(0, 0, seen)); // `pos`
     /// assert!(!bodies.is_changed_since(1, 0, seen)); // `vel` was only read
+    /// ```
+    ///
+    /// `Body` has two fields, so there is no `column_mut::<2>()`:
+    ///
+    /// ```compile_fail
+    /// # use arena_kit::Soa;
+    /// # use arena_kit::soa::TrackedSoaVec;
+    /// # #[derive(Soa)]
+    /// # struct Body { pos: f32, vel: f32 }
+    /// let mut bodies: TrackedSoaVec<Body> = TrackedSoaVec::new();
+    /// bodies.column_mut::<2>(); // error: the row has no field at the position `column_mut::<K>()` asks for
     /// ```
     #[inline]
     pub fn column_mut<const K: usize>(

@@ -894,3 +894,39 @@ mod panics {
         });
     }
 }
+
+// ---- out of range, huge indices ----
+
+#[test]
+fn out_of_range_calls_panic_or_miss_and_leave_the_versions_as_they_were() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let mut items: TrackedSoaVec<Item> = (0..100).map(item).collect();
+    let seen = items.tick();
+    assert!(items.get_mut(usize::MAX).is_none());
+    assert!(items.get_mut(100).is_none());
+    assert!(items.get_disjoint_mut([0, usize::MAX]).is_none());
+    type Call = fn(&mut TrackedSoaVec<Item>);
+    let calls: [Call; 6] = [
+        |v| drop(v.remove(usize::MAX)),
+        |v| drop(v.swap_remove(100)),
+        |v| v.insert(usize::MAX, item(0)),
+        |v| v.swap(0, usize::MAX),
+        |v| {
+            let _ = v.slice_mut(usize::MAX..);
+        },
+        |v| {
+            let _ = v.slice_mut(90..usize::MAX);
+        },
+    ];
+    for call in calls {
+        assert!(catch_unwind(AssertUnwindSafe(|| call(&mut items))).is_err());
+    }
+    items.truncate(usize::MAX);
+    assert_eq!(items.len(), 100);
+    // A refused call marks nothing.
+    assert_eq!(items.changed_since(seen).count(), 0);
+    assert!(!items.is_changed_since(0, usize::MAX, 0));
+    assert_eq!(items.changed_since(u64::MAX).count(), 0);
+    let pool: TrackedSoaPool<Item> = TrackedSoaPool::with_capacity(4);
+    assert_eq!(pool.inserted_since(u64::MAX).unwrap().count(), 0);
+}
