@@ -844,6 +844,14 @@ fn jobs() -> Vec<Job> {
             ],
         },
         Job {
+            name: "tracked-rows",
+            ops: (PASS_N * PASSES) as u64,
+            contestants: &[
+                (Ours, "tracked", tracked_rows),
+                (Peer, "untracked", untracked_rows),
+            ],
+        },
+        Job {
             name: "tracked-budget",
             ops: ARENA_OPS,
             contestants: &[
@@ -872,6 +880,42 @@ fn tracked_pass() -> Runner {
         }
         0
     })
+}
+
+/// `PASSES` x `x += vx * dt` row by row through `get_mut` (a row view), over a change-tracked
+/// `SoaVec` of `PASS_N` particles (each `get_mut` marks its row's block) or an untracked one.
+macro_rules! row_pass {
+    ($v:expr, $tick:expr) => {{
+        let mut v = $v;
+        Box::new(move || {
+            for _ in 0..PASSES {
+                $tick(&mut v);
+                for i in 0..PASS_N {
+                    let p = v.get_mut(i).unwrap();
+                    *p.x += *p.vx * DT;
+                }
+                black_box(v.slices().x);
+            }
+            0
+        })
+    }};
+}
+
+fn tracked_rows() -> Runner {
+    row_pass!(
+        (0..PASS_N)
+            .map(particle)
+            .collect::<TrackedSoaVec<Particle>>(),
+        |v: &mut TrackedSoaVec<Particle>| {
+            black_box(v.tick());
+        }
+    )
+}
+fn untracked_rows() -> Runner {
+    row_pass!(
+        (0..PASS_N).map(particle).collect::<SoaVec<Particle>>(),
+        |_: &mut SoaVec<Particle>| {}
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
