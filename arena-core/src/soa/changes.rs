@@ -62,7 +62,8 @@ column_at!(
 /// The versions: one per field per block, block-major (`stamps[block * fields + field]`), plus a
 /// floor per field that every block of it is at least (a whole-field mark is one store). Blocks
 /// past `stamps` count as 0: a row gets there only through a mark (push, insert) or a floor
-/// (`inner_mut`), so an entry missing there is never a write missed.
+/// (`inner_mut`), so an entry missing there is never a write missed. If the stamps cannot grow,
+/// a mark falls back to the floors (every block of every field).
 #[derive(Debug, Clone)]
 struct ChangeLog {
     /// The open tick: what marks stamp. Starts at 1, so tick 0 is "before anything".
@@ -102,12 +103,13 @@ impl ChangeLog {
             return;
         }
         let first = rows.start / BLOCK_ROWS;
-        let end = ((rows.end - 1) / BLOCK_ROWS + 1)
-            .checked_mul(self.fields)
-            .expect("change tracking: more blocks than the address space holds");
-        if self.stamps.len() < end {
-            self.grow(end);
-        }
+        let end = ((rows.end - 1) / BLOCK_ROWS + 1).checked_mul(self.fields);
+        let Some(end) = end.filter(|&end| end <= self.stamps.len() || self.grow(end)) else {
+            // No memory for more versions (a huge vector of zero-sized rows, say): mark every
+            // field whole instead, a superset of the rows, never a write missed.
+            self.mark_all();
+            return;
+        };
         let now = self.now;
         for stamp in &mut self.stamps[first * self.fields..end] {
             *stamp = now;
@@ -128,10 +130,15 @@ impl ChangeLog {
         self.mark_rows(row..row.saturating_add(1));
     }
 
+    /// Room for `end` stamps, new ones 0; `false` (and nothing changed) if it cannot be had.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, end: usize) {
+    fn grow(&mut self, end: usize) -> bool {
+        if self.stamps.try_reserve(end - self.stamps.len()).is_err() {
+            return false;
+        }
         self.stamps.resize(end, 0);
+        true
     }
 
     #[inline]
@@ -215,19 +222,22 @@ impl Iterator for ChangedSince<'_> {
                 self.field += 1;
                 return Some(self.item(field, 0..self.len));
             }
-            while self.block < blocks && self.log.stamp(self.block, field) <= self.since {
+            // Past the stamps only the floor counts, and it is not newer (checked above): the
+            // scan stops there, so a huge vector of zero-sized rows costs its stamps, not its rows.
+            let stamped = blocks.min(self.log.stamps.len() / self.log.fields);
+            while self.block < stamped && self.log.stamp(self.block, field) <= self.since {
                 self.block += 1;
             }
-            if self.block == blocks {
+            if self.block >= stamped {
                 self.field += 1;
                 self.block = 0;
                 continue;
             }
             let start = self.block;
-            while self.block < blocks && self.log.stamp(self.block, field) > self.since {
+            while self.block < stamped && self.log.stamp(self.block, field) > self.since {
                 self.block += 1;
             }
-            let end = (self.block * BLOCK_ROWS).min(self.len);
+            let end = self.block.saturating_mul(BLOCK_ROWS).min(self.len);
             return Some(self.item(field, start * BLOCK_ROWS..end));
         }
         None
@@ -1100,5 +1110,35 @@ where
             .field("tick", &self.log.now)
             .field("pool", &self.pool)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChangeLog;
+
+    #[test]
+    fn a_mark_the_versions_cannot_hold_marks_every_field_whole() {
+        let mut log = ChangeLog::new(3);
+        log.tick();
+        // Rows near `usize::MAX` (a vector of zero-sized rows) need more stamps than memory.
+        log.mark_row(usize::MAX - 1, 3);
+        assert!(log.stamps.is_empty());
+        assert_eq!(log.floors, [2, 2, 2]);
+        assert_eq!(
+            log.changed_since(1, usize::MAX, &[])
+                .map(|c| c.rows)
+                .collect::<alloc::vec::Vec<_>>(),
+            [0..usize::MAX, 0..usize::MAX, 0..usize::MAX]
+        );
+        // A block that fits is stamped as usual, and reported block by block.
+        let mut log = ChangeLog::new(2);
+        log.tick();
+        log.mark_rows(130..131);
+        let blocks: alloc::vec::Vec<_> = log
+            .changed_since(1, usize::MAX, &[])
+            .map(|c| c.rows)
+            .collect();
+        assert_eq!(blocks, [128..192, 128..192]);
     }
 }
