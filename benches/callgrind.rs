@@ -28,7 +28,7 @@ use std::time::Instant;
 use arena_kit::arena::Arena;
 use arena_kit::heap::FreeListHeap;
 use arena_kit::pool::{Handle, Handle32, Pool};
-use arena_kit::soa::{SoaPool, SoaVec};
+use arena_kit::soa::{SoaPool, SoaVec, TrackedSoaVec};
 use arena_kit::tags::{Budget, Tracked};
 use core::alloc::Layout;
 use core::ptr::NonNull;
@@ -836,6 +836,22 @@ fn jobs() -> Vec<Job> {
             ],
         },
         Job {
+            name: "tracked-pass",
+            ops: (PASS_N * PASSES) as u64,
+            contestants: &[
+                (Ours, "tracked", tracked_pass),
+                (Peer, "untracked", chunks_zip),
+            ],
+        },
+        Job {
+            name: "tracked-rows",
+            ops: (PASS_N * PASSES) as u64,
+            contestants: &[
+                (Ours, "tracked", tracked_rows),
+                (Peer, "untracked", untracked_rows),
+            ],
+        },
+        Job {
             name: "tracked-budget",
             ops: ARENA_OPS,
             contestants: &[
@@ -847,6 +863,59 @@ fn jobs() -> Vec<Job> {
         },
     ]);
     jobs
+}
+
+/// `PASSES` x the `x += vx * dt` pass of `chunks8`'s zip peer over a change-tracked `SoaVec` of
+/// `PASS_N` particles: a `tick`, then `slices_mut` (which marks every block of every column).
+fn tracked_pass() -> Runner {
+    let mut v: TrackedSoaVec<Particle> = (0..PASS_N).map(particle).collect();
+    Box::new(move || {
+        for _ in 0..PASSES {
+            black_box(v.tick());
+            let s = v.slices_mut();
+            for (x, vx) in s.x.iter_mut().zip(s.vx.iter()) {
+                *x += vx * DT;
+            }
+            black_box(v.slices().x);
+        }
+        0
+    })
+}
+
+/// `PASSES` x `x += vx * dt` row by row through `get_mut` (a row view), over a change-tracked
+/// `SoaVec` of `PASS_N` particles (each `get_mut` marks its row's block) or an untracked one.
+macro_rules! row_pass {
+    ($v:expr, $tick:expr) => {{
+        let mut v = $v;
+        Box::new(move || {
+            for _ in 0..PASSES {
+                $tick(&mut v);
+                for i in 0..PASS_N {
+                    let p = v.get_mut(i).unwrap();
+                    *p.x += *p.vx * DT;
+                }
+                black_box(v.slices().x);
+            }
+            0
+        })
+    }};
+}
+
+fn tracked_rows() -> Runner {
+    row_pass!(
+        (0..PASS_N)
+            .map(particle)
+            .collect::<TrackedSoaVec<Particle>>(),
+        |v: &mut TrackedSoaVec<Particle>| {
+            black_box(v.tick());
+        }
+    )
+}
+fn untracked_rows() -> Runner {
+    row_pass!(
+        (0..PASS_N).map(particle).collect::<SoaVec<Particle>>(),
+        |_: &mut SoaVec<Particle>| {}
+    )
 }
 
 // ---------------------------------------------------------------------------------------------

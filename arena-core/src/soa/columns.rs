@@ -191,6 +191,10 @@ pub trait Columns: Copy + sealed::Sealed {
         Self: 'a;
     /// Whether any stored value needs dropping.
     const NEEDS_DROP: bool;
+    /// How many entries the list has at its top level: one per field of the row, a nested field
+    /// counting once (`Col` and `Nested` are 1, a pair `1 + B::FIELDS`, `()` 0). Change tracking
+    /// (`soa::TrackedSoaVec`) keeps one version per entry.
+    const FIELDS: usize;
 
     /// Places these columns with `cursor` (safe: only computes addresses).
     fn place(cursor: &mut Cursor) -> Self;
@@ -305,6 +309,7 @@ impl Columns for () {
     type Slices<'a> = ();
     type SlicesMut<'a> = ();
     const NEEDS_DROP: bool = false;
+    const FIELDS: usize = 0;
 
     #[inline]
     fn place(_: &mut Cursor) -> Self {}
@@ -374,6 +379,7 @@ impl<F> Columns for Col<F> {
     where
         Self: 'a;
     const NEEDS_DROP: bool = core::mem::needs_drop::<F>();
+    const FIELDS: usize = 1;
 
     #[inline]
     fn place(cursor: &mut Cursor) -> Self {
@@ -507,6 +513,7 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
     where
         Self: 'a;
     const NEEDS_DROP: bool = A::NEEDS_DROP || B::NEEDS_DROP;
+    const FIELDS: usize = 1 + B::FIELDS;
 
     #[inline]
     fn place(cursor: &mut Cursor) -> Self {
@@ -641,6 +648,7 @@ impl<S: Soa> Columns for Nested<S> {
     where
         Self: 'a;
     const NEEDS_DROP: bool = <S::Columns as Columns>::NEEDS_DROP;
+    const FIELDS: usize = 1;
 
     #[inline]
     fn place(cursor: &mut Cursor) -> Self {

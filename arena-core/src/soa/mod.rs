@@ -39,6 +39,8 @@
 
 #[cfg(feature = "alloc")]
 mod arena;
+#[cfg(feature = "alloc")]
+mod changes;
 mod columns;
 #[cfg(feature = "alloc")]
 mod indirect;
@@ -55,6 +57,10 @@ mod slice;
 #[cfg(feature = "alloc")]
 mod vec;
 
+#[cfg(feature = "alloc")]
+pub use changes::{
+    BLOCK_ROWS, ChangedRows, ChangedSince, ColumnAt, TickTooOld, TrackedSoaPool, TrackedSoaVec,
+};
 pub use columns::{
     CloneColumns, Col, Columns, Cursor, EqColumns, HashColumns, Nested, OrdColumns,
     PartialOrdColumns, TotalEqColumns,

@@ -295,6 +295,24 @@ impl<T: Soa> SoaPool<T> {
         self.slots.get(handle).map(|&row| row as usize)
     }
 
+    /// The row of a live handle, for change tracking (`soa::TrackedSoaPool` marks its block).
+    #[inline]
+    #[track_caller]
+    pub(crate) fn row_index(&self, handle: Handle<T>) -> Option<usize> {
+        self.row(handle)
+    }
+
+    /// Column `K` of the live values (see `SoaVec::column_mut`).
+    #[inline]
+    pub(crate) fn column_mut<const K: usize>(
+        &mut self,
+    ) -> <<T::Columns as super::ColumnAt<K>>::Column as super::Columns>::SlicesMut<'_>
+    where
+        T::Columns: super::ColumnAt<K>,
+    {
+        self.values.column_mut::<K>()
+    }
+
     /// Whether `handle`'s value is still live.
     ///
     /// # Panics

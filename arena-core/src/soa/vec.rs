@@ -621,6 +621,21 @@ impl<T: Soa> SoaVec<T> {
         self.as_soa_slice_mut().into_slices_mut()
     }
 
+    /// Column `K` (the `K`th field in declaration order) as an exclusive slice of `len` values, or
+    /// a nested field's view of slices: what `TrackedSoaVec::column_mut` hands out.
+    #[inline]
+    pub(crate) fn column_mut<const K: usize>(
+        &mut self,
+    ) -> <<T::Columns as super::ColumnAt<K>>::Column as Columns>::SlicesMut<'_>
+    where
+        T::Columns: super::ColumnAt<K>,
+    {
+        let column = super::ColumnAt::<K>::column(self.raw.cols);
+        // SAFETY: rows `0..len` of every column are initialised and exclusive for the borrow of
+        // `self`; one column of them is part of that.
+        unsafe { column.slices_mut(0, self.len) }
+    }
+
     /// Every column in chunks of exactly `N` rows (see [`ChunksExact`]).
     #[inline]
     pub fn chunks_exact<const N: usize>(&self) -> ChunksExact<'_, T, N> {

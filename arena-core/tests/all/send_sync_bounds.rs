@@ -63,6 +63,8 @@ fn owning_and_exclusive_types_need_send_values() {
     is_send::<IterMut<'static, Counter>>();
     is_send::<ChunksExactMut<'static, Counter, 4>>();
     is_send::<SoaPool<Counter>>();
+    is_send::<arena_kit_core::soa::TrackedSoaVec<Counter>>();
+    is_send::<arena_kit_core::soa::TrackedSoaPool<Counter>>();
     is_send::<Pool<Cell<u32>>>();
     is_send::<Pool<Cell<u32>, Handle32<Cell<u32>>>>();
     assert_not!(SoaVec<Shared>: Send);
@@ -71,6 +73,8 @@ fn owning_and_exclusive_types_need_send_values() {
     assert_not!(SoaSliceMut<'static, Shared>: Send);
     assert_not!(IterMut<'static, Shared>: Send);
     assert_not!(SoaPool<Shared>: Send);
+    assert_not!(arena_kit_core::soa::TrackedSoaVec<Shared>: Send);
+    assert_not!(arena_kit_core::soa::TrackedSoaPool<Shared>: Send);
     assert_not!(Pool<Rc<u32>>: Send);
     assert_not!(Pool<Rc<u32>, Handle32<Rc<u32>>>: Send);
 }

@@ -1,6 +1,7 @@
 //! SoA containers: `SoaVec`, `SoaPool`, SoA slices from an arena, panics in user conversions.
 mod arena;
 mod budget;
+mod changes;
 mod indirect;
 mod panic_safety;
 mod pool;
