@@ -34,6 +34,9 @@ pub struct Cursor {
     min_align: usize,
     max_align: usize,
     overflow: bool,
+    /// Placing one tile of a `SoaTiles` (`cap` lanes): every column of non-zero-sized values
+    /// also starts on [`lane_align`]`(cap * size)`.
+    lanes: bool,
 }
 
 impl Cursor {
@@ -46,6 +49,17 @@ impl Cursor {
             min_align: 1,
             max_align: 1,
             overflow: false,
+            lanes: false,
+        }
+    }
+
+    /// Starts the placement of one tile of `lanes` rows at `base`: the same walk as
+    /// [`new`](Self::new), with each lane array also aligned to [`lane_align`].
+    #[cfg(feature = "alloc")]
+    pub(crate) fn tile(base: *mut u8, lanes: usize) -> Self {
+        Cursor {
+            lanes: true,
+            ..Cursor::new(base, lanes)
         }
     }
 
@@ -65,7 +79,12 @@ impl Cursor {
     /// Places the next column of `F`; returns its first element's address (meaningless when only
     /// planning or after an overflow).
     fn column<F>(&mut self) -> *mut F {
-        let align = core::mem::align_of::<F>().max(self.min_align);
+        let mut align = core::mem::align_of::<F>().max(self.min_align);
+        if self.lanes && core::mem::size_of::<F>() != 0 {
+            align = align.max(lane_align(
+                core::mem::size_of::<F>().saturating_mul(self.cap),
+            ));
+        }
         self.max_align = self.max_align.max(align);
         let start = self.offset.checked_next_multiple_of(align);
         let bytes = core::mem::size_of::<F>().checked_mul(self.cap);
@@ -97,6 +116,22 @@ impl Cursor {
     }
 }
 
+/// The alignment of a tile's lane array of `bytes` bytes: `bytes` rounded up to a power of two,
+/// clamped to 32..=64 (an AVX register at least, a cache line at most).
+pub(crate) const fn lane_align(bytes: usize) -> usize {
+    let p = match bytes.checked_next_power_of_two() {
+        Some(p) => p,
+        None => 64,
+    };
+    if p < 32 {
+        32
+    } else if p > 64 {
+        64
+    } else {
+        p
+    }
+}
+
 /// One column of `F` values: the address of its first element.
 ///
 /// Named by generated code only (`type Columns = (Col<f32>, (Col<u8>, ()));`).
@@ -108,6 +143,24 @@ impl Cursor {
 pub struct Col<F> {
     ptr: *mut F,
     _marker: PhantomData<F>,
+}
+
+impl<F> Col<F> {
+    /// The column's first element.
+    #[inline(always)]
+    pub(crate) fn as_ptr(self) -> *mut F {
+        self.ptr
+    }
+
+    /// The column `bytes` bytes later (the same column in a later tile). Only computes an
+    /// address (wrapping): using it is up to the caller's bounds.
+    #[inline(always)]
+    pub(crate) fn wrapping_add_bytes(self, bytes: usize) -> Self {
+        Col {
+            ptr: self.ptr.wrapping_byte_add(bytes),
+            _marker: PhantomData,
+        }
+    }
 }
 
 impl<F> Clone for Col<F> {
@@ -140,9 +193,12 @@ pub struct Nested<S: Soa> {
 }
 
 impl<S: Soa> Nested<S> {
-    #[allow(dead_code)] // used by the `serde` feature
     pub(crate) fn inner(self) -> S::Columns {
         self.inner
+    }
+
+    pub(crate) fn from_inner(inner: S::Columns) -> Self {
+        Nested { inner }
     }
 }
 

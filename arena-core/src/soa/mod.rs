@@ -52,6 +52,9 @@ mod rayon;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod slice;
+mod tile_columns;
+#[cfg(feature = "alloc")]
+mod tiles;
 #[cfg(feature = "alloc")]
 mod vec;
 
@@ -65,6 +68,11 @@ pub use iter::{ChunksExact, ChunksExactMut, Iter, IterMut};
 #[cfg(feature = "alloc")]
 pub use pool::{SoaPool, SoaPoolDrain};
 pub use slice::{SoaSlice, SoaSliceMut};
+pub use tile_columns::{SoaTiled, TileColumns};
+#[cfg(feature = "alloc")]
+pub use tiles::{
+    SoaTiles, SoaTilesMut, TileRows, TileRowsMut, Tiles, TilesMut, tile_layout, tiles_layout,
+};
 #[cfg(feature = "alloc")]
 pub use vec::{Drain, IntoIter, SoaVec, TryPushError};
 
