@@ -79,7 +79,7 @@ pub use layout::{EnumLayout, FieldLayout, HasEnumLayout, HasLayout, Repr, ReprKi
 pub use pool::{Handle, Pool, PoolFull};
 pub use soa::Soa;
 #[cfg(feature = "alloc")]
-pub use soa::{SoaPool, SoaVec};
+pub use soa::{SoaPool, SoaTiles, SoaVec};
 pub use tags::{Budget, Tag, Tracked};
 #[cfg(feature = "alloc")]
 pub use tags::{History, Registry, Report};

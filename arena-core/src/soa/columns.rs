@@ -41,6 +41,7 @@ pub struct Cursor {
 
 impl Cursor {
     /// Starts a placement of `cap` rows at `base` (which may be null when only planning).
+    #[inline(always)]
     pub(crate) fn new(base: *mut u8, cap: usize) -> Self {
         Cursor {
             base,
@@ -56,6 +57,7 @@ impl Cursor {
     /// Starts the placement of one tile of `lanes` rows at `base`: the same walk as
     /// [`new`](Self::new), with each lane array also aligned to [`lane_align`].
     #[cfg(feature = "alloc")]
+    #[inline(always)]
     pub(crate) fn tile(base: *mut u8, lanes: usize) -> Self {
         Cursor {
             lanes: true,
@@ -63,7 +65,26 @@ impl Cursor {
         }
     }
 
+    /// Places the columns `C` with each aligned to at least `align`: [`with_align`] with a direct
+    /// call, which inlines all the way down, so a placement from constants folds to constant
+    /// offsets (the tiled containers rely on it).
+    ///
+    /// [`with_align`]: Self::with_align
+    #[inline(always)]
+    pub(crate) fn place_aligned<C: Columns>(&mut self, align: usize) -> C {
+        assert!(
+            align.is_power_of_two(),
+            "Soa::ALIGN must be a power of two (got {align}); #[soa(align = N)] checks this for derived types"
+        );
+        let saved = self.min_align;
+        self.min_align = saved.max(align);
+        let cols = C::place(self);
+        self.min_align = saved;
+        cols
+    }
+
     /// Runs `f` with every column it places aligned to at least `align`.
+    #[inline(always)]
     pub(crate) fn with_align<R>(&mut self, align: usize, f: impl FnOnce(&mut Self) -> R) -> R {
         assert!(
             align.is_power_of_two(),
@@ -78,6 +99,7 @@ impl Cursor {
 
     /// Places the next column of `F`; returns its first element's address (meaningless when only
     /// planning or after an overflow).
+    #[inline(always)]
     fn column<F>(&mut self) -> *mut F {
         let mut align = core::mem::align_of::<F>().max(self.min_align);
         if self.lanes && core::mem::size_of::<F>() != 0 {
@@ -362,7 +384,7 @@ impl Columns for () {
     type SlicesMut<'a> = ();
     const NEEDS_DROP: bool = false;
 
-    #[inline]
+    #[inline(always)]
     fn place(_: &mut Cursor) -> Self {}
     #[inline(always)]
     fn into_raw((): ()) {}
@@ -431,7 +453,7 @@ impl<F> Columns for Col<F> {
         Self: 'a;
     const NEEDS_DROP: bool = core::mem::needs_drop::<F>();
 
-    #[inline]
+    #[inline(always)]
     fn place(cursor: &mut Cursor) -> Self {
         Col {
             ptr: cursor.column::<F>(),
@@ -564,7 +586,7 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
         Self: 'a;
     const NEEDS_DROP: bool = A::NEEDS_DROP || B::NEEDS_DROP;
 
-    #[inline]
+    #[inline(always)]
     fn place(cursor: &mut Cursor) -> Self {
         let a = A::place(cursor);
         (a, B::place(cursor))
@@ -698,10 +720,10 @@ impl<S: Soa> Columns for Nested<S> {
         Self: 'a;
     const NEEDS_DROP: bool = <S::Columns as Columns>::NEEDS_DROP;
 
-    #[inline]
+    #[inline(always)]
     fn place(cursor: &mut Cursor) -> Self {
         Nested {
-            inner: cursor.with_align(S::ALIGN, S::Columns::place),
+            inner: cursor.place_aligned::<S::Columns>(S::ALIGN),
         }
     }
     #[inline(always)]

@@ -69,18 +69,27 @@ pub fn tile_layout<T: SoaTiled, const N: usize>() -> Layout {
     unwrap_alloc(tiles_layout::<T, N>(1))
 }
 
-/// The columns of tile 0 of a block at `base` (tile `t`'s are these `t * stride` bytes on).
+/// The columns of the tile that starts at `base`.
+#[inline(always)]
 fn place_tile<T: Soa>(base: *mut u8, lanes: usize) -> T::Columns {
     let mut cursor = Cursor::tile(base, lanes);
-    cursor.with_align(T::ALIGN, T::Columns::place)
+    cursor.place_aligned::<T::Columns>(T::ALIGN)
 }
 
-/// Tile-major addressing shared by the owning container and the arena view: tile 0's columns
+/// Tile-major addressing shared by the owning container and the arena view: the block's start
 /// and the tile stride. `Copy`; says nothing about which rows are initialised.
 struct Lanes<T: SoaTiled, const N: usize> {
-    cols: T::Columns,
+    base: *mut u8,
     stride: usize,
+    _marker: PhantomData<T>,
 }
+
+// SAFETY: `Lanes` is an address and a stride, like the `Col` addresses of `T::Columns` (which
+// are `Send`/`Sync` exactly when the stored values are); every access through it is unsafe and
+// made by a container that owns or borrows the rows.
+unsafe impl<T: SoaTiled, const N: usize> Send for Lanes<T, N> where T::Columns: Send {}
+// SAFETY: as above.
+unsafe impl<T: SoaTiled, const N: usize> Sync for Lanes<T, N> where T::Columns: Sync {}
 
 impl<T: SoaTiled, const N: usize> Clone for Lanes<T, N> {
     fn clone(&self) -> Self {
@@ -91,9 +100,14 @@ impl<T: SoaTiled, const N: usize> Copy for Lanes<T, N> {}
 
 impl<T: SoaTiled, const N: usize> Lanes<T, N> {
     /// The columns of tile `t` (addresses only).
+    ///
+    /// Placed afresh from the tile's start rather than offset from stored column addresses:
+    /// inlined, the placement folds to constant offsets, so the optimiser sees that a tile's
+    /// lane arrays are disjoint and vectorises a loop over two of them (with stored addresses
+    /// it could not tell `x` from `vx` and ran the loop scalar).
     #[inline(always)]
     fn tile(self, t: usize) -> T::Columns {
-        self.cols.byte_add(t.wrapping_mul(self.stride))
+        place_tile::<T>(self.base.wrapping_add(t.wrapping_mul(self.stride)), N)
     }
 
     /// Row `i` as (its tile's columns, its lane).
@@ -252,7 +266,6 @@ impl<T: SoaTiled, const N: usize> Lanes<T, N> {
 /// Invariant in `T`, because it stores `T::Columns` (an associated type).
 pub struct SoaTiles<T: SoaTiled, const N: usize> {
     lanes: Lanes<T, N>,
-    base: *mut u8,
     align: usize,
     /// Tiles the block holds (0: no block).
     tiles: usize,
@@ -274,10 +287,10 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
         let base = dangling(align);
         SoaTiles {
             lanes: Lanes {
-                cols: place_tile::<T>(base, N),
+                base,
                 stride,
+                _marker: PhantomData,
             },
-            base,
             align,
             tiles: 0,
             len: 0,
@@ -400,13 +413,12 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
             let old = tiles_layout::<T, N>(self.tiles)?;
             // SAFETY: `base` was allocated with `old`, whose alignment `layout` shares; the new
             // size is non-zero. The bytes of the tiles in use are carried over.
-            unsafe { realloc(self.base, old, layout.size()) }
+            unsafe { realloc(self.lanes.base, old, layout.size()) }
         };
         if base.is_null() {
             return Err(refused);
         }
-        self.base = base;
-        self.lanes.cols = place_tile::<T>(base, N);
+        self.lanes.base = base;
         self.tiles = if layout.size() == 0 { 0 } else { tiles };
         Ok(())
     }
@@ -416,7 +428,7 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
         if self.tiles != 0 {
             if let Ok(layout) = tiles_layout::<T, N>(self.tiles) {
                 // SAFETY: `base` was allocated with this layout.
-                unsafe { dealloc(self.base, layout) };
+                unsafe { dealloc(self.lanes.base, layout) };
             }
             self.tiles = 0;
         }
@@ -1109,8 +1121,9 @@ impl Arena {
         let before = <T::Columns as Columns>::NEEDS_DROP.then(|| self.checkpoint());
         let base = self.try_alloc_layout(layout)?;
         let lanes = Lanes::<T, N> {
-            cols: place_tile::<T>(base.as_ptr(), N),
+            base: base.as_ptr(),
             stride,
+            _marker: PhantomData,
         };
         let mut written = 0;
         if let Some(before) = before {

@@ -167,7 +167,9 @@ fn tiles_and_tail_cover_every_row_once_in_order() {
             }
         }
         let ParticleSlicesMut { x, vx, .. } = ps.tail_mut();
-        x.iter_mut().zip(vx.iter()).for_each(|(x, vx)| *x += vx * 0.5);
+        x.iter_mut()
+            .zip(vx.iter())
+            .for_each(|(x, vx)| *x += vx * 0.5);
         for (i, r) in ps.iter().enumerate() {
             assert_eq!(*r.x, i as f32 + 0.5);
             assert_eq!(*r.life, 100.0 + i as f32, "other fields are left alone");
@@ -182,8 +184,16 @@ fn nested_fields_are_tiled_as_lane_arrays_of_their_own() {
         .map(|i| {
             let f = i as f32;
             Body {
-                pos: Vec3 { x: f, y: 0.0, z: 0.0 },
-                vel: Vec3 { x: 1.0, y: f, z: 0.0 },
+                pos: Vec3 {
+                    x: f,
+                    y: 0.0,
+                    z: 0.0,
+                },
+                vel: Vec3 {
+                    x: 1.0,
+                    y: f,
+                    z: 0.0,
+                },
                 mass: 2.0,
             }
         })
@@ -205,8 +215,16 @@ fn nested_fields_are_tiled_as_lane_arrays_of_their_own() {
     assert_eq!(
         bodies.swap_remove(0),
         Body {
-            pos: Vec3 { x: 1.0, y: 0.0, z: 0.0 },
-            vel: Vec3 { x: 1.0, y: 0.0, z: 0.0 },
+            pos: Vec3 {
+                x: 1.0,
+                y: 0.0,
+                z: 0.0
+            },
+            vel: Vec3 {
+                x: 1.0,
+                y: 0.0,
+                z: 0.0
+            },
             mass: 2.0
         }
     );
@@ -507,7 +525,11 @@ fn a_drop_panicking_in_the_containers_drop_still_drops_every_other_row_once() {
     let t = armed(11, 2, usize::MAX);
     let r = catch_unwind(AssertUnwindSafe(|| drop(t)));
     assert!(r.is_err());
-    assert_eq!(drops(), 11, "each of the 11 rows dropped once, across three tiles");
+    assert_eq!(
+        drops(),
+        11,
+        "each of the 11 rows dropped once, across three tiles"
+    );
 }
 
 #[test]
@@ -539,7 +561,11 @@ fn a_clone_panicking_mid_clone_drops_what_was_cloned_and_keeps_the_original() {
     let t = armed(9, usize::MAX, 5);
     let r = catch_unwind(AssertUnwindSafe(|| t.clone()));
     assert!(r.is_err());
-    assert_eq!(drops(), 5, "the five clones made before the panic were dropped");
+    assert_eq!(
+        drops(),
+        5,
+        "the five clones made before the panic were dropped"
+    );
     assert_eq!(t.len(), 9);
     assert_eq!(*t.get(8).unwrap().id, 8);
     drop(t);
@@ -556,7 +582,11 @@ fn a_retain_predicate_panicking_keeps_the_unvisited_rows_and_drops_nothing_twice
         })
     }));
     assert!(r.is_err());
-    assert_eq!(drops(), 3, "only the odd rows visited (1, 3, 5) were dropped");
+    assert_eq!(
+        drops(),
+        3,
+        "only the odd rows visited (1, 3, 5) were dropped"
+    );
     // Kept: 0, 2, 4, 6 (visited), then 7, 8, 9 (not yet visited).
     assert_eq!(
         t.iter().map(|r| *r.id).collect::<Vec<_>>(),
@@ -586,7 +616,10 @@ fn into_vec_moves_every_row_out_once() {
     let t = armed(6, usize::MAX, usize::MAX);
     let v = t.into_vec();
     assert_eq!(drops(), 0);
-    assert_eq!(v.iter().map(|r| r.id).collect::<Vec<_>>(), [0, 1, 2, 3, 4, 5]);
+    assert_eq!(
+        v.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4, 5]
+    );
     drop(v);
     assert_eq!(drops(), 6);
 }
