@@ -33,6 +33,10 @@
 //! assert_eq!(*enemies.get(1).unwrap().x, 1.0); // a row, as references to its fields
 //! ```
 //!
+//! [`SoaTiles<T, N>`] stores the same rows tile-major ("AoSoA": tiles of `N` rows, each holding
+//! `N` values of every field side by side) for types with `#[soa(tiled)]` ([`SoaTiled`]): its
+//! tiles are fixed-size arrays, and a whole row lies within one tile.
+//!
 //! For `Enemy` the derive writes the view structs `EnemyRef<'a>`, `EnemyMut<'a>`,
 //! `EnemySlices<'a>` and `EnemySlicesMut<'a>` (a field per struct field: a reference or a slice)
 //! and a [`Soa`] impl that converts between a row, its column values and those views.

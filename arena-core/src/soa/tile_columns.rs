@@ -199,7 +199,7 @@ impl<S: SoaTiled> TileColumns for Nested<S> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored in tiles",
     label = "`{Self}` needs `#[derive(Soa)]` with `#[soa(tiled)]`",
-    note = "a `#[soa(nested)]` field of a tiled struct must be tiled too"
+    note = "add `#[soa(tiled)]` under `#[derive(Soa)]`; a `#[soa(nested)]` field of a tiled struct needs it on its own type too"
 )]
 pub trait SoaTiled: Soa<Columns: TileColumns> {
     /// One tile's lane arrays as shared arrays (`ParticleTile<'a, N>`).

@@ -109,6 +109,11 @@ fn rows_are_stored_tile_major_with_each_lane_array_aligned() {
         for (f, v) in fields.into_iter().enumerate() {
             assert_eq!(addr(v), row + f * 32, "row {i}, field {f}");
         }
+        // A whole row: 7 fields 32 bytes apart, 196 bytes from first to last: 4 cache lines
+        // (a `SoaVec` row touches 7, one per column).
+        let mut lines: Vec<usize> = fields.iter().map(|v| addr(*v) / 64).collect();
+        lines.dedup();
+        assert_eq!(lines.len(), 4, "row {i}");
     }
     // The same arrays through the tile views: tile 1's x right after tile 0's life.
     let tiles: Vec<_> = ps.tiles().collect();
