@@ -119,7 +119,7 @@ impl<const K: usize> Drop for Droppy<K> {
 #[path = "support/particle.rs"]
 mod particle;
 use particle::{
-    HandAosoa, Particle, particle, update_x_chunks8, update_x_std_chunks8, update_x_tiles8,
+    HandAosoa, Particle, particle, update_x_chunks8, update_x_std_chunks8, update_x_tiles,
     update_x_zip,
 };
 
@@ -680,11 +680,11 @@ fn chunks_hand() -> Runner {
         0
     })
 }
-fn tiles_x_ours() -> Runner {
-    let mut v: SoaTiles<Particle, 8> = (0..PASS_N).map(particle).collect();
+fn tiles_x_ours<const N: usize>() -> Runner {
+    let mut v: SoaTiles<Particle, N> = (0..PASS_N).map(particle).collect();
     Box::new(move || {
         for _ in 0..PASSES {
-            update_x_tiles8(&mut v, DT);
+            update_x_tiles(&mut v, DT);
             black_box(v.tail().x);
         }
         0
@@ -751,8 +751,8 @@ macro_rules! row_reads {
         })
     }};
 }
-fn rows_tiles() -> Runner {
-    let v: SoaTiles<Particle, 8> = (0..row_n()).map(particle).collect();
+fn rows_tiles<const N: usize>() -> Runner {
+    let v: SoaTiles<Particle, N> = (0..row_n()).map(particle).collect();
     row_reads!(v, i => {
         let p = v.get(i).unwrap();
         p.x + p.y + p.z + p.vx + p.vy + p.vz + p.life
@@ -975,22 +975,24 @@ fn jobs() -> Vec<Job> {
             name: "tiles-x",
             ops: (PASS_N * PASSES) as u64,
             contestants: &[
-                (Ours, "ours-tiles8", tiles_x_ours),
+                (Ours, "ours-tiles8", tiles_x_ours::<8>),
                 (Peer, "soavec-zip", chunks_zip),
                 (Peer, "hand-aosoa", tiles_x_aosoa),
                 (Other, "aos", tiles_x_aos),
                 (Other, "soa-rs", tiles_x_soa_rs),
+                (Other, "ours-tiles16", tiles_x_ours::<16>),
             ],
         },
         Job {
             name: "tiles-row-read",
             ops: ROW_READS as u64,
             contestants: &[
-                (Ours, "ours-tiles8", rows_tiles),
+                (Ours, "ours-tiles8", rows_tiles::<8>),
                 (Peer, "aos", rows_aos),
                 (Peer, "hand-aosoa", rows_aosoa),
                 (Other, "soavec", rows_soavec),
                 (Other, "soa-rs", rows_soa_rs),
+                (Other, "ours-tiles16", rows_tiles::<16>),
             ],
         },
         Job {

@@ -75,12 +75,12 @@ pub fn update_x_chunks8(v: &mut SoaVec<Particle>, dt: f32) {
     }
 }
 
-/// `x += vx * dt` over tiles of 8 (`tiles_mut()`: two `&mut [f32; 8]` per tile), then the
-/// partial last tile's rows as slices.
+/// `x += vx * dt` over tiles of `N` (`tiles_mut()`: an `&mut [f32; N]` and an `&[f32; N]` per
+/// tile), then the partial last tile's rows as slices.
 #[inline]
-pub fn update_x_tiles8(v: &mut SoaTiles<Particle, 8>, dt: f32) {
+pub fn update_x_tiles<const N: usize>(v: &mut SoaTiles<Particle, N>, dt: f32) {
     for ParticleTileMut { x, vx, .. } in v.tiles_mut() {
-        for k in 0..8 {
+        for k in 0..N {
             x[k] += vx[k] * dt;
         }
     }

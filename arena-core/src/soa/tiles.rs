@@ -834,6 +834,26 @@ unsafe impl<T: SoaTiled, const N: usize> Sync for SoaTiles<T, N> where T::Column
 /// A fixed-length run of rows stored tile-major in an arena (from [`Arena::alloc_tiles`]), with
 /// the row and tile views of [`SoaTiles`].
 ///
+/// ```
+/// use arena_kit::soa::SoaTilesMut;
+/// use arena_kit::{Arena, Soa};
+///
+/// #[derive(Soa)]
+/// #[soa(tiled)]
+/// struct Dust { x: f32, life: u8 }
+///
+/// let arena = Arena::with_capacity(4096);
+/// let mut dust: SoaTilesMut<'_, Dust, 16> = arena.alloc_tiles(40, |i| Dust { x: 0.0, life: i as u8 });
+/// for DustTileMut { x, life } in dust.tiles_mut() {
+///     for k in 0..16 {
+///         x[k] += f32::from(life[k]);
+///     }
+/// }
+/// assert_eq!(dust.tiles().len(), 2);
+/// assert_eq!(dust.tail().life, &[32, 33, 34, 35, 36, 37, 38, 39]);
+/// assert_eq!(*dust.get(20).unwrap().x, 20.0);
+/// ```
+///
 /// # Variance
 ///
 /// Covariant in `'a`; invariant in `T`.
