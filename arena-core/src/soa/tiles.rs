@@ -45,9 +45,9 @@ pub fn tiles_layout<T: SoaTiled, const N: usize>(tiles: usize) -> Result<Layout,
 }
 
 /// The layout of one tile of `N` rows of `T`: its size is the distance between tiles (a
-/// multiple of its alignment). Every lane array in it starts on a multiple of
-/// `min(64, max(32, N * size_of::<F>()))` (rounded up to a power of two) and of its own
-/// alignment.
+/// multiple of its alignment). Every lane array of non-zero-sized values in it starts on a
+/// multiple of `min(64, max(32, N * size_of::<F>()))` (rounded up to a power of two) and of its
+/// own alignment; a zero-sized field's takes no room.
 ///
 /// ```
 /// use arena_kit::soa::tile_layout;
@@ -81,7 +81,9 @@ fn place_tile<T: Soa>(base: *mut u8, lanes: usize) -> T::Columns {
 struct Lanes<T: SoaTiled, const N: usize> {
     base: *mut u8,
     stride: usize,
-    _marker: PhantomData<T>,
+    /// What the columns at `base` hold: invariant in `T` (an associated type), as every
+    /// container and view of this module is.
+    _marker: PhantomData<T::Columns>,
 }
 
 // SAFETY: `Lanes` is an address and a stride, like the `Col` addresses of `T::Columns` (which
@@ -522,11 +524,9 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
             // SAFETY: both rows are initialised and distinct; raw moves only.
             unsafe {
                 let ra = ca.read(la);
-                cb.write(lb, {
-                    let rb = cb.read(lb);
-                    ca.write(la, rb);
-                    ra
-                });
+                let rb = cb.read(lb);
+                ca.write(la, rb);
+                cb.write(lb, ra);
             }
         }
     }
@@ -1004,7 +1004,7 @@ pub struct TilesMut<'a, T: SoaTiled, const N: usize> {
 }
 
 macro_rules! tiled_iter {
-    ($name:ident, $item:ty, |$lanes:ident, $i:ident| $make:expr) => {
+    ($name:ident, $item:ty, $send:ident, |$lanes:ident, $i:ident| $make:expr) => {
         impl<'a, T: SoaTiled + 'a, const N: usize> Iterator for $name<'a, T, N> {
             type Item = $item;
             #[inline]
@@ -1046,26 +1046,23 @@ macro_rules! tiled_iter {
         impl<'a, T: SoaTiled + 'a, const N: usize> ExactSizeIterator for $name<'a, T, N> {}
         impl<'a, T: SoaTiled + 'a, const N: usize> FusedIterator for $name<'a, T, N> {}
 
-        // SAFETY: a borrow of the rows it yields (shared for the `Ref`/`Tile` iterators, exclusive
-        // for the `Mut` ones), which `Send`/`Sync` of the column values cover as for the
-        // container.
-        unsafe impl<T: SoaTiled, const N: usize> Send for $name<'_, T, N> where
-            T::Columns: Send + Sync
-        {
-        }
-        // SAFETY: as above; `&iterator` hands out nothing.
+        // SAFETY: a borrow of the rows it yields, like `slice::Iter` (`Send` when the values are
+        // `Sync`) for the shared iterators and `slice::IterMut` (`Send` when they are `Send`)
+        // for the exclusive ones.
+        unsafe impl<T: SoaTiled, const N: usize> Send for $name<'_, T, N> where T::Columns: $send {}
+        // SAFETY: `&iterator` hands out nothing.
         unsafe impl<T: SoaTiled, const N: usize> Sync for $name<'_, T, N> where T::Columns: Sync {}
     };
 }
 
-tiled_iter!(TileRows, T::Ref<'a>, |lanes, i| lanes.get(i));
-tiled_iter!(TileRowsMut, T::Mut<'a>, |lanes, i| lanes.get_mut(i));
-tiled_iter!(Tiles, T::Tile<'a, N>, |lanes, t| T::view_tile(
+tiled_iter!(TileRows, T::Ref<'a>, Sync, |lanes, i| lanes.get(i));
+tiled_iter!(TileRowsMut, T::Mut<'a>, Send, |lanes, i| lanes.get_mut(i));
+tiled_iter!(Tiles, T::Tile<'a, N>, Sync, |lanes, t| T::view_tile(
     lanes.tile(t).tile::<N>()
 ));
-tiled_iter!(TilesMut, T::TileMut<'a, N>, |lanes, t| T::view_tile_mut(
-    lanes.tile(t).tile_mut::<N>()
-));
+tiled_iter!(TilesMut, T::TileMut<'a, N>, Send, |lanes, t| {
+    T::view_tile_mut(lanes.tile(t).tile_mut::<N>())
+});
 
 impl<T: SoaTiled, const N: usize> Clone for TileRows<'_, T, N> {
     fn clone(&self) -> Self {
