@@ -228,8 +228,14 @@ impl<T: SoaTiled, const N: usize> Lanes<T, N> {
 /// A pass over a few fields reads them a tile at a time as fixed-size arrays
 /// ([`tiles_mut`](Self::tiles_mut) gives `ParticleTileMut { x: &mut [f32; N], .. }`), which
 /// vectorises with no bounds checks, like [`SoaVec`](super::SoaVec)'s columns; a whole row lies
-/// within one tile, a few cache lines apart instead of one column's length apart, so reading a
-/// random row touches fewer distinct pages (see BENCHMARKS.md). The last tile may be partial:
+/// within one tile, so reading a random row touches fewer cache lines (for a 7-`f32` row at
+/// `N = 8`: 4 adjacent lines instead of `SoaVec`'s 7, one per column).
+///
+/// Choosing `N`: each lane array starts on a 32- or 64-byte boundary, so with lanes under 64
+/// bytes (`N = 8` of `f32`) two fields share a cache line, and a pass over one or two fields
+/// moves more bytes than `SoaVec`'s columns; with 64-byte lanes (`N = 16` of `f32`) a pass
+/// moves the same bytes as a column, but a row spans as many lines as it has fields (measured
+/// in BENCHMARKS.md, "Tiled storage"). The last tile may be partial:
 /// [`tiles`](Self::tiles) yields the full ones, and [`tail`](Self::tail) the last
 /// [`tail_len`](Self::tail_len) rows as slices (the lanes of that tile past `len` are not
 /// initialised, so they are never handed out as arrays).
@@ -505,6 +511,59 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
             parts
         };
         self.len = last;
+        row_from_raw(parts)
+    }
+
+    /// Inserts a row at `index`, shifting the later rows up by one (O(len - index), one row
+    /// moved at a time: they cross tiles).
+    ///
+    /// # Panics
+    /// If `index > len`, or the block cannot grow.
+    #[track_caller]
+    pub fn insert(&mut self, index: usize, value: T) {
+        assert!(
+            index <= self.len,
+            "insertion index {index} out of bounds (len {})",
+            self.len
+        );
+        // User code (the conversions) and growth run before any row moves.
+        let parts = row_to_raw(value);
+        if self.len == self.capacity() {
+            self.reserve(1);
+        }
+        for i in (index..self.len).rev() {
+            // SAFETY: `len < capacity`; row `i` moves up into the hole at `i + 1` (row `len`
+            // first, uninitialised). No user code runs until the row is written.
+            unsafe { self.lanes.move_row(i, i + 1) };
+        }
+        let (cols, lane) = self.lanes.at(index);
+        // SAFETY: row `index` is now a hole.
+        unsafe { cols.write(lane, parts) };
+        self.len += 1;
+    }
+
+    /// Removes and returns row `index`, shifting the later rows down by one.
+    ///
+    /// # Panics
+    /// If `index >= len`.
+    #[track_caller]
+    pub fn remove(&mut self, index: usize) -> T {
+        assert!(
+            index < self.len,
+            "removal index {index} out of bounds (len {})",
+            self.len
+        );
+        let (cols, lane) = self.lanes.at(index);
+        // SAFETY: row `index` is moved out, then rows `index + 1..len` move down over the hole,
+        // raw moves only: no user code runs until the length is final.
+        let parts = unsafe {
+            let parts = cols.read(lane);
+            for i in index + 1..self.len {
+                self.lanes.move_row(i, i - 1);
+            }
+            parts
+        };
+        self.len -= 1;
         row_from_raw(parts)
     }
 

@@ -291,6 +291,8 @@ enum Op {
     Push(u8),
     Pop,
     SwapRemove(usize),
+    Insert(usize, u8),
+    Remove(usize),
     Swap(usize, usize),
     Truncate(usize),
     Clear,
@@ -312,6 +314,8 @@ fn op() -> impl Strategy<Value = Op> {
         5 => any::<u8>().prop_map(Op::Push),
         1 => Just(Op::Pop),
         2 => i.clone().prop_map(Op::SwapRemove),
+        1 => (i.clone(), any::<u8>()).prop_map(|(i, k)| Op::Insert(i, k)),
+        1 => i.clone().prop_map(Op::Remove),
         1 => (i.clone(), i.clone()).prop_map(|(a, b)| Op::Swap(a, b)),
         1 => i.clone().prop_map(Op::Truncate),
         1 => Just(Op::Clear),
@@ -348,6 +352,11 @@ fn apply<const N: usize>(v: &mut SoaTiles<Mixed, N>, m: &mut Vec<Mixed>, op: Op)
         }
         Op::Pop => assert_eq!(v.pop(), m.pop()),
         Op::SwapRemove(i) if i < m.len() => assert_eq!(v.swap_remove(i), m.swap_remove(i)),
+        Op::Insert(i, k) if i <= m.len() => {
+            v.insert(i, mixed(k));
+            m.insert(i, mixed(k));
+        }
+        Op::Remove(i) if i < m.len() => assert_eq!(v.remove(i), m.remove(i)),
         Op::Swap(a, b) if a < m.len() && b < m.len() => {
             v.swap(a, b);
             m.swap(a, b);
