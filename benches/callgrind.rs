@@ -28,7 +28,7 @@ use std::time::Instant;
 use arena_kit::arena::Arena;
 use arena_kit::heap::FreeListHeap;
 use arena_kit::pool::{Handle, Handle32, Pool};
-use arena_kit::soa::{SoaPool, SoaVec, TrackedSoaVec};
+use arena_kit::soa::{SoaPool, SoaTiles, SoaVec, TrackedSoaVec};
 use arena_kit::tags::{Budget, Tracked};
 use core::alloc::Layout;
 use core::ptr::NonNull;
@@ -118,7 +118,10 @@ impl<const K: usize> Drop for Droppy<K> {
 
 #[path = "support/particle.rs"]
 mod particle;
-use particle::{Particle, particle, update_x_chunks8, update_x_std_chunks8, update_x_zip};
+use particle::{
+    HandAosoa, Particle, particle, update_x_chunks8, update_x_std_chunks8, update_x_tiles,
+    update_x_zip,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Containers with one shape, for the pool jobs
@@ -677,6 +680,139 @@ fn chunks_hand() -> Runner {
         0
     })
 }
+fn tiles_x_ours<const N: usize>() -> Runner {
+    let mut v: SoaTiles<Particle, N> = (0..PASS_N).map(particle).collect();
+    Box::new(move || {
+        for _ in 0..PASSES {
+            update_x_tiles(&mut v, DT);
+            black_box(v.tail().x);
+        }
+        0
+    })
+}
+fn tiles_x_aosoa() -> Runner {
+    let mut v = HandAosoa::new(PASS_N);
+    Box::new(move || {
+        for _ in 0..PASSES {
+            v.update_x(DT);
+            black_box(&v.blocks);
+        }
+        0
+    })
+}
+fn tiles_x_aos() -> Runner {
+    let mut v: Vec<Particle> = (0..PASS_N).map(particle).collect();
+    Box::new(move || {
+        for _ in 0..PASSES {
+            for p in &mut v {
+                p.x += p.vx * DT;
+            }
+            black_box(&v);
+        }
+        0
+    })
+}
+fn tiles_x_soa_rs() -> Runner {
+    let mut v = soa_rs::Soa::<sr::Particle>::with_capacity(PASS_N);
+    (0..PASS_N).for_each(|i| v.push(sr::from(particle(i))));
+    Box::new(move || {
+        for _ in 0..PASSES {
+            let s = v.slices_mut();
+            for (x, vx) in s.x.iter_mut().zip(s.vx.iter()) {
+                *x += vx * DT;
+            }
+            black_box(v.x());
+        }
+        0
+    })
+}
+
+/// Reads of whole rows (the sum of the 7 fields) at `ROW_READS` random positions (seed 11) of
+/// `ROW_N` particles: 16M by default (448 MB, past the last cache level), `ARENA_KIT_ROWS`
+/// to change it.
+fn row_n() -> usize {
+    std::env::var("ARENA_KIT_ROWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(16 << 20)
+}
+const ROW_READS: usize = 1_000_000;
+
+macro_rules! row_reads {
+    ($v:ident, $i:ident => $sum:expr) => {{
+        let picks = positions(row_n(), ROW_READS, 11);
+        Box::new(move || {
+            let mut acc = 0.0f32;
+            for &$i in &picks {
+                acc += $sum;
+            }
+            black_box(acc);
+            0
+        })
+    }};
+}
+fn rows_tiles<const N: usize>() -> Runner {
+    let v: SoaTiles<Particle, N> = (0..row_n()).map(particle).collect();
+    row_reads!(v, i => {
+        let p = v.get(i).unwrap();
+        p.x + p.y + p.z + p.vx + p.vy + p.vz + p.life
+    })
+}
+fn rows_soavec() -> Runner {
+    let v: SoaVec<Particle> = (0..row_n()).map(particle).collect();
+    row_reads!(v, i => {
+        let p = v.get(i).unwrap();
+        p.x + p.y + p.z + p.vx + p.vy + p.vz + p.life
+    })
+}
+fn rows_aos() -> Runner {
+    let v: Vec<Particle> = (0..row_n()).map(particle).collect();
+    row_reads!(v, i => {
+        let p = &v[i];
+        p.x + p.y + p.z + p.vx + p.vy + p.vz + p.life
+    })
+}
+fn rows_aosoa() -> Runner {
+    let v = HandAosoa::new(row_n());
+    row_reads!(v, i => v.row_sum(i))
+}
+fn rows_soa_rs() -> Runner {
+    let mut v = soa_rs::Soa::<sr::Particle>::with_capacity(row_n());
+    (0..row_n()).for_each(|i| v.push(sr::from(particle(i))));
+    row_reads!(v, i => {
+        let p = v.get(i).unwrap();
+        p.x + p.y + p.z + p.vx + p.vy + p.vz + p.life
+    })
+}
+
+/// soa-rs 1.0's `Soa<Particle>` (its own derive), filled from the bench particle.
+mod sr {
+    use soa_rs::Soars;
+
+    #[derive(Soars, Clone, Copy)]
+    pub struct Particle {
+        pub x: f32,
+        pub y: f32,
+        pub z: f32,
+        pub vx: f32,
+        pub vy: f32,
+        pub vz: f32,
+        pub life: f32,
+    }
+
+    pub fn from(p: super::Particle) -> Particle {
+        Particle {
+            x: p.x,
+            y: p.y,
+            z: p.z,
+            vx: p.vx,
+            vy: p.vy,
+            vz: p.vz,
+            life: p.life,
+        }
+    }
+}
+
 fn tracked_budget() -> Runner {
     // A budget never reached, so every allocation takes the check's fast path.
     let mut a = Tracked::new(Arena::with_capacity(ARENA_BYTES), "budgeted", "Bench")
@@ -849,6 +985,30 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "tracked", tracked_rows),
                 (Peer, "untracked", untracked_rows),
+            ],
+        },
+        Job {
+            name: "tiles-x",
+            ops: (PASS_N * PASSES) as u64,
+            contestants: &[
+                (Ours, "ours-tiles8", tiles_x_ours::<8>),
+                (Peer, "soavec-zip", chunks_zip),
+                (Peer, "hand-aosoa", tiles_x_aosoa),
+                (Other, "aos", tiles_x_aos),
+                (Other, "soa-rs", tiles_x_soa_rs),
+                (Other, "ours-tiles16", tiles_x_ours::<16>),
+            ],
+        },
+        Job {
+            name: "tiles-row-read",
+            ops: ROW_READS as u64,
+            contestants: &[
+                (Ours, "ours-tiles8", rows_tiles::<8>),
+                (Peer, "aos", rows_aos),
+                (Peer, "hand-aosoa", rows_aosoa),
+                (Other, "soavec", rows_soavec),
+                (Other, "soa-rs", rows_soa_rs),
+                (Other, "ours-tiles16", rows_tiles::<16>),
             ],
         },
         Job {

@@ -28,7 +28,7 @@ pub mod prelude {
     pub use arena_kit_core::pool::{Handle, Handle32, Pool, PoolFull, SecondaryPool};
     pub use arena_kit_core::soa::{Soa, SoaSlice, SoaSliceMut, ToValue};
     #[cfg(feature = "alloc")]
-    pub use arena_kit_core::soa::{SoaPool, SoaVec};
+    pub use arena_kit_core::soa::{SoaPool, SoaTiles, SoaVec};
     #[cfg(feature = "std")]
     pub use arena_kit_core::tags::Recorder;
     pub use arena_kit_core::tags::{

@@ -79,7 +79,7 @@ pub use layout::{EnumLayout, FieldLayout, HasEnumLayout, HasLayout, Repr, ReprKi
 pub use pool::{Handle, Pool, PoolFull};
 pub use soa::Soa;
 #[cfg(feature = "alloc")]
-pub use soa::{SoaPool, SoaVec};
+pub use soa::{SoaPool, SoaTiles, SoaVec};
 pub use tags::{Budget, Tag, Tracked};
 #[cfg(feature = "alloc")]
 pub use tags::{History, Registry, Report};
@@ -118,10 +118,14 @@ pub mod __private_v0_1 {
     }
     /// What `#[derive(Soa)]` names.
     pub mod soa {
-        pub use crate::soa::{Col, Columns, Nested, Soa, ToValue};
+        pub use crate::soa::{Col, Columns, Nested, Soa, SoaTiled, TileColumns, ToValue};
 
         /// Compiles only if `S` is `Soa`: the derive calls it once per `#[soa(nested)]` field,
         /// spanned at the field's type, so a field whose type is not `Soa` gets one error there.
         pub const fn nested_field_is_soa<S: Soa>() {}
+
+        /// Compiles only if `S` is `SoaTiled`: called once per `#[soa(nested)]` field of a
+        /// `#[soa(tiled)]` struct, spanned at the field's type.
+        pub const fn nested_field_is_tiled<S: SoaTiled>() {}
     }
 }

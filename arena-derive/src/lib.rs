@@ -117,6 +117,13 @@ pub fn derive_layout(input: TokenStream) -> TokenStream {
 /// the views then carry a `for<'__soa_nested> FieldType: Soa` bound, so a generic struct is `Soa`
 /// for the arguments that make its nested fields `Soa`.
 ///
+/// Struct key `tiled`: also implements `SoaTiled` (storage in `SoaTiles<T, N>`, tiles of `N`
+/// rows) and writes two more views, `ParticleTile<'a, N>` and `ParticleTileMut<'a, N>`, a
+/// `&[F; N]` / `&mut [F; N]` per field (a nested field's own tile view; it must be `tiled` too).
+/// An attribute rather than a derive of its own, so the struct's `#[soa(...)]` is read once and
+/// `Soa` stays as it is: a hand-written `Soa` impl compiles unchanged (and can implement the
+/// safe `SoaTiled` by hand).
+///
 /// ```
 /// use arena_kit::prelude::*;
 ///

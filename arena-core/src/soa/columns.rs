@@ -34,10 +34,14 @@ pub struct Cursor {
     min_align: usize,
     max_align: usize,
     overflow: bool,
+    /// Placing one tile of a `SoaTiles` (`cap` lanes): every column of non-zero-sized values
+    /// also starts on [`lane_align`]`(cap * size)`.
+    lanes: bool,
 }
 
 impl Cursor {
     /// Starts a placement of `cap` rows at `base` (which may be null when only planning).
+    #[inline(always)]
     pub(crate) fn new(base: *mut u8, cap: usize) -> Self {
         Cursor {
             base,
@@ -46,10 +50,41 @@ impl Cursor {
             min_align: 1,
             max_align: 1,
             overflow: false,
+            lanes: false,
         }
     }
 
+    /// Starts the placement of one tile of `lanes` rows at `base`: the same walk as
+    /// [`new`](Self::new), with each lane array also aligned to [`lane_align`].
+    #[cfg(feature = "alloc")]
+    #[inline(always)]
+    pub(crate) fn tile(base: *mut u8, lanes: usize) -> Self {
+        Cursor {
+            lanes: true,
+            ..Cursor::new(base, lanes)
+        }
+    }
+
+    /// Places the columns `C` with each aligned to at least `align`: [`with_align`] with a direct
+    /// call, which inlines all the way down, so a placement from constants folds to constant
+    /// offsets (the tiled containers rely on it).
+    ///
+    /// [`with_align`]: Self::with_align
+    #[inline(always)]
+    pub(crate) fn place_aligned<C: Columns>(&mut self, align: usize) -> C {
+        assert!(
+            align.is_power_of_two(),
+            "Soa::ALIGN must be a power of two (got {align}); #[soa(align = N)] checks this for derived types"
+        );
+        let saved = self.min_align;
+        self.min_align = saved.max(align);
+        let cols = C::place(self);
+        self.min_align = saved;
+        cols
+    }
+
     /// Runs `f` with every column it places aligned to at least `align`.
+    #[inline(always)]
     pub(crate) fn with_align<R>(&mut self, align: usize, f: impl FnOnce(&mut Self) -> R) -> R {
         assert!(
             align.is_power_of_two(),
@@ -64,8 +99,14 @@ impl Cursor {
 
     /// Places the next column of `F`; returns its first element's address (meaningless when only
     /// planning or after an overflow).
+    #[inline(always)]
     fn column<F>(&mut self) -> *mut F {
-        let align = core::mem::align_of::<F>().max(self.min_align);
+        let mut align = core::mem::align_of::<F>().max(self.min_align);
+        if self.lanes && core::mem::size_of::<F>() != 0 {
+            align = align.max(lane_align(
+                core::mem::size_of::<F>().saturating_mul(self.cap),
+            ));
+        }
         self.max_align = self.max_align.max(align);
         let start = self.offset.checked_next_multiple_of(align);
         let bytes = core::mem::size_of::<F>().checked_mul(self.cap);
@@ -97,6 +138,22 @@ impl Cursor {
     }
 }
 
+/// The alignment of a tile's lane array of `bytes` bytes: `bytes` rounded up to a power of two,
+/// clamped to 32..=64 (an AVX register at least, a cache line at most).
+pub(crate) const fn lane_align(bytes: usize) -> usize {
+    let p = match bytes.checked_next_power_of_two() {
+        Some(p) => p,
+        None => 64,
+    };
+    if p < 32 {
+        32
+    } else if p > 64 {
+        64
+    } else {
+        p
+    }
+}
+
 /// One column of `F` values: the address of its first element.
 ///
 /// Named by generated code only (`type Columns = (Col<f32>, (Col<u8>, ()));`).
@@ -108,6 +165,24 @@ impl Cursor {
 pub struct Col<F> {
     ptr: *mut F,
     _marker: PhantomData<F>,
+}
+
+impl<F> Col<F> {
+    /// The column's first element.
+    #[inline(always)]
+    pub(crate) fn as_ptr(self) -> *mut F {
+        self.ptr
+    }
+
+    /// The column `bytes` bytes later (the same column in a later tile). Only computes an
+    /// address (wrapping): using it is up to the caller's bounds.
+    #[inline(always)]
+    pub(crate) fn wrapping_add_bytes(self, bytes: usize) -> Self {
+        Col {
+            ptr: self.ptr.wrapping_byte_add(bytes),
+            _marker: PhantomData,
+        }
+    }
 }
 
 impl<F> Clone for Col<F> {
@@ -140,9 +215,12 @@ pub struct Nested<S: Soa> {
 }
 
 impl<S: Soa> Nested<S> {
-    #[allow(dead_code)] // used by the `serde` feature
     pub(crate) fn inner(self) -> S::Columns {
         self.inner
+    }
+
+    pub(crate) fn from_inner(inner: S::Columns) -> Self {
+        Nested { inner }
     }
 }
 
@@ -311,7 +389,7 @@ impl Columns for () {
     const NEEDS_DROP: bool = false;
     const FIELDS: usize = 0;
 
-    #[inline]
+    #[inline(always)]
     fn place(_: &mut Cursor) -> Self {}
     #[inline(always)]
     fn into_raw((): ()) {}
@@ -381,7 +459,7 @@ impl<F> Columns for Col<F> {
     const NEEDS_DROP: bool = core::mem::needs_drop::<F>();
     const FIELDS: usize = 1;
 
-    #[inline]
+    #[inline(always)]
     fn place(cursor: &mut Cursor) -> Self {
         Col {
             ptr: cursor.column::<F>(),
@@ -515,7 +593,7 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
     const NEEDS_DROP: bool = A::NEEDS_DROP || B::NEEDS_DROP;
     const FIELDS: usize = 1 + B::FIELDS;
 
-    #[inline]
+    #[inline(always)]
     fn place(cursor: &mut Cursor) -> Self {
         let a = A::place(cursor);
         (a, B::place(cursor))
@@ -650,10 +728,10 @@ impl<S: Soa> Columns for Nested<S> {
     const NEEDS_DROP: bool = <S::Columns as Columns>::NEEDS_DROP;
     const FIELDS: usize = 1;
 
-    #[inline]
+    #[inline(always)]
     fn place(cursor: &mut Cursor) -> Self {
         Nested {
-            inner: cursor.with_align(S::ALIGN, S::Columns::place),
+            inner: cursor.place_aligned::<S::Columns>(S::ALIGN),
         }
     }
     #[inline(always)]

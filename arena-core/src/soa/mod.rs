@@ -33,6 +33,10 @@
 //! assert_eq!(*enemies.get(1).unwrap().x, 1.0); // a row, as references to its fields
 //! ```
 //!
+//! [`SoaTiles<T, N>`] stores the same rows tile-major ("AoSoA": tiles of `N` rows, each holding
+//! `N` values of every field side by side) for types with `#[soa(tiled)]` ([`SoaTiled`]): its
+//! tiles are fixed-size arrays, and a whole row lies within one tile.
+//!
 //! For `Enemy` the derive writes the view structs `EnemyRef<'a>`, `EnemyMut<'a>`,
 //! `EnemySlices<'a>` and `EnemySlicesMut<'a>` (a field per struct field: a reference or a slice)
 //! and a [`Soa`] impl that converts between a row, its column values and those views.
@@ -54,6 +58,9 @@ mod rayon;
 #[cfg(feature = "serde")]
 pub mod serde;
 mod slice;
+mod tile_columns;
+#[cfg(feature = "alloc")]
+mod tiles;
 #[cfg(feature = "alloc")]
 mod vec;
 
@@ -71,6 +78,11 @@ pub use iter::{ChunksExact, ChunksExactMut, Iter, IterMut};
 #[cfg(feature = "alloc")]
 pub use pool::{SoaPool, SoaPoolDrain};
 pub use slice::{SoaSlice, SoaSliceMut};
+pub use tile_columns::{SoaTiled, TileColumns};
+#[cfg(feature = "alloc")]
+pub use tiles::{
+    SoaTiles, SoaTilesMut, TileRows, TileRowsMut, Tiles, TilesMut, tile_layout, tiles_layout,
+};
 #[cfg(feature = "alloc")]
 pub use vec::{Drain, IntoIter, SoaVec, TryPushError};
 

@@ -13,11 +13,12 @@ use arena_kit_core::soa::{
     ChunksExact, ChunksExactMut, Drain, IntoIter, Iter, IterMut, SoaPool, SoaSlice,
 };
 use arena_kit_core::soa::{SoaSliceMut, SoaVec};
+use arena_kit_core::soa::{SoaTiles, SoaTilesMut, TileRows, TileRowsMut, Tiles, TilesMut};
 use arena_kit_derive::Soa;
 
 /// `Send` but not `Sync`, like `Cell`.
 #[derive(Soa)]
-#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy), tiled)]
 pub struct Counter {
     pub hits: Cell<u32>,
     pub id: u32,
@@ -25,14 +26,14 @@ pub struct Counter {
 
 /// Neither `Send` nor `Sync`.
 #[derive(Soa)]
-#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy), tiled)]
 pub struct Shared {
     pub rc: Rc<u32>,
 }
 
 /// Both.
 #[derive(Soa)]
-#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
+#[soa(crate = arena_kit_core, derive(Debug, Clone, Copy), tiled)]
 pub struct Plain {
     pub x: f32,
 }
@@ -135,4 +136,23 @@ fn a_tag_scope_stays_on_its_thread_and_the_allocator_is_shared() {
     assert_not!(TagScope: Sync);
     is_send::<TaggingAllocator>();
     is_sync::<TaggingAllocator>();
+}
+
+#[test]
+fn tiled_containers_and_iterators_follow_the_same_rules() {
+    is_send::<SoaTiles<Counter, 8>>();
+    is_send::<SoaTilesMut<'static, Counter, 8>>();
+    is_send::<TileRowsMut<'static, Counter, 8>>();
+    is_send::<TilesMut<'static, Counter, 8>>();
+    assert_not!(SoaTiles<Shared, 8>: Send);
+    assert_not!(SoaTilesMut<'static, Shared, 8>: Send);
+    assert_not!(TilesMut<'static, Shared, 8>: Send);
+    is_send::<TileRows<'static, Plain, 8>>();
+    is_send::<Tiles<'static, Plain, 8>>();
+    assert_not!(TileRows<'static, Counter, 8>: Send);
+    assert_not!(Tiles<'static, Counter, 8>: Send);
+    is_sync::<SoaTiles<Plain, 8>>();
+    assert_not!(SoaTiles<Counter, 8>: Sync);
+    assert_not!(SoaTilesMut<'static, Counter, 8>: Sync);
+    assert_not!(TilesMut<'static, Counter, 8>: Sync);
 }

@@ -1,4 +1,4 @@
-//! Parsing `#[soa(...)]` on the struct (`align = N`, `derive(..)`, `crate = path`) and on fields
+//! Parsing `#[soa(...)]` on the struct (`align = N`, `derive(..)`, `crate = path`, `tiled`) and on fields
 //! (`nested`), with the shared helpers of [`crate::attr`]. Every mistake is recorded with the span
 //! of what was written, and parsing goes on.
 
@@ -9,7 +9,7 @@ use crate::attr::{self, Attr, BoolAttr};
 use crate::ctxt::Ctxt;
 
 const ATTR: &str = "soa";
-const CONTAINER_KEYS: &str = "align, derive, crate";
+const CONTAINER_KEYS: &str = "align, derive, crate, tiled";
 const FIELD_KEYS: &str = "nested";
 
 /// The struct-level `#[soa(...)]` settings.
@@ -21,6 +21,8 @@ pub struct Container {
     pub derives: Vec<Path>,
     /// `crate = path`: where arena-kit is, for renamed dependencies.
     pub krate: Option<Path>,
+    /// `tiled` (the key as written): also implement `SoaTiled`, with the tile views.
+    pub tiled: Option<Path>,
 }
 
 /// The field-level `#[soa(...)]` settings.
@@ -36,6 +38,7 @@ impl Container {
         let mut align = Attr::none(cx, ATTR, "align");
         let mut derives = Attr::none(cx, ATTR, "derive");
         let mut krate = Attr::none(cx, ATTR, "crate");
+        let mut tiled = BoolAttr::none(cx, ATTR, "tiled");
         attr::each_key(cx, attrs, ATTR, |key, meta| {
             match key {
                 "align" => align.set_opt(&meta.path, attr::align(cx, meta)?.map(|(lit, _)| lit)),
@@ -52,6 +55,7 @@ impl Container {
                     derives.set(&meta.path, paths.into_iter().collect());
                 }
                 "crate" => krate.set_opt(&meta.path, attr::krate(cx, meta)?),
+                "tiled" => tiled.set_from(meta)?,
                 "nested" => attr::misplaced(
                     cx,
                     meta,
@@ -65,6 +69,7 @@ impl Container {
             align: align.get(),
             derives: derives.get().unwrap_or_default(),
             krate: krate.get(),
+            tiled: tiled.get(),
         }
     }
 }
@@ -76,7 +81,7 @@ impl Field {
         attr::each_key(cx, &field.attrs, ATTR, |key, meta| {
             match key {
                 "nested" => nested.set_from(meta)?,
-                "align" | "derive" | "crate" => attr::misplaced(
+                "align" | "derive" | "crate" | "tiled" => attr::misplaced(
                     cx,
                     meta,
                     "on the struct: put it in a #[soa(...)] above the struct, not on a field",

@@ -262,6 +262,20 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
         .map(|lit| quote!(const ALIGN: usize = #lit;));
     let nested_checks = nested_checks(input, fields, &soa);
     let field_names = fields.iter().map(|f| f.name());
+    let tiled = attrs.tiled.is_some().then(|| {
+        super::tiled::generate(
+            input,
+            style,
+            fields,
+            &super::tiled::Shared {
+                lt: &lt,
+                soa: &soa,
+                private: &private,
+                pattern: &pattern,
+                build: &build,
+            },
+        )
+    });
 
     quote! {
         #views
@@ -292,11 +306,12 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
             }
             #nested_checks
         };
+        #tiled
     }
 }
 
 /// A view's generics for an impl on it: the declaration, its type arguments, its where clause.
-type ViewGenerics<'g> = (
+pub(super) type ViewGenerics<'g> = (
     &'g syn::Generics,
     syn::TypeGenerics<'g>,
     Option<&'g syn::WhereClause>,
@@ -308,7 +323,7 @@ type ViewGenerics<'g> = (
 /// `ParticleRef`" note would point at generated code). The bounds are per field, so a field type
 /// without `Debug` is an error only where a view is formatted, and a generic row's views are
 /// `Debug` for the arguments whose fields are.
-fn debug_impl(
+pub(super) fn debug_impl(
     view_name: &Ident,
     style: Style,
     fields: &[Field<'_>],
@@ -423,7 +438,7 @@ fn nested_checks(input: &Input<'_>, fields: &[Field<'_>], soa: &TokenStream) -> 
 }
 
 /// The lifetime of the views: `'a`, or `'__soa` if the struct already has an `'a`.
-fn view_lifetime(input: &Input<'_>) -> Lifetime {
+pub(super) fn view_lifetime(input: &Input<'_>) -> Lifetime {
     let taken = input.generics.lifetimes().any(|l| l.lifetime.ident == "a");
     Lifetime::new(
         if taken { "'__soa" } else { "'a" },
@@ -432,7 +447,7 @@ fn view_lifetime(input: &Input<'_>) -> Lifetime {
 }
 
 /// The field's own doc comments, or a line naming it, so views pass `missing_docs`.
-fn field_docs(f: &Field<'_>) -> Vec<TokenStream> {
+pub(super) fn field_docs(f: &Field<'_>) -> Vec<TokenStream> {
     let own: Vec<TokenStream> = f
         .original
         .attrs

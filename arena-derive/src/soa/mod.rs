@@ -3,6 +3,7 @@
 
 mod attr;
 pub mod expand;
+mod tiled;
 mod valid;
 
 /// A `#[derive(Soa)]` input: the struct and its fields with their parsed `#[soa(...)]`.

@@ -8,5 +8,6 @@ mod pool;
 mod pool_model;
 mod pool_parity;
 mod pool_serde;
+mod tiles;
 mod vec;
 mod vec_parity;
