@@ -1,6 +1,7 @@
-//! A particle system, both ways: 1,000,000 particles updated as an array of structs
-//! (`Vec<Particle>`) and as struct-of-arrays columns (`SoaVec<Particle>`), with the time of each
-//! pass and the memory layout of both.
+//! A particle system, three ways: 1,000,000 particles updated as an array of structs
+//! (`Vec<Particle>`), as struct-of-arrays columns (`SoaVec<Particle>`) and as tiles of 8 or 16
+//! rows (`SoaTiles<Particle, N>`, AoSoA), with the time of each pass, of whole rows read at
+//! random, and the memory layout of the first two.
 //!
 //! `cargo run --release --example particles` (`ARENA_KIT_SMOKE=1` for a quick small run).
 #![allow(dead_code)]
@@ -12,6 +13,7 @@ use arena_kit::prelude::*;
 /// A particle: seven `f32`, 28 bytes, no padding.
 #[derive(Layout, Soa, Clone, Copy, Debug, PartialEq)]
 #[layout(size = 28, max_padding = 0)]
+#[soa(tiled)]
 #[repr(C)]
 pub struct Particle {
     /// Position.
@@ -109,6 +111,75 @@ fn x_only_soa_lanes(ps: &mut SoaVec<Particle>, dt: f32) {
     }
 }
 
+/// The same pass over tiles of 16: each tile's `x` and `vx` are `[f32; 16]`, a whole cache line
+/// each, and the last `len % 16` rows are plain slices.
+#[inline(never)]
+fn x_only_tiles16(ps: &mut SoaTiles<Particle, 16>, dt: f32) {
+    for ParticleTileMut { x, vx, .. } in ps.tiles_mut() {
+        for i in 0..16 {
+            x[i] += vx[i] * dt;
+        }
+    }
+    let ParticleSlicesMut { x, vx, .. } = ps.tail_mut();
+    for (x, vx) in x.iter_mut().zip(vx.iter()) {
+        *x += vx * dt;
+    }
+}
+
+/// Row indices at random (xorshift), the same for every layout.
+fn random_rows(n: usize, count: usize) -> Vec<u32> {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    (0..count)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as u32
+        })
+        .collect()
+}
+
+/// The sum of every field of one row.
+fn row_sum(r: ParticleRef<'_>) -> f32 {
+    r.x + r.y + r.z + r.vx + r.vy + r.vz + r.life
+}
+
+/// Whole rows read at random: every field of each row in `rows`.
+#[inline(never)]
+fn read_rows_aos(ps: &[Particle], rows: &[u32]) -> f32 {
+    rows.iter()
+        .map(|&i| {
+            let p = &ps[i as usize];
+            p.x + p.y + p.z + p.vx + p.vy + p.vz + p.life
+        })
+        .sum()
+}
+
+#[inline(never)]
+fn read_rows_soa(ps: &SoaVec<Particle>, rows: &[u32]) -> f32 {
+    rows.iter()
+        .map(|&i| row_sum(ps.get(i as usize).expect("in range")))
+        .sum()
+}
+
+#[inline(never)]
+fn read_rows_tiles(ps: &SoaTiles<Particle, 8>, rows: &[u32]) -> f32 {
+    rows.iter()
+        .map(|&i| row_sum(ps.get(i as usize).expect("in range")))
+        .sum()
+}
+
+/// The cache lines one row's fields sit in.
+fn lines_of(r: ParticleRef<'_>) -> usize {
+    let mut lines: Vec<usize> = [r.x, r.y, r.z, r.vx, r.vy, r.vz, r.life]
+        .iter()
+        .map(|f| *f as *const f32 as usize / CACHE_LINE)
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    lines.len()
+}
+
 /// The best of `runs` timings of `f`.
 fn best_of(runs: usize, mut f: impl FnMut()) -> Duration {
     (0..runs)
@@ -131,7 +202,7 @@ pub fn run() {
     let n = if smoke { 10_000 } else { 1_000_000 };
     let runs = if smoke { 3 } else { 20 };
     let dt = 1.0 / 60.0;
-    println!("== Particles: array of structs vs struct of arrays ({n} particles) ==\n");
+    println!("== Particles: array of structs, struct of arrays and tiles ({n} particles) ==\n");
 
     let mut aos: Vec<Particle> = (0..n).map(seed).collect();
     let mut soa: SoaVec<Particle> = (0..n).map(seed).collect();
@@ -142,6 +213,8 @@ pub fn run() {
     let soa_x = best_of(runs, || x_only_soa(&mut soa, dt));
     let mut lanes: SoaVec<Particle> = (0..n).map(seed).collect();
     let soa_lanes = best_of(runs, || x_only_soa_lanes(&mut lanes, dt));
+    let mut tiles16: SoaTiles<Particle, 16> = (0..n).map(seed).collect();
+    let tiles_x = best_of(runs, || x_only_tiles16(&mut tiles16, dt));
 
     println!("pass                        AoS Vec<Particle>   SoaVec<Particle>   speed-up");
     println!(
@@ -160,9 +233,40 @@ pub fn run() {
     // Against the plain column loop, not against AoS: the lanes are only worth it if they beat
     // the zip above, which the compiler already vectorises.
     println!(
-        "the same x pass in 8-lane chunks: {:.3} ms, {:.2}x the time of the plain column loop\n",
+        "the same x pass in 8-lane chunks: {:.3} ms, {:.2}x the time of the plain column loop",
         ms(soa_lanes),
         soa_lanes.as_secs_f64() / soa_x.as_secs_f64()
+    );
+    println!(
+        "the same x pass over SoaTiles<Particle, 16>: {:.3} ms, {:.2}x the plain column loop\n",
+        ms(tiles_x),
+        tiles_x.as_secs_f64() / soa_x.as_secs_f64()
+    );
+
+    // Whole rows at random: columns put a row's 7 fields in 7 places, tiles of 8 keep them in
+    // one tile, AoS in one 28-byte element.
+    // The particles as they are now (both layouts above agree), tiled.
+    let tiles8: SoaTiles<Particle, 8> = aos.iter().copied().collect();
+    let rows = random_rows(n, n);
+    let (mut a, mut b, mut c) = (0.0, 0.0, 0.0);
+    let t_aos = best_of(runs, || a = read_rows_aos(&aos, &rows));
+    let t_soa = best_of(runs, || b = read_rows_soa(&soa, &rows));
+    let t_tiles = best_of(runs, || c = read_rows_tiles(&tiles8, &rows));
+    assert!(a == b && b == c, "the three layouts read different rows");
+    println!("{n} whole rows read at random   Vec<Particle>   SoaVec   SoaTiles<_, 8>");
+    println!(
+        "time                          {:>10.3} ms {:>7.3} ms {:>10.3} ms",
+        ms(t_aos),
+        ms(t_soa),
+        ms(t_tiles)
+    );
+    let mid = n / 2 + 3;
+    println!(
+        "cache lines row {mid} spans     {:>13} {:>10} {:>16}\n",
+        (std::mem::size_of::<Particle>() + (std::ptr::from_ref(&aos[mid]) as usize % CACHE_LINE))
+            .div_ceil(CACHE_LINE),
+        lines_of(soa.get(mid).expect("in range")),
+        lines_of(tiles8.get(mid).expect("in range")),
     );
 
     // Both layouts did the same arithmetic in the same order per field.
