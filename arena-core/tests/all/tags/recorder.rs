@@ -768,6 +768,10 @@ fn a_query_after_more_recording_sees_the_new_events() {
 /// pass through it and leave: the addresses that left are forgotten, the held ones still match,
 /// and a free whose allocation left the ring is counted as unmatched until it leaves too.
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe): a query and a matching from scratch after every round take minutes under Miri"
+)]
 fn queries_between_events_keep_matching_as_addresses_leave_the_ring() {
     let recorder = Recorder::new(8);
     let hot = 0x10;
