@@ -326,10 +326,7 @@ struct Ring {
 /// are forgotten on the way. A query then answers from the matching alone, holding the lock:
 /// over a million events `live_at`, `growth` and `leak_candidates` take about a millisecond
 /// and `outlived_frame`, whose answer there is 439,000 allocations, about 25 ms (see
-/// BENCHMARKS.md); it allocates only its answer. Once in a while (when the allocations that
-/// left the ring would leave no room for the new ones) a frame end moves the held allocations'
-/// records to the front of their table, a copy of about 80 bytes per held allocation (2.5 ms
-/// for a million-event ring).
+/// BENCHMARKS.md); it allocates only its answer.
 /// Matching terminates on any sequence (double frees, frees of unknown addresses, discards of
 /// unknown allocators, frames going backwards). Allocators and tags are told apart by name,
 /// so two allocators of one name are one allocator here. An
@@ -1101,12 +1098,10 @@ impl AddrTable {
 /// The spans and their links at one address, for walking an address's stack.
 #[derive(Clone, Copy)]
 struct Links<'a> {
-    spans: &'a [Span],
-    prev: &'a [u64],
-    /// The id of `spans[0]`.
+    spans: &'a VecDeque<Span>,
+    prev: &'a VecDeque<u64>,
+    /// The id of `spans[0]`, the oldest held span: those before it left the ring.
     first: u64,
-    /// The id of the oldest held span: those before it left the ring.
-    held: u64,
 }
 
 impl Links<'_> {
@@ -1115,7 +1110,7 @@ impl Links<'_> {
     fn pop_dead(&self, top: &mut u64) {
         while *top != GONE {
             // Older ones are gone too: ids grow with recording order.
-            if *top < self.held {
+            if *top < self.first {
                 *top = GONE;
                 return;
             }
@@ -1202,17 +1197,16 @@ impl Span {
 /// counts as unmatched from then on.
 #[derive(Default)]
 struct Matching {
-    /// The spans, from the `left` ones that left the ring (dropped in one go once they are half).
-    spans: Vec<Span>,
+    /// The held allocations, oldest first: a ring like the events' (reserved with it), so the
+    /// ones that leave are dropped from the front one by one.
+    spans: VecDeque<Span>,
     // Per (allocator, address): the newest allocation, each linked to the one before it (dead
     // ones are skipped when reached); per allocator: its allocations since its last discard,
     // linked the same way. Each allocation is unlinked at most once from each.
-    prev_at_addr: Vec<u64>,
-    prev_in_pool: Vec<u64>,
+    prev_at_addr: VecDeque<u64>,
+    prev_in_pool: VecDeque<u64>,
     /// The id of `spans[0]`.
     first_span: u64,
-    /// How many of `spans` left the ring.
-    left: usize,
     top_at_addr: AddrTable,
     pool_head: Vec<u64>,
     pools: Names,
@@ -1256,8 +1250,8 @@ impl Matching {
     }
 
     /// The held allocations, in recording order.
-    fn held(&self) -> &[Span] {
-        &self.spans[self.left..]
+    fn held(&self) -> &VecDeque<Span> {
+        &self.spans
     }
 
     /// The held frees that matched no held allocation.
@@ -1270,7 +1264,6 @@ impl Matching {
         self.prev_at_addr.clear();
         self.prev_in_pool.clear();
         self.first_span = 0;
-        self.left = 0;
         self.top_at_addr.clear();
         self.pool_head.clear();
         self.pools.clear();
@@ -1290,21 +1283,14 @@ impl Matching {
             self.clear();
         }
         // What left the ring.
-        while let Some(span) = self.spans.get(self.left).filter(|span| span.seq < front) {
+        while let Some(span) = self.spans.pop_front_if(|span| span.seq < front) {
             self.matched -= u64::from(span.by_free && span.ended_by != GONE);
-            self.left += 1;
+            self.prev_at_addr.pop_front();
+            self.prev_in_pool.pop_front();
+            self.first_span += 1;
         }
         let start = self.next_seq.max(front);
         let new = (end - start) as usize;
-        // The spans that left go once the new ones would not fit: the held spans and the new
-        // events are at most the ring's capacity, which the tables were reserved for.
-        if self.left > 0 && self.spans.len() + new > self.spans.capacity() {
-            self.spans.drain(..self.left);
-            self.prev_at_addr.drain(..self.left);
-            self.prev_in_pool.drain(..self.left);
-            self.first_span += self.left as u64;
-            self.left = 0;
-        }
         while self.frees.front().is_some_and(|&seq| seq < front) {
             self.frees.pop_front();
         }
@@ -1321,7 +1307,6 @@ impl Matching {
             prev_at_addr,
             prev_in_pool,
             first_span,
-            left,
             top_at_addr,
             pool_head,
             pools,
@@ -1331,7 +1316,6 @@ impl Matching {
             next_seq: _,
         } = self;
         let first = *first_span;
-        let held = first + *left as u64;
         for e in events.range((start - front) as usize..) {
             let seq = e.seq;
             match e.record {
@@ -1347,7 +1331,7 @@ impl Matching {
                     if p as usize == pool_head.len() {
                         pool_head.push(GONE);
                     }
-                    spans.push(Span {
+                    spans.push_back(Span {
                         seq,
                         ended_by: GONE,
                         made: e.frame,
@@ -1357,8 +1341,8 @@ impl Matching {
                         group: keys.group(pool, tag, site),
                         by_free: false,
                     });
-                    prev_at_addr.push(top_at_addr.insert(p, addr, id));
-                    prev_in_pool.push(pool_head[p as usize]);
+                    prev_at_addr.push_back(top_at_addr.insert(p, addr, id));
+                    prev_in_pool.push_back(pool_head[p as usize]);
                     pool_head[p as usize] = id;
                 }
                 Record::Free { pool, addr, .. } => {
@@ -1367,7 +1351,6 @@ impl Matching {
                         spans,
                         prev: prev_at_addr,
                         first,
-                        held,
                     };
                     let k = match pools.get(pool) {
                         Some(p) => top_at_addr.take_live(p, addr, links),
@@ -1384,8 +1367,8 @@ impl Matching {
                 Record::Discard { pool, .. } => {
                     if let Some(p) = pools.get(pool) {
                         let mut k = core::mem::replace(&mut pool_head[p as usize], GONE);
-                        // Ids below `held` left the ring, and so did everything before them.
-                        while k != GONE && k >= held {
+                        // Ids below `first` left the ring, and so did everything before them.
+                        while k != GONE && k >= first {
                             let i = (k - first) as usize;
                             let span = &mut spans[i];
                             if span.ended_by == GONE {
@@ -1396,7 +1379,6 @@ impl Matching {
                                     spans,
                                     prev: prev_at_addr,
                                     first,
-                                    held,
                                 };
                                 top_at_addr.clean(p, addr, links);
                             }
@@ -1409,12 +1391,11 @@ impl Matching {
         }
         // Keys whose allocations all left the ring are never visited again: drop them once
         // they are as many as the live ones.
-        if top_at_addr.len() > 2 * (spans.len() - *left) + 16 {
+        if top_at_addr.len() > 2 * spans.len() + 16 {
             top_at_addr.prune(Links {
                 spans,
                 prev: prev_at_addr,
                 first,
-                held,
             });
         }
     }
@@ -1650,7 +1631,7 @@ fn grouped(m: &Matching, keep: impl Fn(&Span) -> bool) -> Vec<Allocation> {
         at += totals[r].1;
     }
     let mut out = vec![m.allocation(&held[first]); at];
-    for span in &held[first..] {
+    for span in held.range(first..) {
         if keep(span) {
             let slot = &mut start[row[span.group as usize] as usize];
             out[*slot] = m.allocation(span);
