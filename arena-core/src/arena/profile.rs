@@ -44,8 +44,10 @@ impl Arena {
     /// Sends one report: `report(label)` when the arena has a label and no report of it is being
     /// sent (else it marks that report stale and returns). A report left stale, by a sink that
     /// re-entered the arena now or by an earlier report that gave up, is replaced by a discard
-    /// and the blocks before the current one, reported as they are now.
-    fn reporting(&self, report: impl FnOnce(Option<ProfilerLabel>)) {
+    /// and the blocks before the current one, reported as they are now. After an earlier give-up
+    /// the resync comes first, then `report` runs too when `after_resync` (a frame end's report of
+    /// the current block is still owed; a left block is one of those the resync reported).
+    fn reporting(&self, after_resync: bool, report: impl FnOnce(Option<ProfilerLabel>)) {
         let label = self.profiler.get();
         if label.is_none() {
             return;
@@ -57,9 +59,19 @@ impl Arena {
         let _busy = Busy(&self.profiler_busy);
         if self.profiler_stale.get() {
             // The state an earlier report left is not the arena's: start from the blocks.
+            self.resync(label);
+            if after_resync && !self.profiler_stale.get() {
+                report(label);
+            }
         } else {
             report(label);
         }
+        self.resync(label);
+    }
+
+    /// While a sink made the report stale, discards and reports the blocks before the current
+    /// one again, at most [`RESYNC_PASSES`] times.
+    fn resync(&self, label: Option<ProfilerLabel>) {
         for _ in 0..RESYNC_PASSES {
             if !self.profiler_stale.replace(false) {
                 break;
@@ -92,7 +104,7 @@ impl Arena {
 
     /// The arena left block `left` (now full up to its used end) for a new current block.
     pub(super) fn profile_left(&self, left: Option<NonNull<PageHeader>>) {
-        self.reporting(|label| {
+        self.reporting(false, |label| {
             let (start, used) = self.used_in(left);
             let open = self.profiler_open.replace(0);
             if open > 0 {
@@ -107,7 +119,7 @@ impl Arena {
     /// A reset, rewind or scope exit: everything reported is gone; the blocks before the
     /// current one are reported again (the current one at the next frame end or when left).
     pub(super) fn profile_rewound(&self) {
-        self.reporting(|label| {
+        self.reporting(false, |label| {
             self.tell_discard(label);
             self.report_blocks_before_current(label);
         });
@@ -119,8 +131,11 @@ impl Arena {
         if label.is_none() {
             return;
         }
+        // The current block as it is now: a sink that hears of a block may make the arena move
+        // on again (then the report is stale and the next pass, if any, reports the rest).
+        let current = self.cursor.page();
         let mut p = None;
-        while p != self.cursor.page() {
+        while p != current {
             let (start, used) = self.used_in(p);
             if used > 0 {
                 self.tell_alloc(label, start, used);
@@ -139,7 +154,7 @@ impl Arena {
 
     /// At a frame's end: the current block's used range as it is now.
     pub(crate) fn profile_frame(&self) {
-        self.reporting(|label| {
+        self.reporting(true, |label| {
             let (start, used) = self.used_in(self.cursor.page());
             let open = self.profiler_open.get();
             if used == open {
@@ -163,7 +178,7 @@ impl Arena {
         if old != label {
             self.tell_discard(old);
             self.profiler_stale.set(false);
-            self.reporting(|label| self.report_blocks_before_current(label));
+            self.reporting(false, |label| self.report_blocks_before_current(label));
         }
     }
 }

@@ -38,12 +38,22 @@ const REENTRANT: &str = "profiler: allocating sink";
 /// The pool whose frees make the sink allocate a page's worth from that same arena, so the
 /// arena leaves its current block while it is reporting that block.
 const LEAVING: &str = "profiler: sink leaving a block";
+/// The pool whose every allocation event makes the sink allocate a page's worth from it.
+const LEAVING_ON_ALLOC: &str = "profiler: sink leaving a block on every alloc";
+/// The pool whose frees and discards make the sink allocate a page's worth from it.
+const LEAVING_ON_FREE: &str = "profiler: sink leaving a block on every free";
 
 struct Recorder(Mutex<Vec<(ThreadId, Rec)>>);
 
 thread_local! {
     static SCRATCH: Tracked<Arena, &'static str> = Tracked::new(Arena::new(), REENTRANT, "Sink");
     static LEAVER: Tracked<Arena, &'static str> = Tracked::new(Arena::new(), LEAVING, "Sink");
+    static ON_ALLOC: Tracked<Arena, &'static str> =
+        Tracked::new(Arena::new(), LEAVING_ON_ALLOC, "Sink");
+    static ON_FREE: Tracked<Arena, &'static str> =
+        Tracked::new(Arena::new(), LEAVING_ON_FREE, "Sink");
+    /// How often the sink allocated from `ON_ALLOC` or `ON_FREE` (it stops at 300).
+    static SINK_ALLOCS: Cell<usize> = const { Cell::new(0) };
     static IN_SINK: Cell<bool> = const { Cell::new(false) };
     /// Whether the sink allocates from `LEAVER` when it hears of a free of it.
     static LEAVE: Cell<bool> = const { Cell::new(false) };
@@ -94,6 +104,23 @@ impl ProfilerSink for Recorder {
             // Allocates 8 bytes from the arena whose page is being reported (it fits the new page:
             // no further page event).
             SCRATCH.with(|a| *a.alloc(0x5151_5151_5151_5151u64) += 1);
+            IN_SINK.set(false);
+        }
+        let leaving = match event {
+            ProfilerEvent::Alloc { .. } => event.pool() == Some(LEAVING_ON_ALLOC),
+            ProfilerEvent::Free { .. } | ProfilerEvent::Discard { .. } => {
+                event.pool() == Some(LEAVING_ON_FREE)
+            }
+            _ => false,
+        };
+        if leaving && LEAVE.get() && SINK_ALLOCS.get() < 300 && !IN_SINK.replace(true) {
+            SINK_ALLOCS.set(SINK_ALLOCS.get() + 1);
+            let arena = if event.pool() == Some(LEAVING_ON_ALLOC) {
+                &ON_ALLOC
+            } else {
+                &ON_FREE
+            };
+            arena.with(|a| a.alloc([0x51u8; 3500])[0] += 1);
             IN_SINK.set(false);
         }
         if event.pool() == Some(LEAVING)
@@ -723,6 +750,51 @@ fn a_sink_that_makes_the_arena_leave_its_block_during_a_frame_end_sees_a_consist
         registry.end_frame(&[arena]).unwrap();
         let events = take();
         let live = replay(&events, LEAVING);
+        assert_eq!(live.values().sum::<usize>(), arena.used(), "{events:?}");
+    });
+}
+
+/// A sink that makes the arena leave its block on every block it hears of: one frame end resyncs
+/// a bounded number of times (each pass reports the blocks before the current one as they were
+/// when it began), and stops.
+#[test]
+fn a_sink_leaving_a_block_on_every_report_cannot_make_a_frame_end_run_on() {
+    start();
+    ON_ALLOC.with(|arena| {
+        let mut registry = Registry::new();
+        arena.alloc([1u8; 1000]);
+        SINK_ALLOCS.set(0);
+        LEAVE.set(true);
+        registry.end_frame(&[arena]).unwrap();
+        LEAVE.set(false);
+        // 1 for the frame end's report, then 1, 2, 4 and 8 for the four passes.
+        assert!(SINK_ALLOCS.get() <= 16, "{} allocations", SINK_ALLOCS.get());
+        // Quiet frame ends bring the profiler back to the arena's blocks.
+        registry.end_frame(&[arena]).unwrap();
+        registry.end_frame(&[arena]).unwrap();
+        let events = take();
+        let live = replay(&events, LEAVING_ON_ALLOC);
+        assert_eq!(live.values().sum::<usize>(), arena.used(), "{events:?}");
+    });
+}
+
+/// After a resync gave up (a sink leaving a block on every free and discard), one quiet frame
+/// end reports the blocks before the current one and the current one.
+#[test]
+fn one_quiet_frame_end_after_a_resync_gave_up_reports_every_block() {
+    start();
+    ON_FREE.with(|arena| {
+        let mut registry = Registry::new();
+        arena.alloc([1u8; 1000]);
+        registry.end_frame(&[arena]).unwrap();
+        SINK_ALLOCS.set(0);
+        LEAVE.set(true);
+        arena.alloc([2u8; 100]);
+        registry.end_frame(&[arena]).unwrap();
+        LEAVE.set(false);
+        registry.end_frame(&[arena]).unwrap();
+        let events = take();
+        let live = replay(&events, LEAVING_ON_FREE);
         assert_eq!(live.values().sum::<usize>(), arena.used(), "{events:?}");
     });
 }
