@@ -1,8 +1,9 @@
 //! Recording never allocates: a counting global allocator around `System` sees no allocation
 //! while a recorder records far more events than it holds, from this thread and from another.
-//! Frame ends match the frame's frees to its allocations in tables reserved with the ring; only
-//! the first sight of an allocator, tag or call site (remembered for good) may allocate, so one
-//! warm-up pass with the same names runs before counting.
+//! Frame ends match the frame's frees to its allocations in tables reserved with the ring; a
+//! frame end allocates only while its small tables grow (a name, call site or combination of them
+//! not seen before, more live addresses than at any earlier frame end), so one warm-up pass of
+//! the same loop runs before counting.
 //!
 //! No test harness (`harness = false` in Cargo.toml): the harness's threads and output buffers
 //! would allocate while the count is read.

@@ -3,9 +3,10 @@
 //! their frame, leak candidates) and a Chrome/Perfetto trace-event JSON export.
 //!
 //! Its memory is fixed when it is made ([`Recorder::new`]): the ring and the tables that match
-//! frees to allocations are reserved then, recording never allocates (past the first sight of
-//! each allocator, tag and call site), and when the ring is full the oldest event is overwritten
-//! and counted in [`Recorder::dropped`]. A trace that grows without limit is what makes a long
+//! frees to allocations are reserved then; recording an allocation, free or discard never
+//! allocates, and a frame end only while the few small tables beside them grow to the program's
+//! working set (see [`Recorder::end_frame`]); when the ring is full the oldest event is
+//! overwritten and counted in [`Recorder::dropped`]. A trace that grows without limit is what makes a long
 //! capture run out of memory (Tracy #921, #287).
 
 use alloc::collections::VecDeque;
@@ -313,8 +314,8 @@ struct Ring {
 /// 170 bytes per event: [`memory_bytes`](Recorder::memory_bytes)): recording takes `&self` from
 /// any thread (a `Mutex`; a lock poisoned by a panicking thread is recovered, never
 /// re-panicked), stamps the event with the microseconds since the recorder was made and the
-/// current frame, and never allocates, past the first sight of each allocator, tag and call
-/// site (remembered for good); a full ring overwrites its oldest event and counts it in
+/// current frame; recording an allocation, free or discard never allocates (a frame end may:
+/// see [`end_frame`](Recorder::end_frame)); a full ring overwrites its oldest event and counts it in
 /// [`dropped`](Recorder::dropped). Frames are numbered by [`end_frame`](Recorder::end_frame):
 /// events after `end_frame(n)` belong to frame `n + 1` (the first frame is 0).
 ///
@@ -457,9 +458,9 @@ impl Recorder {
         self.ring.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Records `record`. Never allocates past the first sight of each allocator, tag and call
-    /// site; a full ring overwrites its oldest event. A [`Record::FrameEnd`] also matches the
-    /// frame's frees to its allocations (see [`Recorder`]).
+    /// Records `record`; a full ring overwrites its oldest event. An alloc, free or discard never
+    /// allocates. A [`Record::FrameEnd`] also matches the frame's frees to its allocations (see
+    /// [`end_frame`](Recorder::end_frame)).
     ///
     /// ```
     /// use arena_kit::tags::{Record, Recorder};
@@ -567,7 +568,10 @@ impl Recorder {
 
     /// Records [`Record::FrameEnd`]: frame `frame` ended, later events belong to `frame + 1`.
     /// The frame's frees are matched to its allocations now (see [`Recorder`]), so the next
-    /// query only reads.
+    /// query only reads. The per-event tables were reserved with the ring; three small ones
+    /// grow here, and keep their size: the names, call sites and (call site, allocator, tag)
+    /// combinations not seen before, and the table of live addresses when more allocations are
+    /// live than at any earlier frame end. In a steady game loop that is the first frames only.
     ///
     /// ```
     /// use arena_kit::tags::Recorder;
