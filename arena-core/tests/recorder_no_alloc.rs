@@ -46,20 +46,26 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-fn record_lots(recorder: &Recorder, base: usize) {
+/// The names and call site every pass records, made once: under Miri each evaluation of a
+/// string literal or of `Location::caller()` may get an address of its own, and the recorder
+/// remembers a name or site by its address (then by its text), so a fresh address would be a
+/// new entry (an allocation) at the next frame end, as a name never seen before is.
+struct Names {
+    pool: &'static str,
+    tag: &'static str,
+    scratch: &'static str,
+    frame: &'static str,
+    site: &'static std::panic::Location<'static>,
+}
+
+fn record_lots(recorder: &Recorder, names: &Names, base: usize) {
     let n = if cfg!(miri) { 100 } else { 10_000 };
     for i in 0..n {
         let addr = base + 16 * i;
-        recorder.alloc(
-            "bodies",
-            "Physics",
-            addr,
-            64,
-            Some(std::panic::Location::caller()),
-        );
-        recorder.free("bodies", "Physics", addr, 64);
+        recorder.alloc(names.pool, names.tag, addr, 64, Some(names.site));
+        recorder.free(names.pool, names.tag, addr, 64);
         if i % 100 == 0 {
-            recorder.discard("scratch", "Frame");
+            recorder.discard(names.scratch, names.frame);
             recorder.end_frame(i as u64);
         }
     }
@@ -68,19 +74,26 @@ fn record_lots(recorder: &Recorder, base: usize) {
 fn main() {
     let recorder = Recorder::new(64);
     let bytes = recorder.memory_bytes();
-    record_lots(&recorder, 1 << 40);
+    let names = Names {
+        pool: "bodies",
+        tag: "Physics",
+        scratch: "scratch",
+        frame: "Frame",
+        site: std::panic::Location::caller(),
+    };
+    record_lots(&recorder, &names, 1 << 40);
     std::thread::scope(|s| {
         let worker = s.spawn(|| {
             // The thread's own start-up allocations are done before counting starts.
             WORKER_READY.store(true, Ordering::SeqCst);
             std::thread::park();
-            record_lots(&recorder, 1 << 30);
+            record_lots(&recorder, &names, 1 << 30);
         });
         while !WORKER_READY.load(Ordering::SeqCst) {
             std::thread::yield_now();
         }
         COUNTING.store(true, Ordering::SeqCst);
-        record_lots(&recorder, 0);
+        record_lots(&recorder, &names, 0);
         let counted = ALLOCATIONS.load(Ordering::SeqCst);
         COUNTING.store(false, Ordering::SeqCst);
         assert_eq!(counted, 0, "recording on the main thread allocated");
