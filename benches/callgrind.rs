@@ -119,8 +119,8 @@ impl<const K: usize> Drop for Droppy<K> {
 #[path = "support/particle.rs"]
 mod particle;
 use particle::{
-    HandAosoa, Particle, particle, update_x_chunks8, update_x_std_chunks8, update_x_tiles,
-    update_x_zip,
+    HandAosoa, HandAosoa16, Particle, particle, update_x_chunks8, update_x_std_chunks8,
+    update_x_tiles, update_x_xv16, update_x_zip, xv_blocks16,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -680,8 +680,11 @@ fn chunks_hand() -> Runner {
         0
     })
 }
-fn tiles_x_ours<const N: usize>() -> Runner {
-    let mut v: SoaTiles<Particle, N> = (0..PASS_N).map(particle).collect();
+/// Rows of the `tiles-x-1m` job: 28 MB of particles, past L2 (1 MiB a core here), inside L3.
+const PASS_1M: usize = 1_000_003;
+
+fn tiles_x_ours<const N: usize, const ROWS: usize>() -> Runner {
+    let mut v: SoaTiles<Particle, N> = (0..ROWS).map(particle).collect();
     Box::new(move || {
         for _ in 0..PASSES {
             update_x_tiles(&mut v, DT);
@@ -690,15 +693,30 @@ fn tiles_x_ours<const N: usize>() -> Runner {
         0
     })
 }
-fn tiles_x_aosoa() -> Runner {
-    let mut v = HandAosoa::new(PASS_N);
+/// `PASSES` x `pass` over `state`, which the runner owns.
+fn passes<S: 'static>(mut state: S, pass: fn(&mut S, f32)) -> Runner {
     Box::new(move || {
         for _ in 0..PASSES {
-            v.update_x(DT);
-            black_box(&v.blocks);
+            pass(&mut state, DT);
+            black_box(&state);
         }
         0
     })
+}
+fn tiles_x_aosoa<const ROWS: usize>() -> Runner {
+    passes(HandAosoa::new(ROWS), HandAosoa::update_x)
+}
+fn tiles_x_aosoa16<const ROWS: usize>() -> Runner {
+    passes(HandAosoa16::new(ROWS), HandAosoa16::update_x)
+}
+/// The control: blocks of 16 `x` and 16 `vx` only, the same two lines per 16 rows as a tile
+/// of 16 with nothing between them.
+fn tiles_x_xv16<const ROWS: usize>() -> Runner {
+    passes(xv_blocks16(ROWS), |v, dt| update_x_xv16(v, dt))
+}
+/// The `SoaVec` column zip over `ROWS` particles.
+fn zip_rows<const ROWS: usize>() -> Runner {
+    passes((0..ROWS).map(particle).collect(), update_x_zip)
 }
 fn tiles_x_aos() -> Runner {
     let mut v: Vec<Particle> = (0..PASS_N).map(particle).collect();
@@ -991,12 +1009,25 @@ fn jobs() -> Vec<Job> {
             name: "tiles-x",
             ops: (PASS_N * PASSES) as u64,
             contestants: &[
-                (Ours, "ours-tiles8", tiles_x_ours::<8>),
+                (Ours, "ours-tiles8", tiles_x_ours::<8, PASS_N>),
                 (Peer, "soavec-zip", chunks_zip),
-                (Peer, "hand-aosoa", tiles_x_aosoa),
+                (Peer, "hand-aosoa", tiles_x_aosoa::<PASS_N>),
                 (Other, "aos", tiles_x_aos),
                 (Other, "soa-rs", tiles_x_soa_rs),
-                (Other, "ours-tiles16", tiles_x_ours::<16>),
+                (Other, "ours-tiles16", tiles_x_ours::<16, PASS_N>),
+                (Other, "hand-aosoa16", tiles_x_aosoa16::<PASS_N>),
+            ],
+        },
+        Job {
+            name: "tiles-x-1m",
+            ops: (PASS_1M * PASSES) as u64,
+            contestants: &[
+                (Ours, "ours-tiles16", tiles_x_ours::<16, PASS_1M>),
+                (Peer, "soavec-zip", zip_rows::<PASS_1M>),
+                (Peer, "hand-aosoa16", tiles_x_aosoa16::<PASS_1M>),
+                (Other, "ours-tiles8", tiles_x_ours::<8, PASS_1M>),
+                (Other, "hand-aosoa", tiles_x_aosoa::<PASS_1M>),
+                (Other, "xv-blocks16", tiles_x_xv16::<PASS_1M>),
             ],
         },
         Job {

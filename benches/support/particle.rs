@@ -90,64 +90,119 @@ pub fn update_x_tiles<const N: usize>(v: &mut SoaTiles<Particle, N>, dt: f32) {
     }
 }
 
-/// A hand-written AoSoA block of 8 particles, as a C++ engine writes it: every field's 8 lanes
-/// side by side, 224 bytes, on a 32-byte boundary (what `SoaTiles<Particle, 8>` stores).
-#[derive(Clone, Copy, Default)]
-#[repr(C, align(32))]
-pub struct Block8 {
-    pub x: [f32; 8],
-    pub y: [f32; 8],
-    pub z: [f32; 8],
-    pub vx: [f32; 8],
-    pub vy: [f32; 8],
-    pub vz: [f32; 8],
-    pub life: [f32; 8],
-}
-
-/// Hand-written AoSoA particles: blocks of 8, the last one padded with zeroed lanes.
-pub struct HandAosoa {
-    pub blocks: Vec<Block8>,
-    pub len: usize,
-}
-
-impl HandAosoa {
-    /// Particles `0..n`, as `particle(i)`.
-    pub fn new(n: usize) -> Self {
-        let mut blocks = vec![Block8::default(); n.div_ceil(8)];
-        for i in 0..n {
-            let (b, k) = (&mut blocks[i / 8], i % 8);
-            let p = particle(i);
-            b.x[k] = p.x;
-            b.y[k] = p.y;
-            b.z[k] = p.z;
-            b.vx[k] = p.vx;
-            b.vy[k] = p.vy;
-            b.vz[k] = p.vz;
-            b.life[k] = p.life;
+/// A hand-written AoSoA of `$n`-row blocks, as a C++ engine writes it: every field's `$n` lanes
+/// side by side, on an `$align`-byte boundary (what `SoaTiles<Particle, $n>` stores), the last
+/// block padded with zeroed lanes.
+macro_rules! hand_aosoa {
+    ($(#[$doc:meta])* $aosoa:ident, $block:ident, $n:literal, $align:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        #[repr(C, align($align))]
+        pub struct $block {
+            pub x: [f32; $n],
+            pub y: [f32; $n],
+            pub z: [f32; $n],
+            pub vx: [f32; $n],
+            pub vy: [f32; $n],
+            pub vz: [f32; $n],
+            pub life: [f32; $n],
         }
-        HandAosoa { blocks, len: n }
-    }
 
-    /// `x += vx * dt`: full blocks 8 lanes at a time, then the live lanes of the last one.
-    #[inline]
-    pub fn update_x(&mut self, dt: f32) {
-        let full = self.len / 8;
-        for b in &mut self.blocks[..full] {
-            for k in 0..8 {
-                b.x[k] += b.vx[k] * dt;
+        /// Hand-written AoSoA particles in blocks of this many rows.
+        pub struct $aosoa {
+            pub blocks: Vec<$block>,
+            pub len: usize,
+        }
+
+        impl $aosoa {
+            /// Particles `0..n`, as `particle(i)`.
+            pub fn new(n: usize) -> Self {
+                let zero = [0.0; $n];
+                let empty = $block { x: zero, y: zero, z: zero, vx: zero, vy: zero, vz: zero, life: zero };
+                let mut blocks = vec![empty; n.div_ceil($n)];
+                for i in 0..n {
+                    let (b, k) = (&mut blocks[i / $n], i % $n);
+                    let p = particle(i);
+                    b.x[k] = p.x;
+                    b.y[k] = p.y;
+                    b.z[k] = p.z;
+                    b.vx[k] = p.vx;
+                    b.vy[k] = p.vy;
+                    b.vz[k] = p.vz;
+                    b.life[k] = p.life;
+                }
+                $aosoa { blocks, len: n }
+            }
+
+            /// `x += vx * dt`: full blocks all lanes at a time, then the live lanes of the last one.
+            #[inline]
+            pub fn update_x(&mut self, dt: f32) {
+                let full = self.len / $n;
+                for b in &mut self.blocks[..full] {
+                    for k in 0..$n {
+                        b.x[k] += b.vx[k] * dt;
+                    }
+                }
+                if let Some(b) = self.blocks.get_mut(full) {
+                    for k in 0..self.len % $n {
+                        b.x[k] += b.vx[k] * dt;
+                    }
+                }
+            }
+
+            /// The sum of every field of particle `i`.
+            #[inline]
+            pub fn row_sum(&self, i: usize) -> f32 {
+                let (b, k) = (&self.blocks[i / $n], i % $n);
+                b.x[k] + b.y[k] + b.z[k] + b.vx[k] + b.vy[k] + b.vz[k] + b.life[k]
             }
         }
-        if let Some(b) = self.blocks.get_mut(full) {
-            for k in 0..self.len % 8 {
-                b.x[k] += b.vx[k] * dt;
-            }
+    };
+}
+
+hand_aosoa!(
+    /// 8 particles, 224 bytes, on a 32-byte boundary.
+    HandAosoa, Block8, 8, 32
+);
+hand_aosoa!(
+    /// 16 particles, 448 bytes, on a 64-byte boundary: every lane array is one cache line.
+    HandAosoa16, Block16, 16, 64
+);
+
+/// Blocks of 16 `x` and 16 `vx` and nothing else (128 bytes): the two lines a tile of 16 gives
+/// the `x` pass, with no other field's lines between them. The control that shows what the
+/// other fields' lines cost a pass that skips them.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub struct XvBlock16 {
+    pub x: [f32; 16],
+    pub vx: [f32; 16],
+}
+
+/// `x += vx * dt` over `XvBlock16`s (the row count a multiple of 16 rounded up; the padding
+/// lanes are zero and updated too).
+#[inline]
+pub fn update_x_xv16(blocks: &mut [XvBlock16], dt: f32) {
+    for b in blocks {
+        for k in 0..16 {
+            b.x[k] += b.vx[k] * dt;
         }
     }
+}
 
-    /// The sum of every field of particle `i`.
-    #[inline]
-    pub fn row_sum(&self, i: usize) -> f32 {
-        let (b, k) = (&self.blocks[i / 8], i % 8);
-        b.x[k] + b.y[k] + b.z[k] + b.vx[k] + b.vy[k] + b.vz[k] + b.life[k]
+/// Particles `0..n`'s `x` and `vx` in `XvBlock16`s.
+pub fn xv_blocks16(n: usize) -> Vec<XvBlock16> {
+    let mut blocks = vec![
+        XvBlock16 {
+            x: [0.0; 16],
+            vx: [0.0; 16]
+        };
+        n.div_ceil(16)
+    ];
+    for i in 0..n {
+        let p = particle(i);
+        blocks[i / 16].x[i % 16] = p.x;
+        blocks[i / 16].vx[i % 16] = p.vx;
     }
+    blocks
 }
