@@ -222,6 +222,117 @@ impl<T: SoaTiled, const N: usize> Lanes<T, N> {
     }
 }
 
+/// The row and tile views [`SoaTiles`] and [`SoaTilesMut`] share, written once: both hold
+/// `lanes` (where the tiles are) and `len` (rows `0..len` initialised), and lend them for the
+/// borrow of `self`.
+macro_rules! tile_views {
+    () => {
+        /// The number of rows.
+        #[inline]
+        pub fn len(&self) -> usize {
+            self.len
+        }
+
+        /// Whether there are no rows.
+        #[inline]
+        pub fn is_empty(&self) -> bool {
+            self.len == 0
+        }
+
+        /// The number of full tiles (what [`tiles`](Self::tiles) yields): `len / N`.
+        #[inline]
+        pub fn full_tiles(&self) -> usize {
+            self.len / N
+        }
+
+        /// The number of rows in the partial last tile (what [`tail`](Self::tail) holds):
+        /// `len % N`.
+        #[inline]
+        pub fn tail_len(&self) -> usize {
+            self.len % N
+        }
+
+        /// References to row `index`'s fields, or `None` if out of bounds.
+        #[inline]
+        pub fn get(&self, index: usize) -> Option<T::Ref<'_>> {
+            // SAFETY: the row is initialised and shared for the borrow of `self`.
+            (index < self.len).then(|| unsafe { self.lanes.get(index) })
+        }
+
+        /// Exclusive references to row `index`'s fields, or `None` if out of bounds.
+        #[inline]
+        pub fn get_mut(&mut self, index: usize) -> Option<T::Mut<'_>> {
+            // SAFETY: the row is initialised and exclusive for the borrow of `self`.
+            (index < self.len).then(|| unsafe { self.lanes.get_mut(index) })
+        }
+
+        /// The first row, or `None` if empty.
+        pub fn first(&self) -> Option<T::Ref<'_>> {
+            self.get(0)
+        }
+
+        /// The last row, or `None` if empty.
+        pub fn last(&self) -> Option<T::Ref<'_>> {
+            self.len.checked_sub(1).and_then(|i| self.get(i))
+        }
+
+        /// Every row as a [`Soa::Ref`] view, front to back.
+        pub fn iter(&self) -> TileRows<'_, T, N> {
+            TileRows {
+                lanes: self.lanes,
+                front: 0,
+                back: self.len,
+                _marker: PhantomData,
+            }
+        }
+
+        /// Every row as a [`Soa::Mut`] view, front to back.
+        pub fn iter_mut(&mut self) -> TileRowsMut<'_, T, N> {
+            TileRowsMut {
+                lanes: self.lanes,
+                front: 0,
+                back: self.len,
+                _marker: PhantomData,
+            }
+        }
+
+        /// The full tiles, each as `T::Tile<'_, N>` (a `&[F; N]` per field), front to back. The
+        /// rows of a partial last tile are in [`tail`](Self::tail).
+        pub fn tiles(&self) -> Tiles<'_, T, N> {
+            Tiles {
+                lanes: self.lanes,
+                front: 0,
+                back: self.len / N,
+                _marker: PhantomData,
+            }
+        }
+
+        /// The full tiles, each as `T::TileMut<'_, N>` (a `&mut [F; N]` per field), front to
+        /// back. The rows of a partial last tile are in [`tail_mut`](Self::tail_mut).
+        pub fn tiles_mut(&mut self) -> TilesMut<'_, T, N> {
+            TilesMut {
+                lanes: self.lanes,
+                front: 0,
+                back: self.len / N,
+                _marker: PhantomData,
+            }
+        }
+
+        /// The rows of the partial last tile (`len % N` of them, the last rows) as slices, one
+        /// per field; every slice is empty when the last tile is full.
+        pub fn tail(&self) -> T::Slices<'_> {
+            // SAFETY: rows `0..len` are initialised and shared for the borrow.
+            unsafe { self.lanes.tail(self.len) }
+        }
+
+        /// The rows of the partial last tile as exclusive slices (see [`tail`](Self::tail)).
+        pub fn tail_mut(&mut self) -> T::SlicesMut<'_> {
+            // SAFETY: rows `0..len` are initialised and exclusive for the borrow.
+            unsafe { self.lanes.tail_mut(self.len) }
+        }
+    };
+}
+
 /// A growable vector of `T` stored tile-major: tiles of `N` rows, each holding `N` values of
 /// every field contiguously (`[x0..x7][y0..y7]..` for `N = 8`), all in one allocation ("AoSoA").
 ///
@@ -234,8 +345,10 @@ impl<T: SoaTiled, const N: usize> Lanes<T, N> {
 /// Choosing `N`: each lane array starts on a 32- or 64-byte boundary, so with lanes under 64
 /// bytes (`N = 8` of `f32`) two fields share a cache line, and a pass over one or two fields
 /// moves more bytes than `SoaVec`'s columns; with 64-byte lanes (`N = 16` of `f32`) a pass
-/// moves the same bytes as a column, but a row spans as many lines as it has fields (measured
-/// in BENCHMARKS.md, "Tiled storage"). The last tile may be partial:
+/// moves the same bytes as a column, but a row spans as many lines as it has fields. Either
+/// way, once the rows outgrow L2 a pass over a few fields reads a strided stream (the other
+/// fields' lines lie between the ones it needs), about twice as slow as two dense columns
+/// (measured in BENCHMARKS.md, "Tiled storage"): tiles pay off for whole-row access. The last tile may be partial:
 /// [`tiles`](Self::tiles) yields the full ones, and [`tail`](Self::tail) the last
 /// [`tail_len`](Self::tail_len) rows as slices (the lanes of that tile past `len` are not
 /// initialised, so they are never handed out as arrays).
@@ -282,6 +395,8 @@ pub struct SoaTiles<T: SoaTiled, const N: usize> {
 }
 
 impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
+    tile_views!();
+
     const N_IS_NOT_ZERO: () = assert!(N > 0, "SoaTiles<T, N> needs N > 0 rows per tile");
 
     /// An empty vector; allocates nothing until the first push.
@@ -326,18 +441,6 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
         Ok(v)
     }
 
-    /// The number of rows.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether there are no rows.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// How many rows fit without reallocating (a multiple of `N`; unbounded when a row occupies
     /// no memory).
     #[inline]
@@ -348,18 +451,6 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
             // Cannot overflow: each tile holds at least `N` bytes.
             self.tiles * N
         }
-    }
-
-    /// The number of full tiles (what [`tiles`](Self::tiles) yields): `len / N`.
-    #[inline]
-    pub fn full_tiles(&self) -> usize {
-        self.len / N
-    }
-
-    /// The number of rows in the partial last tile (what [`tail`](Self::tail) holds): `len % N`.
-    #[inline]
-    pub fn tail_len(&self) -> usize {
-        self.len % N
     }
 
     /// Makes room for at least `additional` more rows.
@@ -607,85 +698,6 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
         self.truncate(0);
     }
 
-    /// References to row `index`'s fields, or `None` if out of bounds.
-    #[inline]
-    pub fn get(&self, index: usize) -> Option<T::Ref<'_>> {
-        // SAFETY: the row is initialised and shared for the borrow of `self`.
-        (index < self.len).then(|| unsafe { self.lanes.get(index) })
-    }
-
-    /// Exclusive references to row `index`'s fields, or `None` if out of bounds.
-    #[inline]
-    pub fn get_mut(&mut self, index: usize) -> Option<T::Mut<'_>> {
-        // SAFETY: the row is initialised and exclusive for the borrow of `self`.
-        (index < self.len).then(|| unsafe { self.lanes.get_mut(index) })
-    }
-
-    /// The first row, or `None` if empty.
-    pub fn first(&self) -> Option<T::Ref<'_>> {
-        self.get(0)
-    }
-
-    /// The last row, or `None` if empty.
-    pub fn last(&self) -> Option<T::Ref<'_>> {
-        self.len.checked_sub(1).and_then(|i| self.get(i))
-    }
-
-    /// Every row as a [`Soa::Ref`] view, front to back.
-    pub fn iter(&self) -> TileRows<'_, T, N> {
-        TileRows {
-            lanes: self.lanes,
-            front: 0,
-            back: self.len,
-            _marker: PhantomData,
-        }
-    }
-
-    /// Every row as a [`Soa::Mut`] view, front to back.
-    pub fn iter_mut(&mut self) -> TileRowsMut<'_, T, N> {
-        TileRowsMut {
-            lanes: self.lanes,
-            front: 0,
-            back: self.len,
-            _marker: PhantomData,
-        }
-    }
-
-    /// The full tiles, each as `T::Tile<'_, N>` (a `&[F; N]` per field), front to back. The
-    /// rows of a partial last tile are in [`tail`](Self::tail).
-    pub fn tiles(&self) -> Tiles<'_, T, N> {
-        Tiles {
-            lanes: self.lanes,
-            front: 0,
-            back: self.len / N,
-            _marker: PhantomData,
-        }
-    }
-
-    /// The full tiles, each as `T::TileMut<'_, N>` (a `&mut [F; N]` per field), front to back.
-    /// The rows of a partial last tile are in [`tail_mut`](Self::tail_mut).
-    pub fn tiles_mut(&mut self) -> TilesMut<'_, T, N> {
-        TilesMut {
-            lanes: self.lanes,
-            front: 0,
-            back: self.len / N,
-            _marker: PhantomData,
-        }
-    }
-
-    /// The rows of the partial last tile (`len % N` of them, the last rows) as slices, one per
-    /// field; every slice is empty when the last tile is full.
-    pub fn tail(&self) -> T::Slices<'_> {
-        // SAFETY: rows `0..len` are initialised and shared for the borrow.
-        unsafe { self.lanes.tail(self.len) }
-    }
-
-    /// The rows of the partial last tile as exclusive slices (see [`tail`](Self::tail)).
-    pub fn tail_mut(&mut self) -> T::SlicesMut<'_> {
-        // SAFETY: rows `0..len` are initialised and exclusive for the borrow.
-        unsafe { self.lanes.tail_mut(self.len) }
-    }
-
     /// Keeps only the rows for which `keep` returns `true`, in order.
     ///
     /// If `keep` or a drop panics, the rows not yet visited are kept and nothing is dropped twice.
@@ -923,79 +935,7 @@ pub struct SoaTilesMut<'a, T: SoaTiled, const N: usize> {
 }
 
 impl<'a, T: SoaTiled, const N: usize> SoaTilesMut<'a, T, N> {
-    /// The number of rows.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether there are no rows.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// References to row `index`'s fields, or `None` if out of bounds.
-    pub fn get(&self, index: usize) -> Option<T::Ref<'_>> {
-        // SAFETY: the row is initialised and shared for the borrow of `self`.
-        (index < self.len).then(|| unsafe { self.lanes.get(index) })
-    }
-
-    /// Exclusive references to row `index`'s fields, or `None` if out of bounds.
-    pub fn get_mut(&mut self, index: usize) -> Option<T::Mut<'_>> {
-        // SAFETY: the row is initialised and exclusive for the borrow of `self`.
-        (index < self.len).then(|| unsafe { self.lanes.get_mut(index) })
-    }
-
-    /// Every row as a [`Soa::Ref`] view.
-    pub fn iter(&self) -> TileRows<'_, T, N> {
-        TileRows {
-            lanes: self.lanes,
-            front: 0,
-            back: self.len,
-            _marker: PhantomData,
-        }
-    }
-
-    /// Every row as a [`Soa::Mut`] view.
-    pub fn iter_mut(&mut self) -> TileRowsMut<'_, T, N> {
-        TileRowsMut {
-            lanes: self.lanes,
-            front: 0,
-            back: self.len,
-            _marker: PhantomData,
-        }
-    }
-
-    /// The full tiles as shared lane arrays (see [`SoaTiles::tiles`]).
-    pub fn tiles(&self) -> Tiles<'_, T, N> {
-        Tiles {
-            lanes: self.lanes,
-            front: 0,
-            back: self.len / N,
-            _marker: PhantomData,
-        }
-    }
-
-    /// The full tiles as exclusive lane arrays (see [`SoaTiles::tiles_mut`]).
-    pub fn tiles_mut(&mut self) -> TilesMut<'_, T, N> {
-        TilesMut {
-            lanes: self.lanes,
-            front: 0,
-            back: self.len / N,
-            _marker: PhantomData,
-        }
-    }
-
-    /// The rows of the partial last tile as slices (see [`SoaTiles::tail`]).
-    pub fn tail(&self) -> T::Slices<'_> {
-        // SAFETY: rows `0..len` are initialised and shared for the borrow.
-        unsafe { self.lanes.tail(self.len) }
-    }
-
-    /// The rows of the partial last tile as exclusive slices.
-    pub fn tail_mut(&mut self) -> T::SlicesMut<'_> {
-        // SAFETY: rows `0..len` are initialised and exclusive for the borrow.
-        unsafe { self.lanes.tail_mut(self.len) }
-    }
+    tile_views!();
 }
 
 impl<T: SoaTiled, const N: usize> fmt::Debug for SoaTilesMut<'_, T, N>
