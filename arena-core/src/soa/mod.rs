@@ -66,7 +66,8 @@ mod vec;
 
 #[cfg(feature = "alloc")]
 pub use changes::{
-    BLOCK_ROWS, ChangedRows, ChangedSince, ColumnAt, TickTooOld, TrackedSoaPool, TrackedSoaVec,
+    BLOCK_ROWS, ChangedRows, ChangedSince, ColumnAt, TickTooOld, TrackedSoaPool, TrackedSoaTiles,
+    TrackedSoaVec,
 };
 pub use columns::{
     CloneColumns, Col, Columns, Cursor, EqColumns, HashColumns, Nested, OrdColumns,
@@ -262,3 +263,13 @@ pub(crate) fn row_is_zst<T: Soa>() -> bool {
 
 #[cfg(feature = "alloc")]
 pub(crate) use columns::dangling;
+
+/// Panics unless `index` is a place a row can be inserted at in `len` rows (`0..=len`).
+#[cfg(feature = "alloc")]
+#[track_caller]
+fn assert_insert_index(index: usize, len: usize) {
+    assert!(
+        index <= len,
+        "insertion index {index} out of bounds (len {len})"
+    );
+}

@@ -18,8 +18,8 @@ use core::marker::PhantomData;
 
 use super::raw::unwrap_alloc;
 use super::{
-    CloneColumns, Columns, Cursor, Soa, SoaAllocError, SoaTiled, TileColumns, dangling,
-    row_from_raw, row_to_raw,
+    CloneColumns, Columns, Cursor, Soa, SoaAllocError, SoaTiled, TileColumns, TryPushError,
+    dangling, row_from_raw, row_to_raw,
 };
 use crate::arena::{Arena, ArenaError};
 
@@ -555,6 +555,34 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
         self.push_raw(row_to_raw(value));
     }
 
+    /// Appends a row, or hands it back if the block cannot grow (nothing changes then).
+    pub fn try_push(&mut self, value: T) -> Result<(), TryPushError<T>> {
+        if self.len == self.capacity()
+            && let Err(error) = self.try_reserve(1)
+        {
+            return Err(TryPushError::alloc(value, error));
+        }
+        self.push(value);
+        Ok(())
+    }
+
+    /// Inserts a row at `index` (as [`insert`](Self::insert)), or hands it back if the block
+    /// cannot grow (nothing changes then).
+    ///
+    /// # Panics
+    /// If `index > len`.
+    #[track_caller]
+    pub fn try_insert(&mut self, index: usize, value: T) -> Result<(), TryPushError<T>> {
+        super::assert_insert_index(index, self.len);
+        if self.len == self.capacity()
+            && let Err(error) = self.try_reserve(1)
+        {
+            return Err(TryPushError::alloc(value, error));
+        }
+        self.insert(index, value);
+        Ok(())
+    }
+
     #[inline]
     #[track_caller]
     fn push_raw(&mut self, parts: <T::Columns as Columns>::Raw) {
@@ -612,11 +640,7 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
     /// If `index > len`, or the block cannot grow.
     #[track_caller]
     pub fn insert(&mut self, index: usize, value: T) {
-        assert!(
-            index <= self.len,
-            "insertion index {index} out of bounds (len {})",
-            self.len
-        );
+        super::assert_insert_index(index, self.len);
         // User code (the conversions) and growth run before any row moves.
         let parts = row_to_raw(value);
         if self.len == self.capacity() {

@@ -334,11 +334,7 @@ impl<T: Soa> SoaVec<T> {
     /// If `index > len`, or over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[track_caller]
     pub fn try_insert(&mut self, index: usize, value: T) -> Result<(), TryPushError<T>> {
-        assert!(
-            index <= self.len,
-            "insertion index {index} out of bounds (len {})",
-            self.len
-        );
+        super::assert_insert_index(index, self.len);
         if let Err(refusal) = self.room_for_one() {
             return Err(TryPushError { value, refusal });
         }
@@ -1168,8 +1164,8 @@ impl PushRefusal {
     }
 }
 
-/// A [`SoaVec`] refused a row and hands it back: returned by [`SoaVec::try_push`] and
-/// [`SoaVec::try_insert`]. Nothing was changed.
+/// A [`SoaVec`] or [`SoaTiles`](super::SoaTiles) refused a row and hands it back: returned by
+/// [`SoaVec::try_push`], [`SoaVec::try_insert`] and their `SoaTiles` twins. Nothing was changed.
 ///
 /// Either the block could not grow ([`alloc_error`](Self::alloc_error)) or a
 /// [`Budget`](crate::tags::Budget) with [`Policy::Fail`](crate::tags::Policy::Fail) refused
@@ -1181,6 +1177,14 @@ pub struct TryPushError<T> {
 }
 
 impl<T> TryPushError<T> {
+    /// `value`, refused because the block could not grow.
+    pub(super) fn alloc(value: T, error: SoaAllocError) -> Self {
+        TryPushError {
+            value,
+            refusal: PushRefusal::Alloc(error),
+        }
+    }
+
     /// The row that was refused, given back.
     pub fn into_inner(self) -> T {
         self.value
