@@ -1,11 +1,14 @@
-//! Change tracking for SoA containers: [`TrackedSoaVec`] and [`TrackedSoaPool`] (their docs say
-//! what marks what and what it costs).
+//! Change tracking for SoA containers: [`TrackedSoaVec`], [`TrackedSoaTiles`] and
+//! [`TrackedSoaPool`] (their docs say what marks what and what it costs).
 
 use alloc::vec::Vec;
 use core::fmt;
 use core::ops::{Bound, Deref, Range, RangeBounds};
 
-use super::{Columns, IterMut, Soa, SoaPool, SoaSliceMut, SoaVec, TryPushError};
+use super::{
+    Columns, IterMut, Soa, SoaPool, SoaSliceMut, SoaTiled, SoaTiles, SoaVec, TileRowsMut, TilesMut,
+    TryPushError,
+};
 use crate::pool::{Handle, PoolCapacityError, PoolFull};
 
 /// The rows one version covers: a write anywhere in rows `64 * b .. 64 * (b + 1)` of a field
@@ -272,6 +275,300 @@ fn resolve(range: &impl RangeBounds<usize>, len: usize) -> Range<usize> {
     start..end
 }
 
+/// The clock questions every tracked container answers, written once: `$rows` is the field that
+/// holds the container (its `len()` is the row count the ranges are cut at).
+macro_rules! tick_queries {
+    ($rows:ident) => {
+        /// The open tick: what a `&mut` handed out now is stamped with.
+        #[inline]
+        pub fn current_tick(&self) -> u64 {
+            self.log.now
+        }
+
+        /// The rows of each field handed out mutably after tick `since` was closed (with
+        /// [`tick`](Self::tick)): whole blocks of [`BLOCK_ROWS`] rows, adjacent ones merged, cut
+        /// at the length; field by field. `since = 0` reports every row (nothing is older).
+        pub fn changed_since(&self, since: u64) -> ChangedSince<'_> {
+            self.log
+                .changed_since(since, self.$rows.len(), T::FIELD_NAMES)
+        }
+
+        /// Whether `row`'s block of `field` was handed out mutably after tick `since` (the
+        /// per-value question bevy's `is_changed` answers; here for the row's block). `false`
+        /// past the length.
+        ///
+        /// # Panics
+        /// If `field` is not below the number of fields.
+        #[track_caller]
+        pub fn is_changed_since(&self, field: usize, row: usize, since: u64) -> bool {
+            self.log
+                .is_changed_since(field, row, self.$rows.len(), since)
+        }
+    };
+}
+
+/// Whole-column writes, marked before they are lent, for the containers with columns
+/// (`slices_mut`, `column_mut`): `$rows` is the field that holds the container.
+macro_rules! column_writes {
+    ($rows:ident) => {
+        /// Every column as an exclusive slice (marks every block of every field: the view lends
+        /// them all; use [`column_mut`](Self::column_mut) to write one).
+        #[inline]
+        pub fn slices_mut(&mut self) -> T::SlicesMut<'_> {
+            self.log.mark_all();
+            self.$rows.slices_mut()
+        }
+
+        /// Field `K` (counted from 0 in declaration order, `T::FIELD_NAMES[K]`) as an exclusive
+        /// slice, or a nested field's `SlicesMut` view; marks every block of that field only. A
+        /// `K` past the last field does not compile.
+        ///
+        /// ```
+        /// use arena_kit::Soa;
+        /// use arena_kit::soa::TrackedSoaVec;
+        ///
+        /// #[derive(Soa)]
+        /// struct Body { pos: f32, vel: f32 }
+        ///
+        /// let mut bodies: TrackedSoaVec<Body> = [Body { pos: 0.0, vel: 2.0 }].into_iter().collect();
+        /// let seen = bodies.tick();
+        /// let vel = bodies.slices().vel.to_vec();
+        /// for (p, v) in bodies.column_mut::<0>().iter_mut().zip(vel) {
+        ///     *p += v;
+        /// }
+        /// assert!(bodies.is_changed_since(0, 0, seen)); // `pos`
+        /// assert!(!bodies.is_changed_since(1, 0, seen)); // `vel` was only read
+        /// ```
+        ///
+        /// `Body` has two fields, so there is no `column_mut::<2>()`:
+        ///
+        /// ```compile_fail
+        /// # use arena_kit::Soa;
+        /// # use arena_kit::soa::TrackedSoaVec;
+        /// # #[derive(Soa)]
+        /// # struct Body { pos: f32, vel: f32 }
+        /// let mut bodies: TrackedSoaVec<Body> = TrackedSoaVec::new();
+        /// bodies.column_mut::<2>(); // error: the row has no field at the position `column_mut::<K>()` asks for
+        /// ```
+        #[inline]
+        pub fn column_mut<const K: usize>(
+            &mut self,
+        ) -> <<T::Columns as ColumnAt<K>>::Column as Columns>::SlicesMut<'_>
+        where
+            T::Columns: ColumnAt<K>,
+        {
+            self.log.mark_field(K);
+            self.$rows.column_mut::<K>()
+        }
+    };
+}
+
+/// The writes of the indexed row containers ([`TrackedSoaVec`], [`TrackedSoaTiles`]), each
+/// marked before it is forwarded, written once: `$rows` is the field that holds the container,
+/// `$name` its type's name (for the docs), `$inner` its type.
+macro_rules! row_writes {
+    ($rows:ident, $name:ident, $inner:ty) => {
+        /// Closes the current tick and returns it: [`changed_since`](Self::changed_since) with
+        /// the returned tick reports exactly what is handed out mutably from now on.
+        ///
+        /// # Panics
+        /// After `u64::MAX` ticks (never, in practice).
+        #[track_caller]
+        pub fn tick(&mut self) -> u64 {
+            self.log.tick()
+        }
+
+        /// Appends a row (marks its block).
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($name), "::push`].")]
+        #[inline]
+        #[track_caller]
+        pub fn push(&mut self, value: T) {
+            self.log.mark_row(self.$rows.len(), T::Columns::FIELDS);
+            self.$rows.push(value);
+        }
+
+        #[doc = concat!("Appends a row, or hands it back (see [`", stringify!($name), "::try_push`]).")]
+        pub fn try_push(&mut self, value: T) -> Result<(), TryPushError<T>> {
+            self.log.mark_row(self.$rows.len(), T::Columns::FIELDS);
+            self.$rows.try_push(value)
+        }
+
+        /// Removes the last row (marks its block).
+        pub fn pop(&mut self) -> Option<T> {
+            if let Some(last) = self.$rows.len().checked_sub(1) {
+                self.log.mark_row(last, T::Columns::FIELDS);
+            }
+            self.$rows.pop()
+        }
+
+        /// Inserts a row at `index`, shifting the rows after it (marks the blocks of
+        /// `index..=len`).
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($name), "::insert`].")]
+        #[track_caller]
+        pub fn insert(&mut self, index: usize, value: T) {
+            let len = self.$rows.len();
+            if index <= len {
+                self.log.mark_rows(index..len + 1);
+            }
+            self.$rows.insert(index, value);
+        }
+
+        /// Removes the row at `index`, shifting the rows after it (marks the blocks of
+        /// `index..len`).
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($name), "::remove`].")]
+        #[track_caller]
+        pub fn remove(&mut self, index: usize) -> T {
+            self.log.mark_rows(index..self.$rows.len());
+            self.$rows.remove(index)
+        }
+
+        /// Removes the row at `index`, moving the last row into it (marks both blocks).
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($name), "::swap_remove`].")]
+        #[track_caller]
+        pub fn swap_remove(&mut self, index: usize) -> T {
+            let len = self.$rows.len();
+            if index < len {
+                self.log.mark_row(index, T::Columns::FIELDS);
+                self.log.mark_row(len - 1, T::Columns::FIELDS);
+            }
+            self.$rows.swap_remove(index)
+        }
+
+        /// Swaps two rows (marks both blocks).
+        ///
+        /// # Panics
+        #[doc = concat!("As [`", stringify!($name), "::swap`].")]
+        #[track_caller]
+        pub fn swap(&mut self, a: usize, b: usize) {
+            let len = self.$rows.len();
+            if a < len && b < len {
+                self.log.mark_row(a, T::Columns::FIELDS);
+                self.log.mark_row(b, T::Columns::FIELDS);
+            }
+            self.$rows.swap(a, b);
+        }
+
+        /// Drops the rows from `len` on (marks their blocks).
+        pub fn truncate(&mut self, len: usize) {
+            self.log.mark_rows(len..self.$rows.len());
+            self.$rows.truncate(len);
+        }
+
+        /// Drops every row (marks every block that had rows).
+        pub fn clear(&mut self) {
+            self.truncate(0);
+        }
+
+        /// Row `index` as exclusive references (marks its block in every field).
+        #[inline]
+        pub fn get_mut(&mut self, index: usize) -> Option<T::Mut<'_>> {
+            if index < self.$rows.len() {
+                self.log.mark_row(index, T::Columns::FIELDS);
+            }
+            self.$rows.get_mut(index)
+        }
+
+        #[doc = concat!("The wrapped `", stringify!($name), "`, for any of its `&mut self` methods \
+            (`retain`, `reserve`, ...). Marks every block of every field, whatever the call does \
+            to the length.")]
+        pub fn inner_mut(&mut self) -> &mut $inner {
+            self.log.mark_all();
+            &mut self.$rows
+        }
+
+        #[doc = concat!("The wrapped `", stringify!($name), "`, mutably, **without marking \
+            anything**: writes through it are not reported by \
+            [`changed_since`](Self::changed_since) (bevy's `bypass_change_detection`). For writes \
+            a consumer must not see, such as undoing its own bookkeeping.")]
+        pub fn bypass_change_tracking(&mut self) -> &mut $inner {
+            &mut self.$rows
+        }
+
+        #[doc = concat!("The wrapped `", stringify!($name), "`, dropping the versions.")]
+        pub fn into_inner(self) -> $inner {
+            self.$rows
+        }
+    };
+}
+
+/// The trait impls of the indexed row containers, written once (as [`row_writes`]); `$wrapper`
+/// is the tracked type with its generics, `[$($generics)*]` the impl's parameters.
+macro_rules! row_container_impls {
+    ([$($generics:tt)*], $wrapper:ty, $rows:ident, $inner:ty, $label:literal) => {
+        impl<$($generics)*> Deref for $wrapper {
+            type Target = $inner;
+            #[inline]
+            fn deref(&self) -> &$inner {
+                &self.$rows
+            }
+        }
+
+        /// Wraps the container at tick 1, with every row marked (changed since tick 0).
+        impl<$($generics)*> From<$inner> for $wrapper {
+            fn from($rows: $inner) -> Self {
+                let mut log = ChangeLog::new(T::Columns::FIELDS);
+                log.mark_all();
+                Self { $rows, log }
+            }
+        }
+
+        impl<$($generics)*> Default for $wrapper {
+            fn default() -> Self {
+                Self::from(<$inner>::new())
+            }
+        }
+
+        impl<$($generics)*> Extend<T> for $wrapper {
+            /// Pushes each row (marks each one's block; a panic in the iterator leaves the rows
+            /// pushed so far marked).
+            fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+                for value in iter {
+                    self.push(value);
+                }
+            }
+        }
+
+        impl<$($generics)*> FromIterator<T> for $wrapper {
+            fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+                Self::from(<$inner>::from_iter(iter))
+            }
+        }
+
+        impl<$($generics)*> Clone for $wrapper
+        where
+            $inner: Clone,
+        {
+            /// A copy with the same rows, tick and versions.
+            fn clone(&self) -> Self {
+                Self {
+                    $rows: self.$rows.clone(),
+                    log: self.log.clone(),
+                }
+            }
+        }
+
+        impl<$($generics)*> fmt::Debug for $wrapper
+        where
+            $inner: fmt::Debug,
+        {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct($label)
+                    .field("tick", &self.log.now)
+                    .field("rows", &self.$rows)
+                    .finish()
+            }
+        }
+    };
+}
+
 /// A [`SoaVec<T>`] that records which blocks of which fields were handed out mutably, per tick.
 ///
 /// Reading goes through [`Deref`] to the `SoaVec` (`get`, `slices`, `iter`, `len`, ...). Writing
@@ -403,140 +700,9 @@ impl<T: Soa> TrackedSoaVec<T> {
         Self::from(SoaVec::with_capacity(capacity))
     }
 
-    /// The open tick: what a `&mut` handed out now is stamped with.
-    #[inline]
-    pub fn current_tick(&self) -> u64 {
-        self.log.now
-    }
-
-    /// Closes the current tick and returns it: [`changed_since`](Self::changed_since) with the
-    /// returned tick reports exactly what is handed out mutably from now on.
-    ///
-    /// # Panics
-    /// After `u64::MAX` ticks (never, in practice).
-    #[track_caller]
-    pub fn tick(&mut self) -> u64 {
-        self.log.tick()
-    }
-
-    /// The rows of each field handed out mutably after tick `since` was closed (with
-    /// [`tick`](Self::tick)): whole blocks of [`BLOCK_ROWS`] rows, adjacent ones merged, cut at
-    /// the length; field by field. `since = 0` reports every row (nothing is older).
-    pub fn changed_since(&self, since: u64) -> ChangedSince<'_> {
-        self.log
-            .changed_since(since, self.vec.len(), T::FIELD_NAMES)
-    }
-
-    /// Whether `row`'s block of `field` was handed out mutably after tick `since` (the
-    /// per-value question bevy's `is_changed` answers; here for the row's block). `false` past
-    /// the length.
-    ///
-    /// # Panics
-    /// If `field` is not below the number of fields.
-    #[track_caller]
-    pub fn is_changed_since(&self, field: usize, row: usize, since: u64) -> bool {
-        self.log.is_changed_since(field, row, self.vec.len(), since)
-    }
-
-    /// Appends a row (marks its block).
-    ///
-    /// # Panics
-    /// As [`SoaVec::push`].
-    #[inline]
-    #[track_caller]
-    pub fn push(&mut self, value: T) {
-        self.log.mark_row(self.vec.len(), T::Columns::FIELDS);
-        self.vec.push(value);
-    }
-
-    /// Appends a row, or hands it back (see [`SoaVec::try_push`]).
-    ///
-    /// # Panics
-    /// As [`SoaVec::try_push`].
-    #[track_caller]
-    pub fn try_push(&mut self, value: T) -> Result<(), TryPushError<T>> {
-        self.log.mark_row(self.vec.len(), T::Columns::FIELDS);
-        self.vec.try_push(value)
-    }
-
-    /// Removes the last row (marks its block).
-    pub fn pop(&mut self) -> Option<T> {
-        if let Some(last) = self.vec.len().checked_sub(1) {
-            self.log.mark_row(last, T::Columns::FIELDS);
-        }
-        self.vec.pop()
-    }
-
-    /// Inserts a row at `index`, shifting the rows after it (marks the blocks of `index..=len`).
-    ///
-    /// # Panics
-    /// As [`SoaVec::insert`].
-    #[track_caller]
-    pub fn insert(&mut self, index: usize, value: T) {
-        let len = self.vec.len();
-        if index <= len {
-            self.log.mark_rows(index..len + 1);
-        }
-        self.vec.insert(index, value);
-    }
-
-    /// Removes the row at `index`, shifting the rows after it (marks the blocks of `index..len`).
-    ///
-    /// # Panics
-    /// As [`SoaVec::remove`].
-    #[track_caller]
-    pub fn remove(&mut self, index: usize) -> T {
-        self.log.mark_rows(index..self.vec.len());
-        self.vec.remove(index)
-    }
-
-    /// Removes the row at `index`, moving the last row into it (marks both blocks).
-    ///
-    /// # Panics
-    /// As [`SoaVec::swap_remove`].
-    #[track_caller]
-    pub fn swap_remove(&mut self, index: usize) -> T {
-        let len = self.vec.len();
-        if index < len {
-            self.log.mark_row(index, T::Columns::FIELDS);
-            self.log.mark_row(len - 1, T::Columns::FIELDS);
-        }
-        self.vec.swap_remove(index)
-    }
-
-    /// Swaps two rows (marks both blocks).
-    ///
-    /// # Panics
-    /// As [`SoaVec::swap`].
-    #[track_caller]
-    pub fn swap(&mut self, a: usize, b: usize) {
-        let len = self.vec.len();
-        if a < len && b < len {
-            self.log.mark_row(a, T::Columns::FIELDS);
-            self.log.mark_row(b, T::Columns::FIELDS);
-        }
-        self.vec.swap(a, b);
-    }
-
-    /// Drops the rows from `len` on (marks their blocks).
-    pub fn truncate(&mut self, len: usize) {
-        self.log.mark_rows(len..self.vec.len());
-        self.vec.truncate(len);
-    }
-
-    /// Drops every row (marks every block that had rows).
-    pub fn clear(&mut self) {
-        self.truncate(0);
-    }
-
-    /// Row `index` as exclusive references (marks its block in every field).
-    #[inline]
-    pub fn get_mut(&mut self, index: usize) -> Option<T::Mut<'_>> {
-        if index < self.vec.len() {
-            self.log.mark_row(index, T::Columns::FIELDS);
-        }
-        self.vec.get_mut(index)
-    }
+    tick_queries!(vec);
+    row_writes!(vec, SoaVec, SoaVec<T>);
+    column_writes!(vec);
 
     /// `N` distinct rows at once (see [`SoaVec::get_disjoint_mut`]); marks each row's block.
     pub fn get_disjoint_mut<const N: usize>(
@@ -571,141 +737,107 @@ impl<T: Soa> TrackedSoaVec<T> {
         self.log.mark_all();
         self.vec.iter_mut()
     }
+}
 
-    /// Every column as an exclusive slice (marks every block of every field: the view lends
-    /// them all; use [`column_mut`](Self::column_mut) to write one).
-    #[inline]
-    pub fn slices_mut(&mut self) -> T::SlicesMut<'_> {
+row_container_impls!([T: Soa], TrackedSoaVec<T>, vec, SoaVec<T>, "TrackedSoaVec");
+
+/// A [`SoaTiles<T, N>`] that records which blocks of which fields were handed out mutably, per
+/// tick: the versions of [`TrackedSoaVec`] over tile-major rows.
+///
+/// Reading goes through [`Deref`] to the `SoaTiles` (`get`, `tiles`, `tail`, `iter`, ...). The
+/// rows and their blocks are the same as a `TrackedSoaVec`'s: row `i` is in block
+/// `i / BLOCK_ROWS` whatever `N` is, so a consumer reads the answer the same way.
+///
+/// | method | marks |
+/// |---|---|
+/// | [`tiles_mut`](Self::tiles_mut), [`iter_mut`](Self::iter_mut), [`inner_mut`](Self::inner_mut) | every block of every field |
+/// | [`tail_mut`](Self::tail_mut) | the blocks of the partial last tile's rows, in every field |
+/// | [`get_mut`](Self::get_mut) | the row's block, in every field |
+/// | `push`, `pop`, `insert`, `remove`, `swap_remove`, `swap`, `truncate`, `clear` | the blocks of the rows that were written, moved or removed, in every field |
+///
+/// A tile view lends every field of its tile (the derive's `TileMut` holds them all), so a pass
+/// through `tiles_mut` marks every field, like [`TrackedSoaVec::slices_mut`]; there is no
+/// one-field form, as a field of tiled storage is not one slice.
+///
+/// ```
+/// use arena_kit::Soa;
+/// use arena_kit::soa::TrackedSoaTiles;
+///
+/// #[derive(Soa)]
+/// #[soa(tiled)]
+/// struct Particle { x: f32, vx: f32 }
+///
+/// let mut particles: TrackedSoaTiles<Particle, 8> =
+///     (0..200).map(|i| Particle { x: 0.0, vx: i as f32 }).collect();
+/// let seen = particles.tick();
+/// *particles.get_mut(150).unwrap().x = 1.0; // one row: its block, in every field
+/// let changed: Vec<_> = particles.changed_since(seen).map(|c| (c.name.unwrap(), c.rows)).collect();
+/// assert_eq!(changed, [("x", 128..192), ("vx", 128..192)]);
+///
+/// let seen = particles.tick();
+/// for ParticleTileMut { x, vx } in particles.tiles_mut() {
+///     for k in 0..8 {
+///         x[k] += vx[k];
+///     }
+/// }
+/// assert_eq!(particles.changed_since(seen).count(), 2); // every row of both fields
+/// ```
+///
+/// # Variance
+///
+/// Invariant in `T`, as [`SoaTiles<T, N>`].
+pub struct TrackedSoaTiles<T: SoaTiled, const N: usize> {
+    tiles: SoaTiles<T, N>,
+    log: ChangeLog,
+}
+
+impl<T: SoaTiled, const N: usize> TrackedSoaTiles<T, N> {
+    /// An empty vector at tick 1.
+    pub fn new() -> Self {
+        Self::from(SoaTiles::new())
+    }
+
+    /// An empty vector with room for `capacity` rows.
+    ///
+    /// # Panics
+    /// As [`SoaTiles::with_capacity`].
+    #[track_caller]
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self::from(SoaTiles::with_capacity(capacity))
+    }
+
+    tick_queries!(tiles);
+    row_writes!(tiles, SoaTiles, SoaTiles<T, N>);
+
+    /// Every row as exclusive references (marks every block of every field).
+    pub fn iter_mut(&mut self) -> TileRowsMut<'_, T, N> {
         self.log.mark_all();
-        self.vec.slices_mut()
+        self.tiles.iter_mut()
     }
 
-    /// Field `K` (counted from 0 in declaration order, `T::FIELD_NAMES[K]`) as an exclusive
-    /// slice, or a nested field's `SlicesMut` view; marks every block of that field only. A `K`
-    /// past the last field does not compile.
-    ///
-    /// ```
-    /// use arena_kit::Soa;
-    /// use arena_kit::soa::TrackedSoaVec;
-    ///
-    /// #[derive(Soa)]
-    /// struct Body { pos: f32, vel: f32 }
-    ///
-    /// let mut bodies: TrackedSoaVec<Body> = [Body { pos: 0.0, vel: 2.0 }].into_iter().collect();
-    /// let seen = bodies.tick();
-    /// let vel = bodies.slices().vel.to_vec();
-    /// for (p, v) in bodies.column_mut::<0>().iter_mut().zip(vel) {
-    ///     *p += v;
-    /// }
-    /// assert!(bodies.is_changed_since(0, 0, seen)); // `pos`
-    /// assert!(!bodies.is_changed_since(1, 0, seen)); // `vel` was only read
-    /// ```
-    ///
-    /// `Body` has two fields, so there is no `column_mut::<2>()`:
-    ///
-    /// ```compile_fail
-    /// # use arena_kit::Soa;
-    /// # use arena_kit::soa::TrackedSoaVec;
-    /// # #[derive(Soa)]
-    /// # struct Body { pos: f32, vel: f32 }
-    /// let mut bodies: TrackedSoaVec<Body> = TrackedSoaVec::new();
-    /// bodies.column_mut::<2>(); // error: the row has no field at the position `column_mut::<K>()` asks for
-    /// ```
-    #[inline]
-    pub fn column_mut<const K: usize>(
-        &mut self,
-    ) -> <<T::Columns as ColumnAt<K>>::Column as Columns>::SlicesMut<'_>
-    where
-        T::Columns: ColumnAt<K>,
-    {
-        self.log.mark_field(K);
-        self.vec.column_mut::<K>()
-    }
-
-    /// The wrapped `SoaVec`, for any of its `&mut self` methods (`sort_by`, `retain`, `drain`,
-    /// `resize_with`, `append`, ...). Marks every block of every field, whatever the call does
-    /// to the length.
-    pub fn inner_mut(&mut self) -> &mut SoaVec<T> {
+    /// The full tiles as exclusive lane arrays (marks every block of every field: each tile
+    /// view lends all of its tile's fields).
+    pub fn tiles_mut(&mut self) -> TilesMut<'_, T, N> {
         self.log.mark_all();
-        &mut self.vec
+        self.tiles.tiles_mut()
     }
 
-    /// The wrapped `SoaVec`, mutably, **without marking anything**: writes through it are not
-    /// reported by [`changed_since`](Self::changed_since) (bevy's `bypass_change_detection`).
-    /// For writes a consumer must not see, such as undoing its own bookkeeping.
-    pub fn bypass_change_tracking(&mut self) -> &mut SoaVec<T> {
-        &mut self.vec
-    }
-
-    /// The wrapped `SoaVec`, dropping the versions.
-    pub fn into_inner(self) -> SoaVec<T> {
-        self.vec
+    /// The rows of the partial last tile as exclusive slices (marks their blocks in every
+    /// field).
+    pub fn tail_mut(&mut self) -> T::SlicesMut<'_> {
+        let len = self.tiles.len();
+        self.log.mark_rows(len - len % N..len);
+        self.tiles.tail_mut()
     }
 }
 
-impl<T: Soa> Deref for TrackedSoaVec<T> {
-    type Target = SoaVec<T>;
-    #[inline]
-    fn deref(&self) -> &SoaVec<T> {
-        &self.vec
-    }
-}
-
-/// Wraps a vector at tick 1, with every row marked (changed since tick 0).
-impl<T: Soa> From<SoaVec<T>> for TrackedSoaVec<T> {
-    fn from(vec: SoaVec<T>) -> Self {
-        let mut log = ChangeLog::new(T::Columns::FIELDS);
-        log.mark_all();
-        TrackedSoaVec { vec, log }
-    }
-}
-
-impl<T: Soa> Default for TrackedSoaVec<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<T: Soa> Extend<T> for TrackedSoaVec<T> {
-    /// Pushes each row (marks each one's block; a panic in the iterator leaves the rows pushed so
-    /// far marked).
-    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
-        for value in iter {
-            self.push(value);
-        }
-    }
-}
-
-impl<T: Soa> FromIterator<T> for TrackedSoaVec<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        Self::from(SoaVec::from_iter(iter))
-    }
-}
-
-impl<T: Soa> Clone for TrackedSoaVec<T>
-where
-    SoaVec<T>: Clone,
-{
-    /// A copy with the same rows, tick and versions.
-    fn clone(&self) -> Self {
-        TrackedSoaVec {
-            vec: self.vec.clone(),
-            log: self.log.clone(),
-        }
-    }
-}
-
-impl<T: Soa> fmt::Debug for TrackedSoaVec<T>
-where
-    SoaVec<T>: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TrackedSoaVec")
-            .field("tick", &self.log.now)
-            .field("rows", &self.vec)
-            .finish()
-    }
-}
+row_container_impls!(
+    [T: SoaTiled, const N: usize],
+    TrackedSoaTiles<T, N>,
+    tiles,
+    SoaTiles<T, N>,
+    "TrackedSoaTiles"
+);
 
 /// A tick older than the inserted and removed handles a [`TrackedSoaPool`] keeps (the current
 /// and the previous tick).
@@ -842,11 +974,8 @@ impl<T: Soa> TrackedSoaPool<T> {
         Self::from(SoaPool::growable(chunk_capacity))
     }
 
-    /// The open tick: what a `&mut`, an insert or a removal now is stamped with.
-    #[inline]
-    pub fn current_tick(&self) -> u64 {
-        self.log.now
-    }
+    tick_queries!(pool);
+    column_writes!(pool);
 
     /// Closes the current tick and returns it (see [`TrackedSoaVec::tick`]); the previous tick's
     /// inserted and removed handles are forgotten.
@@ -856,24 +985,6 @@ impl<T: Soa> TrackedSoaPool<T> {
         self.inserted.tick();
         self.removed.tick();
         closed
-    }
-
-    /// The rows of each field handed out mutably, inserted or moved after tick `since` (see
-    /// [`TrackedSoaVec::changed_since`]). Rows, not handles: `iter()` walks rows in order.
-    pub fn changed_since(&self, since: u64) -> ChangedSince<'_> {
-        self.log
-            .changed_since(since, self.pool.len(), T::FIELD_NAMES)
-    }
-
-    /// Whether `row`'s block of `field` changed after tick `since` (see
-    /// [`TrackedSoaVec::is_changed_since`]).
-    ///
-    /// # Panics
-    /// If `field` is not below the number of fields.
-    #[track_caller]
-    pub fn is_changed_since(&self, field: usize, row: usize, since: u64) -> bool {
-        self.log
-            .is_changed_since(field, row, self.pool.len(), since)
     }
 
     /// The handles inserted after tick `since`, oldest first (bevy's `is_added`, as a list). A
@@ -1032,26 +1143,6 @@ impl<T: Soa> TrackedSoaPool<T> {
     pub fn values_mut(&mut self) -> IterMut<'_, T> {
         self.log.mark_all();
         self.pool.values_mut()
-    }
-
-    /// Every column of the live values (marks every block of every field).
-    #[inline]
-    pub fn slices_mut(&mut self) -> T::SlicesMut<'_> {
-        self.log.mark_all();
-        self.pool.slices_mut()
-    }
-
-    /// Field `K` of the live values (marks every block of that field only); see
-    /// [`TrackedSoaVec::column_mut`].
-    #[inline]
-    pub fn column_mut<const K: usize>(
-        &mut self,
-    ) -> <<T::Columns as ColumnAt<K>>::Column as Columns>::SlicesMut<'_>
-    where
-        T::Columns: ColumnAt<K>,
-    {
-        self.log.mark_field(K);
-        self.pool.column_mut::<K>()
     }
 
     /// The wrapped pool, dropping the versions and the recorded handles.

@@ -155,4 +155,8 @@ fn tiled_containers_and_iterators_follow_the_same_rules() {
     assert_not!(SoaTiles<Counter, 8>: Sync);
     assert_not!(SoaTilesMut<'static, Counter, 8>: Sync);
     assert_not!(TilesMut<'static, Counter, 8>: Sync);
+    is_send::<arena_kit_core::soa::TrackedSoaTiles<Counter, 8>>();
+    assert_not!(arena_kit_core::soa::TrackedSoaTiles<Shared, 8>: Send);
+    is_sync::<arena_kit_core::soa::TrackedSoaTiles<Plain, 8>>();
+    assert_not!(arena_kit_core::soa::TrackedSoaTiles<Counter, 8>: Sync);
 }

@@ -1,4 +1,4 @@
-//! Change tracking (`TrackedSoaVec`, `TrackedSoaPool`) against a `Vec<T>` and a reference dirty
+//! Change tracking (`TrackedSoaVec`, `TrackedSoaTiles`, `TrackedSoaPool`) against a `Vec<T>` and a reference dirty
 //! set over random operation sequences: after every step the rows equal the model's, the dirty
 //! ranges equal the reference's for every tick closed so far, and every value that differs from
 //! the snapshot taken when a tick closed lies in a reported range (nothing written goes unseen).
@@ -10,12 +10,14 @@ use crate::support::{miri_or, proptest_config};
 use std::collections::HashSet;
 
 use arena_kit_core::pool::Handle;
-use arena_kit_core::soa::{BLOCK_ROWS, ChangedRows, TickTooOld, TrackedSoaPool, TrackedSoaVec};
+use arena_kit_core::soa::{
+    BLOCK_ROWS, ChangedRows, TickTooOld, TrackedSoaPool, TrackedSoaTiles, TrackedSoaVec,
+};
 use arena_kit_derive::Soa;
 use proptest::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core)]
+#[soa(crate = arena_kit_core, tiled)]
 struct Item {
     a: u32,
     b: u64,
@@ -154,9 +156,13 @@ fn bypassing_marks_nothing_and_tick_zero_reports_everything() {
 
 // ---- the model test ----
 
+/// One step of the model test. The first group is what every indexed tracked container does;
+/// the vector and the tiles each have a group of their own (a step the container under test
+/// does not have is not generated for it).
 #[derive(Debug, Clone)]
 enum Op {
     Push(u32),
+    TryPush(u32),
     PushMany(u8),
     Pop,
     Insert(usize, u32),
@@ -167,18 +173,25 @@ enum Op {
     Clear,
     WriteRow(usize, u32),
     TouchRow(usize),
+    RetainInner,
+    Tick,
+    // `TrackedSoaVec` only
     Disjoint(usize, usize),
     WriteRange(usize, usize),
     WriteColumn(usize, u32),
     SlicesMut,
     SortInner,
-    RetainInner,
-    Tick,
+    // `TrackedSoaTiles` only
+    TilesMut(u32),
+    TailMut(u32),
+    IterMut,
 }
 
-fn op() -> impl Strategy<Value = Op> {
+/// The steps every indexed tracked container has, with their weights.
+fn common_op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => any::<u32>().prop_map(Op::Push),
+        1 => any::<u32>().prop_map(Op::TryPush),
         2 => any::<u8>().prop_map(Op::PushMany),
         1 => Just(Op::Pop),
         1 => (any::<usize>(), any::<u32>()).prop_map(|(i, v)| Op::Insert(i, v)),
@@ -189,13 +202,28 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Clear),
         3 => (any::<usize>(), any::<u32>()).prop_map(|(i, v)| Op::WriteRow(i, v)),
         1 => any::<usize>().prop_map(Op::TouchRow),
+        1 => Just(Op::RetainInner),
+        4 => Just(Op::Tick),
+    ]
+}
+
+fn vec_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        22 => common_op(),
         1 => (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Op::Disjoint(a, b)),
         2 => (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Op::WriteRange(a, b)),
         2 => ((0usize..FIELDS), any::<u32>()).prop_map(|(f, v)| Op::WriteColumn(f, v)),
         1 => Just(Op::SlicesMut),
         1 => Just(Op::SortInner),
-        1 => Just(Op::RetainInner),
-        4 => Just(Op::Tick),
+    ]
+}
+
+fn tile_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        22 => common_op(),
+        1 => any::<u32>().prop_map(Op::TilesMut),
+        2 => any::<u32>().prop_map(Op::TailMut),
+        1 => Just(Op::IterMut),
     ]
 }
 
@@ -264,8 +292,237 @@ impl Reference {
     }
 }
 
-fn run_vec(ops: Vec<Op>) -> Result<(), TestCaseError> {
-    let mut tracked: TrackedSoaVec<Item> = TrackedSoaVec::new();
+/// A row view, owned.
+fn row_of(r: ItemRef<'_>) -> Item {
+    Item {
+        a: *r.a,
+        b: *r.b,
+        s: r.s.clone(),
+    }
+}
+
+/// A tracked container under test: the calls every one has (the same names on both), and
+/// `special` for the steps of its own group.
+trait Subject {
+    fn push(&mut self, v: Item);
+    fn try_push(&mut self, v: Item) -> bool;
+    fn extend_from(&mut self, rows: Vec<Item>);
+    fn pop(&mut self) -> Option<Item>;
+    fn insert(&mut self, i: usize, v: Item);
+    fn remove(&mut self, i: usize) -> Item;
+    fn swap_remove(&mut self, i: usize) -> Item;
+    fn swap(&mut self, a: usize, b: usize);
+    fn truncate(&mut self, n: usize);
+    fn clear(&mut self);
+    /// `get_mut(i)`, and if it is a row: `a = v`, a `'w'` pushed onto `s`.
+    fn write_row(&mut self, i: usize, v: u32) -> bool;
+    fn touch_row(&mut self, i: usize) -> bool;
+    fn retain_inner(&mut self);
+    fn tick(&mut self) -> u64;
+    fn now(&self) -> u64;
+    fn rows(&self) -> Vec<Item>;
+    fn changed(&self, since: u64) -> Vec<(usize, std::ops::Range<usize>)>;
+    fn is_changed(&self, field: usize, row: usize, since: u64) -> bool;
+    /// A step of the container's own group, marking the reference and changing the model.
+    fn special(
+        &mut self,
+        op: Op,
+        model: &mut Vec<Item>,
+        reference: &mut Reference,
+    ) -> Result<(), TestCaseError>;
+}
+
+/// The common calls, forwarded to the wrapper's methods of the same names.
+macro_rules! forward_subject {
+    () => {
+        fn push(&mut self, v: Item) {
+            Self::push(self, v);
+        }
+        fn try_push(&mut self, v: Item) -> bool {
+            Self::try_push(self, v).is_ok()
+        }
+        fn extend_from(&mut self, rows: Vec<Item>) {
+            self.extend(rows);
+        }
+        fn pop(&mut self) -> Option<Item> {
+            Self::pop(self)
+        }
+        fn insert(&mut self, i: usize, v: Item) {
+            Self::insert(self, i, v);
+        }
+        fn remove(&mut self, i: usize) -> Item {
+            Self::remove(self, i)
+        }
+        fn swap_remove(&mut self, i: usize) -> Item {
+            Self::swap_remove(self, i)
+        }
+        fn swap(&mut self, a: usize, b: usize) {
+            Self::swap(self, a, b);
+        }
+        fn truncate(&mut self, n: usize) {
+            Self::truncate(self, n);
+        }
+        fn clear(&mut self) {
+            Self::clear(self);
+        }
+        fn write_row(&mut self, i: usize, v: u32) -> bool {
+            let Some(row) = self.get_mut(i) else {
+                return false;
+            };
+            *row.a = v;
+            row.s.push('w');
+            true
+        }
+        fn touch_row(&mut self, i: usize) -> bool {
+            self.get_mut(i).is_some()
+        }
+        fn retain_inner(&mut self) {
+            self.inner_mut().retain(|r| *r.a % 3 != 0);
+        }
+        fn tick(&mut self) -> u64 {
+            Self::tick(self)
+        }
+        fn now(&self) -> u64 {
+            self.current_tick()
+        }
+        fn rows(&self) -> Vec<Item> {
+            self.iter().map(row_of).collect()
+        }
+        fn changed(&self, since: u64) -> Vec<(usize, std::ops::Range<usize>)> {
+            ranges(self.changed_since(since))
+        }
+        fn is_changed(&self, field: usize, row: usize, since: u64) -> bool {
+            self.is_changed_since(field, row, since)
+        }
+    };
+}
+
+impl Subject for TrackedSoaVec<Item> {
+    forward_subject!();
+
+    fn special(
+        &mut self,
+        op: Op,
+        model: &mut Vec<Item>,
+        reference: &mut Reference,
+    ) -> Result<(), TestCaseError> {
+        let len = model.len();
+        match op {
+            Op::Disjoint(a, b) if len > 0 => {
+                let (a, b) = (a % len, b % len);
+                let got = self.get_disjoint_mut([a, b]);
+                prop_assert_eq!(got.is_some(), a != b);
+                if let Some([ra, rb]) = got {
+                    *ra.b += 1;
+                    *rb.b += 2;
+                    model[a].b += 1;
+                    model[b].b += 2;
+                    reference.mark_rows(a..a + 1);
+                    reference.mark_rows(b..b + 1);
+                } else {
+                    // Equal indices are refused before anything is lent: but the wrapper marks
+                    // the rows it was asked for; the reference does the same.
+                    reference.mark_rows(a..a + 1);
+                }
+            }
+            Op::WriteRange(a, b) => {
+                let (a, b) = (a % (len + 1), b % (len + 1));
+                let (start, end) = (a.min(b), a.max(b));
+                reference.mark_rows(start..end);
+                let slice = self.slice_mut(start..end);
+                for b in slice.into_slices_mut().b {
+                    *b ^= 1;
+                }
+                for row in &mut model[start..end] {
+                    row.b ^= 1;
+                }
+            }
+            Op::WriteColumn(f, v) => {
+                reference.mark_field(f, len);
+                match f {
+                    0 => self.column_mut::<0>().iter_mut().for_each(|a| *a = v),
+                    1 => self
+                        .column_mut::<1>()
+                        .iter_mut()
+                        .for_each(|b| *b = u64::from(v)),
+                    _ => self
+                        .column_mut::<2>()
+                        .iter_mut()
+                        .for_each(|s| *s = v.to_string()),
+                }
+                for row in model.iter_mut() {
+                    match f {
+                        0 => row.a = v,
+                        1 => row.b = u64::from(v),
+                        _ => row.s = v.to_string(),
+                    }
+                }
+            }
+            Op::SlicesMut => {
+                reference.mark_all(len);
+                if let Some(a) = self.slices_mut().a.first_mut() {
+                    *a = a.wrapping_add(1);
+                    model[0].a = model[0].a.wrapping_add(1);
+                }
+            }
+            Op::SortInner => {
+                reference.mark_all(len);
+                self.inner_mut().sort_by_key(|r| *r.a);
+                model.sort_by_key(|r| r.a);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl<const N: usize> Subject for TrackedSoaTiles<Item, N> {
+    forward_subject!();
+
+    fn special(
+        &mut self,
+        op: Op,
+        model: &mut Vec<Item>,
+        reference: &mut Reference,
+    ) -> Result<(), TestCaseError> {
+        let len = model.len();
+        let tail = len - len % N;
+        match op {
+            Op::TilesMut(v) => {
+                reference.mark_all(len);
+                // Writes the first lane of every full tile.
+                for (t, tile) in self.tiles_mut().enumerate() {
+                    tile.b[0] = u64::from(v);
+                    model[t * N].b = u64::from(v);
+                }
+            }
+            Op::TailMut(v) => {
+                reference.mark_rows(tail..len);
+                for a in self.tail_mut().a.iter_mut() {
+                    *a = v;
+                }
+                for row in &mut model[tail..] {
+                    row.a = v;
+                }
+            }
+            Op::IterMut => {
+                reference.mark_all(len);
+                if let Some(row) = self.iter_mut().last() {
+                    row.s.push('i');
+                    model[len - 1].s.push('i');
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Runs `ops` on `tracked`, a `Vec<Item>` and the reference, and after every step checks that
+/// the rows are the model's, the tick is the reference's, the dirty ranges are the reference's
+/// for every tick closed so far, and every value that differs from the snapshot taken when a
+/// tick closed lies in a reported range (nothing written goes unseen).
+fn run(mut tracked: impl Subject, ops: Vec<Op>) -> Result<(), TestCaseError> {
     let mut model: Vec<Item> = Vec::new();
     let mut reference = Reference::new();
     // The rows as they were when each tick closed.
@@ -278,11 +535,16 @@ fn run_vec(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 tracked.push(item(v));
                 model.push(item(v));
             }
+            Op::TryPush(v) => {
+                reference.mark_rows(len..len + 1);
+                prop_assert!(tracked.try_push(item(v)));
+                model.push(item(v));
+            }
             Op::PushMany(n) => {
                 let n = usize::from(n);
                 reference.mark_rows(len..len + n);
                 let new: Vec<Item> = (0..n as u32).map(|v| item(v + 1000)).collect();
-                tracked.extend(new.iter().cloned());
+                tracked.extend_from(new.clone());
                 model.extend(new);
             }
             Op::Pop => {
@@ -329,87 +591,21 @@ fn run_vec(ops: Vec<Op>) -> Result<(), TestCaseError> {
             Op::WriteRow(i, v) if len > 0 => {
                 let i = i % len;
                 reference.mark_rows(i..i + 1);
-                let row = tracked.get_mut(i).unwrap();
-                *row.a = v;
-                row.s.push('w');
+                prop_assert!(tracked.write_row(i, v));
                 model[i].a = v;
                 model[i].s.push('w');
             }
             Op::TouchRow(i) => {
                 // Out of range: `None`, nothing marked.
-                if i % (len + 1) < len {
-                    reference.mark_rows(i % (len + 1)..i % (len + 1) + 1);
+                let i = i % (len + 1);
+                if i < len {
+                    reference.mark_rows(i..i + 1);
                 }
-                prop_assert_eq!(
-                    tracked.get_mut(i % (len + 1)).is_some(),
-                    i % (len + 1) < len
-                );
-            }
-            Op::Disjoint(a, b) if len > 0 => {
-                let (a, b) = (a % len, b % len);
-                let got = tracked.get_disjoint_mut([a, b]);
-                prop_assert_eq!(got.is_some(), a != b);
-                if let Some([ra, rb]) = got {
-                    *ra.b += 1;
-                    *rb.b += 2;
-                    model[a].b += 1;
-                    model[b].b += 2;
-                    reference.mark_rows(a..a + 1);
-                    reference.mark_rows(b..b + 1);
-                } else {
-                    // Equal indices are refused before anything is lent: but the wrapper marks
-                    // the rows it was asked for; the reference does the same.
-                    reference.mark_rows(a..a + 1);
-                }
-            }
-            Op::WriteRange(a, b) => {
-                let (a, b) = (a % (len + 1), b % (len + 1));
-                let (start, end) = (a.min(b), a.max(b));
-                reference.mark_rows(start..end);
-                let slice = tracked.slice_mut(start..end);
-                for b in slice.into_slices_mut().b {
-                    *b ^= 1;
-                }
-                for row in &mut model[start..end] {
-                    row.b ^= 1;
-                }
-            }
-            Op::WriteColumn(f, v) => {
-                reference.mark_field(f, len);
-                match f {
-                    0 => tracked.column_mut::<0>().iter_mut().for_each(|a| *a = v),
-                    1 => tracked
-                        .column_mut::<1>()
-                        .iter_mut()
-                        .for_each(|b| *b = u64::from(v)),
-                    _ => tracked
-                        .column_mut::<2>()
-                        .iter_mut()
-                        .for_each(|s| *s = v.to_string()),
-                }
-                for row in &mut model {
-                    match f {
-                        0 => row.a = v,
-                        1 => row.b = u64::from(v),
-                        _ => row.s = v.to_string(),
-                    }
-                }
-            }
-            Op::SlicesMut => {
-                reference.mark_all(len);
-                if let Some(a) = tracked.slices_mut().a.first_mut() {
-                    *a = a.wrapping_add(1);
-                    model[0].a = model[0].a.wrapping_add(1);
-                }
-            }
-            Op::SortInner => {
-                reference.mark_all(len);
-                tracked.inner_mut().sort_by_key(|r| *r.a);
-                model.sort_by_key(|r| r.a);
+                prop_assert_eq!(tracked.touch_row(i), i < len);
             }
             Op::RetainInner => {
                 reference.mark_all(len);
-                tracked.inner_mut().retain(|r| *r.a % 3 != 0);
+                tracked.retain_inner();
                 model.retain(|r| r.a % 3 != 0);
             }
             Op::Tick => {
@@ -418,28 +614,18 @@ fn run_vec(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 reference.now += 1;
                 snapshots.push((closed, model.clone()));
             }
-            _ => {}
+            op => tracked.special(op, &mut model, &mut reference)?,
         }
-        // The rows are the model's.
-        let rows: Vec<Item> = tracked
-            .iter()
-            .map(|r| Item {
-                a: *r.a,
-                b: *r.b,
-                s: r.s.clone(),
-            })
-            .collect();
-        prop_assert_eq!(&rows, &model);
-        prop_assert_eq!(tracked.current_tick(), reference.now);
+        prop_assert_eq!(&tracked.rows(), &model);
+        prop_assert_eq!(tracked.now(), reference.now);
         for (since, before) in &snapshots {
-            let got = ranges(tracked.changed_since(*since));
+            let got = tracked.changed(*since);
             prop_assert_eq!(
                 &got,
                 &reference.changed_since(*since, model.len()),
                 "since {}",
                 since
             );
-            // Every value that differs from the snapshot is in a reported range.
             for (row, now) in model.iter().enumerate() {
                 for f in 0..FIELDS {
                     let differs = before.get(row).is_none_or(|b| field(b, f) != field(now, f));
@@ -451,7 +637,7 @@ fn run_vec(ops: Vec<Op>) -> Result<(), TestCaseError> {
                             row,
                             since
                         );
-                        prop_assert!(tracked.is_changed_since(f, row, *since));
+                        prop_assert!(tracked.is_changed(f, row, *since));
                     }
                 }
             }
@@ -465,10 +651,59 @@ proptest! {
 
     #[test]
     fn tracked_soa_vec_reports_what_the_reference_dirty_set_says(
-        ops in proptest::collection::vec(op(), 0..miri_or(60, 8))
+        ops in proptest::collection::vec(vec_op(), 0..miri_or(60, 8))
     ) {
-        run_vec(ops)?;
+        run(TrackedSoaVec::<Item>::new(), ops)?;
     }
+
+    #[test]
+    fn tracked_soa_tiles_of_8_report_what_the_reference_dirty_set_says(
+        ops in proptest::collection::vec(tile_op(), 0..miri_or(60, 8))
+    ) {
+        run(TrackedSoaTiles::<Item, 8>::new(), ops)?;
+    }
+
+    /// Tiles of 3 straddle the 64-row blocks.
+    #[test]
+    fn tracked_soa_tiles_of_3_straddling_blocks_report_what_the_reference_says(
+        ops in proptest::collection::vec(tile_op(), 0..miri_or(60, 8))
+    ) {
+        run(TrackedSoaTiles::<Item, 3>::new(), ops)?;
+    }
+}
+
+#[test]
+fn tiles_written_through_row_views_10_to_20_report_only_their_block() {
+    let mut items: TrackedSoaTiles<Item, 8> = (0..300).map(item).collect();
+    let seen = items.tick();
+    for row in 10..20 {
+        *items.get_mut(row).unwrap().a += 1;
+    }
+    assert_eq!(
+        ranges(items.changed_since(seen)),
+        [(0, 0..BLOCK_ROWS), (1, 0..BLOCK_ROWS), (2, 0..BLOCK_ROWS)]
+    );
+    // The partial last tile (rows 296..300) is in block 4.
+    let seen = items.tick();
+    items.tail_mut().a[0] = 0;
+    assert_eq!(
+        ranges(items.changed_since(seen)),
+        [(0, 256..300), (1, 256..300), (2, 256..300)]
+    );
+    // Reading marks nothing; bypassing marks nothing.
+    let seen = items.tick();
+    assert_eq!(items.tiles().count(), 37);
+    items.bypass_change_tracking().tail_mut().a[1] = 5;
+    assert_eq!(items.changed_since(seen).count(), 0);
+    assert_eq!(*items.get(297).unwrap().a, 5);
+    // Tiles of 3: 65 rows end in a partial tile of rows 63 and 64, one in each block.
+    let mut threes: TrackedSoaTiles<Item, 3> = (0..65).map(item).collect();
+    let seen = threes.tick();
+    assert_eq!(threes.tail_mut().a.len(), 2);
+    assert_eq!(
+        ranges(threes.changed_since(seen)),
+        [(0, 0..65), (1, 0..65), (2, 0..65)]
+    );
 }
 
 // ---- the pool: inserted and removed handles ----

@@ -705,3 +705,31 @@ fn a_full_arena_refuses_tiles_without_calling_init() {
     let r = arena.try_alloc_tiles::<Particle, 8, _>(1000, |_| unreachable!());
     assert!(r.is_err());
 }
+
+#[test]
+fn a_panic_inside_a_tracked_tiles_call_leaves_what_it_reached_marked() {
+    use arena_kit_core::soa::TrackedSoaTiles;
+    // 140 rows: blocks 0..64, 64..128, 128..140. Row 100's drop panics.
+    let mut t: TrackedSoaTiles<Armed, 4> = armed(140, 100, usize::MAX).into();
+    let seen = t.tick();
+    let r = catch_unwind(AssertUnwindSafe(|| t.truncate(90)));
+    assert!(r.is_err());
+    assert_eq!(t.len(), 90);
+    // Marked before the drops ran: blocks 1 and 2 (rows 64..140), cut at the new length.
+    let changed: Vec<_> = t.changed_since(seen).map(|c| (c.field, c.rows)).collect();
+    assert_eq!(changed, [(0, 64..90), (1, 64..90)]);
+    // A retain predicate that panics through `inner_mut`: every block was marked first.
+    let seen = t.tick();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        t.inner_mut().retain(|r| {
+            assert!(*r.id != 5, "predicate panics at row 5");
+            true
+        })
+    }));
+    assert!(r.is_err());
+    let changed: Vec<_> = t.changed_since(seen).map(|c| (c.field, c.rows)).collect();
+    assert_eq!(changed, [(0, 0..90), (1, 0..90)]);
+    assert_eq!(t.len(), 90);
+    drop(t);
+    assert_eq!(drops(), 140, "every row dropped once");
+}
