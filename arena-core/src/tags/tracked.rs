@@ -21,7 +21,12 @@ use super::usage::{MemoryUsage, Usage};
 /// The budget is kept here too, naming this allocator and its tag in every
 /// [`BudgetExceeded`](super::BudgetExceeded), and is put back on the allocator whenever it is
 /// reached through this wrapper (one compare of the budget's stamp per access): replacing the
-/// allocator through `DerefMut` (`*tracked = Arena::new()`) cannot drop the budget.
+/// allocator through `DerefMut` (`*tracked = Arena::new()`) cannot drop the budget. The name and
+/// tag the wrapper put on the allocator itself (the page tag its later pages are charged to,
+/// the profiler label) are not carried over to a replacement: the check that would see one costs
+/// every access a second compare. Reports through [`Registry`](super::Registry) still name the
+/// wrapper's allocator and tag; to have the new allocator's own pages and profiler events
+/// labelled too, wrap it with [`Tracked::new`] instead of assigning through the wrapper.
 ///
 /// In debug builds (or with the `debug-checks` feature), dropping a tracked pool or heap that
 /// still holds values logs a [`Leak`] (target `arena_kit::leak`, through the `log` facade when the
