@@ -6,7 +6,10 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{DeriveInput, GenericParam, Ident, Lifetime, LifetimeParam, WherePredicate, parse_quote};
+use syn::{
+    DeriveInput, GenericParam, Generics, Ident, Lifetime, LifetimeParam, WherePredicate,
+    parse_quote,
+};
 
 use crate::ast::{InputData, Style};
 use crate::ctxt::Ctxt;
@@ -132,27 +135,7 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
     let vis = input.vis;
 
     let lt = view_lifetime(input);
-    let mut view_generics = input.generics.clone();
-    view_generics
-        .params
-        .insert(0, GenericParam::Lifetime(LifetimeParam::new(lt.clone())));
-    {
-        let wc = view_generics.make_where_clause();
-        for p in input.generics.type_params() {
-            let t = &p.ident;
-            wc.predicates.push(parse_quote!(#t: #lt));
-        }
-        for p in input.generics.lifetimes() {
-            let l = &p.lifetime;
-            wc.predicates.push(parse_quote!(#l: #lt));
-        }
-        wc.predicates.extend(nested_bounds.iter().cloned());
-    }
-    let mut impl_generics_nested = input.generics.clone();
-    impl_generics_nested
-        .make_where_clause()
-        .predicates
-        .extend(nested_bounds.iter().cloned());
+    let (view_generics, impl_generics_nested) = view_generics(input, &lt, &nested_bounds);
     let (_, view_ty, view_where) = view_generics.split_for_impl();
     let decl_params = &view_generics.params;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
@@ -438,6 +421,34 @@ fn nested_checks(input: &Input<'_>, fields: &[Field<'_>], soa: &TokenStream) -> 
 }
 
 /// The lifetime of the views: `'a`, or `'__soa` if the struct already has an `'a`.
+/// The generics of a view type (the input's, after a first lifetime `lt` that every type and
+/// lifetime parameter outlives, with `bounds`), and the input's own generics with `bounds`: what
+/// the row views and the tile views are declared and implemented with.
+pub(super) fn view_generics(
+    input: &Input<'_>,
+    lt: &Lifetime,
+    bounds: &[WherePredicate],
+) -> (Generics, Generics) {
+    let mut view = input.generics.clone();
+    view.params
+        .insert(0, GenericParam::Lifetime(LifetimeParam::new(lt.clone())));
+    let wc = view.make_where_clause();
+    for p in input.generics.type_params() {
+        let t = &p.ident;
+        wc.predicates.push(parse_quote!(#t: #lt));
+    }
+    for p in input.generics.lifetimes() {
+        let l = &p.lifetime;
+        wc.predicates.push(parse_quote!(#l: #lt));
+    }
+    wc.predicates.extend(bounds.iter().cloned());
+    let mut own = input.generics.clone();
+    own.make_where_clause()
+        .predicates
+        .extend(bounds.iter().cloned());
+    (view, own)
+}
+
 pub(super) fn view_lifetime(input: &Input<'_>) -> Lifetime {
     let taken = input.generics.lifetimes().any(|l| l.lifetime.ident == "a");
     Lifetime::new(

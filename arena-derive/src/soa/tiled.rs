@@ -10,11 +10,11 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{ConstParam, GenericParam, Ident, Lifetime, LifetimeParam, WherePredicate, parse_quote};
+use syn::{ConstParam, GenericParam, Ident, Lifetime, WherePredicate, parse_quote};
 
 use crate::ast::Style;
 
-use super::expand::{debug_impl, field_docs};
+use super::expand::{debug_impl, field_docs, view_generics};
 use super::{Field, Input};
 
 /// What the `Soa` expansion already computed and the tile views reuse.
@@ -59,10 +59,7 @@ pub fn generate(
         })
         .collect();
 
-    let mut view_generics = input.generics.clone();
-    view_generics
-        .params
-        .insert(0, GenericParam::Lifetime(LifetimeParam::new(lt.clone())));
+    let (mut view_generics, impl_generics_tiled) = view_generics(input, lt, &tiled_bounds);
     view_generics.params.push(GenericParam::Const(ConstParam {
         attrs: Vec::new(),
         const_token: Default::default(),
@@ -72,23 +69,6 @@ pub fn generate(
         eq_token: None,
         default: None,
     }));
-    {
-        let wc = view_generics.make_where_clause();
-        for p in input.generics.type_params() {
-            let t = &p.ident;
-            wc.predicates.push(parse_quote!(#t: #lt));
-        }
-        for p in input.generics.lifetimes() {
-            let l = &p.lifetime;
-            wc.predicates.push(parse_quote!(#l: #lt));
-        }
-        wc.predicates.extend(tiled_bounds.iter().cloned());
-    }
-    let mut impl_generics_tiled = input.generics.clone();
-    impl_generics_tiled
-        .make_where_clause()
-        .predicates
-        .extend(tiled_bounds.iter().cloned());
     let (_, view_ty, view_where) = view_generics.split_for_impl();
     let decl_params = &view_generics.params;
     let (impl_generics, ty_generics, _) = input.generics.split_for_impl();
