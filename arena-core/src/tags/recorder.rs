@@ -1212,9 +1212,11 @@ struct Matching {
     /// The id of `spans[0]`.
     first_span: u64,
     top_at_addr: AddrTable,
+    /// Per allocator id (`keys.pools`, dense in order of first allocation): its newest
+    /// allocation since its last discard.
     pool_head: Vec<u64>,
-    pools: Names,
-    /// The allocations' (site, allocator, tag) groups, found while the ring is read anyway.
+    /// The allocations' (site, allocator, tag) groups, found while the ring is read anyway, and
+    /// the allocator ids `pool_head` is indexed by.
     keys: Keys,
     /// The held frees' sequence numbers, oldest first.
     frees: VecDeque<u64>,
@@ -1270,7 +1272,6 @@ impl Matching {
         self.first_span = 0;
         self.top_at_addr.clear();
         self.pool_head.clear();
-        self.pools.clear();
         self.keys.clear();
         self.frees.clear();
         self.matched = 0;
@@ -1313,7 +1314,6 @@ impl Matching {
             first_span,
             top_at_addr,
             pool_head,
-            pools,
             keys,
             frees,
             matched,
@@ -1331,7 +1331,7 @@ impl Matching {
                     site,
                 } => {
                     let id = first + spans.len() as u64;
-                    let p = pools.id(pool);
+                    let p = keys.pools.id(pool);
                     if p as usize == pool_head.len() {
                         pool_head.push(GONE);
                     }
@@ -1356,7 +1356,7 @@ impl Matching {
                         prev: prev_at_addr,
                         first,
                     };
-                    let k = match pools.get(pool) {
+                    let k = match keys.pools.get(pool) {
                         Some(p) => top_at_addr.take_live(p, addr, links),
                         None => GONE,
                     };
@@ -1369,7 +1369,7 @@ impl Matching {
                     }
                 }
                 Record::Discard { pool, .. } => {
-                    if let Some(p) = pools.get(pool) {
+                    if let Some(p) = keys.pools.get(pool) {
                         let mut k = core::mem::replace(&mut pool_head[p as usize], GONE);
                         // Ids below `first` left the ring, and so did everything before them.
                         while k != GONE && k >= first {
