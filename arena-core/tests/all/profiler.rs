@@ -134,13 +134,25 @@ impl ProfilerSink for Recorder {
     }
 }
 
-/// The pool's name, with `[buffer i]` for a frame arena's buffer (kept: this test binary only).
+/// The pool's name, with `[buffer i]` for a frame arena's buffer. Each such name is made once
+/// and kept in `BUFFER_NAMES` for the rest of the binary, so it stays reachable (Miri reports
+/// memory leaked and then forgotten as a leak).
 fn named(pool: &'static str, buffer: Option<usize>) -> &'static str {
-    match buffer {
-        None => pool,
-        Some(i) => format!("{pool} [buffer {i}]").leak(),
+    let Some(i) = buffer else {
+        return pool;
+    };
+    let name = format!("{pool} [buffer {i}]");
+    let mut names = BUFFER_NAMES.lock().unwrap();
+    if let Some(&kept) = names.iter().find(|&&n| n == name) {
+        return kept;
     }
+    let kept: &'static str = name.leak();
+    names.push(kept);
+    kept
 }
+
+/// The buffer names `named` made.
+static BUFFER_NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
 
 static RECORDER: Recorder = Recorder(Mutex::new(Vec::new()));
 /// The file of each `Alloc`'s call site, with the recording thread.
