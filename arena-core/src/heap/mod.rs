@@ -635,6 +635,20 @@ impl<'buf> FreeListHeap<'buf> {
                 return Ok(self.region.ptr(payload));
             }
         }
+        self.place_searched(need, align, requested, limit)
+    }
+
+    /// [`place`](Self::place) past the segregated fast path: the search of the heap's
+    /// [`Fit`], alignments above 16, and a list head whose tags were overwritten. Out of line,
+    /// so that the fast path keeps few registers live.
+    #[inline(never)]
+    fn place_searched(
+        &mut self,
+        need: usize,
+        align: usize,
+        requested: usize,
+        limit: usize,
+    ) -> Result<NonNull<u8>, usize> {
         let Some(p) = self.lists.find(&self.region, self.fit, need, align) else {
             return Err(0);
         };
