@@ -12,7 +12,9 @@
 //!   lets the layout line print the sizes the caller asked for.
 //!
 //! A free block keeps its free-list links in the first two payload words. Every read and write
-//! goes through [`Region`], whose methods check bounds, so the allocator logic above it is safe code.
+//! goes through [`Region`]. Its checked methods check bounds; its `_unchecked` forms are for the
+//! offsets the heap has validated once (a freed pointer against the live-start bitmap, a size
+//! read from a tag against the end of block space), each call with a `SAFETY` argument.
 
 use core::ptr::NonNull;
 
@@ -125,24 +127,16 @@ impl Region {
     #[inline]
     pub(crate) fn word(&self, off: usize) -> u64 {
         self.check_word(off);
-        // SAFETY: `check_word` proved `off..off + 8` lies inside the region, which `new`'s contract makes
-        // valid for reads; `read_unaligned` has no alignment requirement.
-        unsafe { self.base.as_ptr().add(off).cast::<u64>().read_unaligned() }
+        // SAFETY: `check_word` proved `off + 8 <= len`.
+        unsafe { self.word_unchecked(off) }
     }
 
     /// Writes the word at `off`.
     #[inline]
     pub(crate) fn set_word(&mut self, off: usize, value: u64) {
         self.check_word(off);
-        // SAFETY: as in `word`; the region is valid for writes and `&mut self` rules out a
-        // concurrent access through this region.
-        unsafe {
-            self.base
-                .as_ptr()
-                .add(off)
-                .cast::<u64>()
-                .write_unaligned(value)
-        }
+        // SAFETY: `check_word` proved `off + 8 <= len`.
+        unsafe { self.set_word_unchecked(off, value) }
     }
 
     /// A pointer to byte `off`, carrying the region's provenance.
@@ -211,43 +205,12 @@ impl Region {
         }
     }
 
-    /// The size of the free block ending just before `b`, read from its footer; `None` if the
-    /// block before is live.
-    #[inline]
-    pub(crate) fn free_size_before(&self, b: usize) -> Option<usize> {
-        let w = self.word(b - TAG);
-        (w & USED == 0).then_some(w as usize)
-    }
-
-    /// Both free-list links of the free block at `b`, `(next, prev)`: the two adjacent words
-    /// under one bounds check.
-    #[inline]
-    pub(crate) fn links(&self, b: usize) -> (usize, usize) {
-        let at = b.wrapping_add(TAG);
-        self.check_two_words(at);
-        // SAFETY: `check_two_words` proved `at..at + 16` lies inside the region, valid for reads
-        // (`new`'s contract); `read_unaligned` has no alignment requirement.
-        unsafe {
-            let p = self.base.as_ptr().add(at).cast::<u64>();
-            (
-                p.read_unaligned() as usize,
-                p.add(1).read_unaligned() as usize,
-            )
-        }
-    }
-
-    /// Sets both free-list links of the free block at `b` under one bounds check.
-    #[inline]
-    pub(crate) fn set_links(&mut self, b: usize, next: usize, prev: usize) {
-        let at = b.wrapping_add(TAG);
-        self.check_two_words(at);
-        // SAFETY: as in `links`; valid for writes, and `&mut self` rules out another access
-        // through this region.
-        unsafe {
-            let p = self.base.as_ptr().add(at).cast::<u64>();
-            p.write_unaligned(next as u64);
-            p.add(1).write_unaligned(prev as u64);
-        }
+    /// Panics unless both free-list links of the block at `b` lie inside the region
+    /// (`b + 24 <= len`): the check the free lists' link accessors need, for callers that go on with the
+    /// unchecked forms.
+    #[inline(always)]
+    pub(crate) fn check_links(&self, b: usize) {
+        self.check_two_words(b.wrapping_add(TAG));
     }
 
     /// The bounds check of a two-word access at `off`: `off + 16 <= len`, so both `off` and
@@ -283,21 +246,188 @@ impl Region {
         self.set_word(b + 2 * TAG, prev as u64);
     }
 
+    // ----- unchecked forms, for offsets the heap has already validated ----------------------
+    //
+    // The heap calls these only for offsets it has proved to lie inside its block space
+    // `[first, end)` (and `end <= len`) from a pointer it validated (range, granule, live-start
+    // bit) or a size it range-checked against `end` once. Offsets read from the free-list links
+    // (which a caller's overrun could overwrite) keep going through the checked accessors above.
+
+    /// The word at `off`, without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `off + 8 <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn word_unchecked(&self, off: usize) -> u64 {
+        debug_assert!(
+            off < self.word_lim,
+            "unchecked word at {off} past {}",
+            self.len
+        );
+        // SAFETY: the caller guarantees `off..off + 8` lies inside the region, valid for reads
+        // (`new`'s contract); `read_unaligned` has no alignment requirement.
+        unsafe { self.base.as_ptr().add(off).cast::<u64>().read_unaligned() }
+    }
+
+    /// Writes the word at `off`, without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `off + 8 <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn set_word_unchecked(&mut self, off: usize, value: u64) {
+        debug_assert!(
+            off < self.word_lim,
+            "unchecked word at {off} past {}",
+            self.len
+        );
+        // SAFETY: as in `word_unchecked`; valid for writes, and `&mut self` rules out another
+        // access through this region.
+        unsafe {
+            self.base
+                .as_ptr()
+                .add(off)
+                .cast::<u64>()
+                .write_unaligned(value)
+        }
+    }
+
+    /// [`header`](Self::header) without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `b + 8 <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn header_unchecked(&self, b: usize) -> Header {
+        // SAFETY: forwarded to the caller.
+        let w = unsafe { self.word_unchecked(b) };
+        Header {
+            size: (w & !(GRANULE as u64 - 1)) as usize,
+            used: w & USED != 0,
+        }
+    }
+
+    /// [`footer`](Self::footer) without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `TAG <= size` and `b + size <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn footer_unchecked(&self, b: usize, size: usize) -> Result<usize, usize> {
+        // SAFETY: `b + size - 8 + 8 <= len` by the caller's contract.
+        let w = unsafe { self.word_unchecked(b + size - TAG) };
+        if w & USED == 0 {
+            Ok(w as usize)
+        } else {
+            Err((w >> 1) as usize)
+        }
+    }
+
+    /// [`free_size_before`](Self::free_size_before) without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `TAG <= b <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn free_size_before_unchecked(&self, b: usize) -> Option<usize> {
+        // SAFETY: `b - 8 + 8 <= len` by the caller's contract.
+        let w = unsafe { self.word_unchecked(b - TAG) };
+        (w & USED == 0).then_some(w as usize)
+    }
+
+    /// [`write_free`](Self::write_free) without the bounds checks.
+    ///
+    /// # Safety
+    ///
+    /// `TAG <= size` and `b + size <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn write_free_unchecked(&mut self, b: usize, size: usize) {
+        // SAFETY: both words lie in `b..b + size`, inside the region by the caller's contract.
+        unsafe {
+            self.set_word_unchecked(b, size as u64);
+            self.set_word_unchecked(b + size - TAG, size as u64);
+        }
+    }
+
+    /// [`write_used`](Self::write_used) without the bounds checks.
+    ///
+    /// # Safety
+    ///
+    /// `TAG <= size` and `b + size <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn write_used_unchecked(&mut self, b: usize, size: usize, requested: usize) {
+        // SAFETY: both words lie in `b..b + size`, inside the region by the caller's contract.
+        unsafe {
+            self.set_word_unchecked(b, size as u64 | USED);
+            self.set_word_unchecked(b + size - TAG, ((requested as u64) << 1) | USED);
+        }
+    }
+
+    /// The successor link of the free block at `b`, without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `b + 16 <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn next_free_unchecked(&self, b: usize) -> usize {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.word_unchecked(b + TAG) as usize }
+    }
+
+    /// Both free-list links of the free block at `b`, `(next, prev)`, without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `b + 24 <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn links_unchecked(&self, b: usize) -> (usize, usize) {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            (
+                self.word_unchecked(b + TAG) as usize,
+                self.word_unchecked(b + 2 * TAG) as usize,
+            )
+        }
+    }
+
+    /// Sets both free-list links of the free block at `b`, without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `b + 24 <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn set_links_unchecked(&mut self, b: usize, next: usize, prev: usize) {
+        // SAFETY: forwarded to the caller.
+        unsafe {
+            self.set_word_unchecked(b + TAG, next as u64);
+            self.set_word_unchecked(b + 2 * TAG, prev as u64);
+        }
+    }
+
+    /// Sets or clears bit `i` of the bitmap at `bitmap`, without the bounds check; returns
+    /// whether it was set before.
+    ///
+    /// # Safety
+    ///
+    /// `bitmap + (i / 64) * 8 + 8 <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn swap_bit_unchecked(&mut self, bitmap: usize, i: usize, on: bool) -> bool {
+        let off = bitmap + (i / 64) * TAG;
+        // SAFETY: forwarded to the caller.
+        let w = unsafe { self.word_unchecked(off) };
+        let mask = 1u64 << (i % 64);
+        // SAFETY: the same word.
+        unsafe { self.set_word_unchecked(off, if on { w | mask } else { w & !mask }) };
+        w & mask != 0
+    }
+
     // ----- the side bitmap of live block starts --------------------------------------------
 
     /// Whether bit `i` of the bitmap at `bitmap` is set.
     #[inline]
     pub(crate) fn bit(&self, bitmap: usize, i: usize) -> bool {
         self.word(bitmap + (i / 64) * TAG) & (1 << (i % 64)) != 0
-    }
-
-    /// Sets or clears bit `i` of the bitmap at `bitmap`.
-    #[inline]
-    pub(crate) fn set_bit(&mut self, bitmap: usize, i: usize, on: bool) {
-        let off = bitmap + (i / 64) * TAG;
-        let w = self.word(off);
-        let mask = 1u64 << (i % 64);
-        self.set_word(off, if on { w | mask } else { w & !mask });
     }
 }
 

@@ -117,9 +117,23 @@ impl FreeLists {
     /// Pushes the free block `b` of `size` bytes (already tagged free) onto its list.
     #[inline]
     pub(crate) fn insert(&mut self, region: &mut Region, b: usize, size: usize) {
+        region.check_links(b);
+        // SAFETY: `check_links` proved `b + 24 <= len`.
+        unsafe { self.insert_unchecked(region, b, size) }
+    }
+
+    /// [`insert`](Self::insert) without the bounds check of `b`'s links (the old head's back
+    /// link, read from the heads, stays checked).
+    ///
+    /// # Safety
+    ///
+    /// `b + 24 <= region`'s length.
+    #[inline(always)]
+    pub(crate) unsafe fn insert_unchecked(&mut self, region: &mut Region, b: usize, size: usize) {
         let (fl, sl) = class_of(size);
         let head = self.heads[fl][sl];
-        region.set_links(b, head, NIL);
+        // SAFETY: forwarded to the caller.
+        unsafe { region.set_links_unchecked(b, head, NIL) };
         if head != NIL {
             region.set_prev_free(head, b);
         }
@@ -132,7 +146,21 @@ impl FreeLists {
     /// Unlinks the free block `b` of `size` bytes from its list.
     #[inline(always)]
     pub(crate) fn remove(&mut self, region: &mut Region, b: usize, size: usize) {
-        let (next, prev) = region.links(b);
+        region.check_links(b);
+        // SAFETY: `check_links` proved `b + 24 <= len`.
+        unsafe { self.remove_unchecked(region, b, size) }
+    }
+
+    /// [`remove`](Self::remove) without the bounds check of `b`'s own links. The neighbours the
+    /// links name were read from memory, so the writes to them stay checked.
+    ///
+    /// # Safety
+    ///
+    /// `b + 24 <= region`'s length.
+    #[inline(always)]
+    pub(crate) unsafe fn remove_unchecked(&mut self, region: &mut Region, b: usize, size: usize) {
+        // SAFETY: forwarded to the caller.
+        let (next, prev) = unsafe { region.links_unchecked(b) };
         if next != NIL {
             region.set_prev_free(next, prev);
         }
@@ -141,15 +169,52 @@ impl FreeLists {
         } else {
             // Only a list head needs its class: the list head and bitmaps are updated.
             let (fl, sl) = class_of(size);
-            self.heads[fl][sl] = next;
-            if next == NIL {
-                self.sl_bitmap[fl] &= !(1 << sl);
-                if self.sl_bitmap[fl] == 0 {
-                    self.fl_bitmap &= !(1 << fl);
-                }
-            }
+            self.unlink_head(fl, sl, next);
         }
         self.count -= 1;
+    }
+
+    /// Takes the head `b` of list `(fl, sl)` off it: the class is known, and a head has no
+    /// predecessor, so only its successor link is read.
+    ///
+    /// # Safety
+    ///
+    /// `b + 16 <= region`'s length.
+    #[inline(always)]
+    pub(crate) unsafe fn remove_head_unchecked(
+        &mut self,
+        region: &mut Region,
+        fl: usize,
+        sl: usize,
+        b: usize,
+    ) {
+        debug_assert_eq!(self.heads[fl][sl], b);
+        // SAFETY: forwarded to the caller.
+        let next = unsafe { region.next_free_unchecked(b) };
+        if next != NIL {
+            region.set_prev_free(next, NIL);
+        }
+        self.unlink_head(fl, sl, next);
+        self.count -= 1;
+    }
+
+    /// List `(fl, sl)`'s head is now `next`; the bitmaps lose the list when that is `NIL`.
+    #[inline(always)]
+    fn unlink_head(&mut self, fl: usize, sl: usize, next: usize) {
+        self.heads[fl][sl] = next;
+        if next == NIL {
+            self.sl_bitmap[fl] &= !(1 << sl);
+            if self.sl_bitmap[fl] == 0 {
+                self.fl_bitmap &= !(1 << fl);
+            }
+        }
+    }
+
+    /// The segregated fit's list for a `need`-byte block with alignment up to 16: the first
+    /// non-empty list whose every block holds `need` bytes.
+    #[inline(always)]
+    pub(crate) fn good_fit_class(&self, need: usize) -> Option<(usize, usize)> {
+        class_at_least(need).and_then(|(f, s)| self.non_empty_from(f, s))
     }
 
     /// The first non-empty list at or after class `(fl, sl)`.

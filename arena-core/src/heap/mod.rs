@@ -116,7 +116,10 @@ pub struct FreeListHeap<'buf> {
     region: Region,
     /// Offset of the live-start bitmap (one bit per granule of block space).
     bitmap: usize,
-    /// Block space: `[first, end)`, `first` 8 bytes below a 16-byte boundary.
+    /// Block space: `[first, end)`, `first` 8 bytes below a 16-byte boundary. Invariants the
+    /// unchecked tag accesses rely on, set by `init` and never changed: `end <= region` length,
+    /// `end - first` a multiple of 16, and the bitmap's `bitmap_bytes(end - first)` bytes lie
+    /// in the region below `first`.
     first: usize,
     end: usize,
     lists: FreeLists,
@@ -296,7 +299,11 @@ impl<'buf> FreeListHeap<'buf> {
         end: usize,
         owned: Option<Layout>,
     ) -> Self {
+        // The checked fill proves the bitmap lies in the region.
         region.fill(bitmap, bitmap_bytes(end - first), 0);
+        debug_assert!(bitmap + bitmap_bytes(end - first) <= first);
+        debug_assert!((end - first).is_multiple_of(GRANULE));
+        // The checked writes prove `end <= len`.
         region.write_free(first, end - first);
         let mut lists = FreeLists::new();
         lists.insert(&mut region, first, end - first);
@@ -408,7 +415,8 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline]
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         let (b, size, requested) = self.live_block(ptr)?;
-        self.release(b, size, requested);
+        // SAFETY: `live_block` just returned the block and nothing released it since.
+        unsafe { self.release(b, size, requested) };
         #[cfg(feature = "profiler")]
         crate::tags::profiler::free(self.profiler, ptr.addr().get(), requested);
         Ok(())
@@ -489,7 +497,9 @@ impl<'buf> FreeListHeap<'buf> {
             .expect("alloc returns pointers into the region");
         self.region
             .copy_within(payload, dst, old_requested.min(new_requested));
-        self.release(b, size, old_requested);
+        // SAFETY: `live_block` returned the block above; the allocation and the copy changed
+        // neither it nor its tags.
+        unsafe { self.release(b, size, old_requested) };
         // (`try_alloc` reported the new block.)
         #[cfg(feature = "profiler")]
         crate::tags::profiler::free(self.profiler, ptr.addr().get(), old_requested);
@@ -596,20 +606,105 @@ impl<'buf> FreeListHeap<'buf> {
         requested: usize,
         limit: usize,
     ) -> Result<NonNull<u8>, usize> {
+        // The default policy and alignments up to 16: the head of the list found is taken
+        // whole (no alignment gap), and its class is already known for unlinking it.
+        if self.fit == Fit::Segregated
+            && align <= GRANULE
+            && let Some((fl, sl)) = self.lists.good_fit_class(need)
+        {
+            let b = self.lists.head(fl, sl);
+            let size = self.free_block_size(b);
+            // Every block of a rounded-up class holds `need`; a smaller one means its tags
+            // were overwritten, and the general search below deals with it.
+            if size >= need {
+                let split = size - need >= MIN_BLOCK;
+                if !split && self.used + size > limit {
+                    return Err(size);
+                }
+                // SAFETY: `free_block_size` proved `first <= b` and `b + size <= end <= len`,
+                // and `size >= need >= MIN_BLOCK`, so `b`'s links lie inside the block; `b` is
+                // the head of `(fl, sl)`.
+                unsafe {
+                    self.lists
+                        .remove_head_unchecked(&mut self.region, fl, sl, b);
+                }
+                // SAFETY: the block `[b, b + size)` lies in block space (above), is off its
+                // list, has no gap, and `need <= size`, `split` as required.
+                let payload = unsafe { self.carve(b, 0, size, split, need, requested) };
+                self.allocations += 1;
+                return Ok(self.region.ptr(payload));
+            }
+        }
+        self.place_searched(need, align, requested, limit)
+    }
+
+    /// [`place`](Self::place) past the segregated fast path: the search of the heap's
+    /// [`Fit`], alignments above 16, and a list head whose tags were overwritten. Out of line,
+    /// so that the fast path keeps few registers live.
+    #[inline(never)]
+    fn place_searched(
+        &mut self,
+        need: usize,
+        align: usize,
+        requested: usize,
+        limit: usize,
+    ) -> Result<NonNull<u8>, usize> {
         let Some(p) = self.lists.find(&self.region, self.fit, need, align) else {
             return Err(0);
         };
+        let size = self.free_block_size(p.block);
+        debug_assert_eq!(size, p.size);
         let gap = p.payload - TAG - p.block;
-        let avail = p.size - gap;
+        let avail = size - gap;
         let split = avail - need >= MIN_BLOCK;
         // With no budget `limit` is the capacity, which a free block always fits.
         if !split && self.used + avail > limit {
             return Err(avail);
         }
-        self.lists.remove(&mut self.region, p.block, p.size);
-        let payload = self.carve(p.block, gap, avail, split, need, requested);
+        // SAFETY: `free_block_size` proved `[p.block, p.block + size)` lies in block space, and
+        // `place` found `need >= MIN_BLOCK` bytes in it, so its links lie inside it.
+        unsafe { self.lists.remove_unchecked(&mut self.region, p.block, size) };
+        // SAFETY: the block lies in block space (above) and is off its list; `place` made the
+        // gap zero or a whole block and `need <= avail`; `split` as required.
+        let payload = unsafe { self.carve(p.block, gap, avail, split, need, requested) };
         self.allocations += 1;
         Ok(self.region.ptr(payload))
+    }
+
+    /// The size in the header of the free block at `b` (an offset from the free lists, which
+    /// the links in memory wrote), once proved to lie in block space: `first <= b` and
+    /// `b + size <= end`. The unchecked tag accesses on the block rely on this one check.
+    ///
+    /// # Panics
+    ///
+    /// When it does not: the free lists were overwritten (an overrun of a live block).
+    #[inline(always)]
+    fn free_block_size(&self, b: usize) -> usize {
+        let rel = b.wrapping_sub(self.first);
+        if rel > self.capacity() - MIN_BLOCK {
+            bookkeeping_corrupted(rel);
+        }
+        // SAFETY: `first <= b <= end - 32`, and `end <= len` (an invariant of the heap).
+        let size = unsafe { self.region.header_unchecked(b) }.size;
+        if size > self.end - b {
+            bookkeeping_corrupted(rel);
+        }
+        size
+    }
+
+    /// The size of a free neighbour read from its tag (`at` is the freed block's start, for the
+    /// message), once proved to fit the `room` it can have: at least [`MIN_BLOCK`] and at most
+    /// `room` (up to `end` for the block after, down to `first` for the block before).
+    ///
+    /// # Panics
+    ///
+    /// When it does not: the tag was overwritten (an overrun of the live block before it).
+    #[inline(always)]
+    fn neighbour_size(&self, at: usize, size: usize, room: usize) -> usize {
+        if !(MIN_BLOCK..=room).contains(&size) {
+            bookkeeping_corrupted(at - self.first);
+        }
+        size
     }
 
     /// The block size for `layout`, or the error that says no block can ever hold it.
@@ -693,16 +788,27 @@ impl<'buf> FreeListHeap<'buf> {
             offset: off - self.first,
         };
         let b = off - TAG;
-        if !(b - self.first).is_multiple_of(GRANULE)
-            || !self.region.bit(self.bitmap, (b - self.first) / GRANULE)
-        {
+        let rel = b - self.first;
+        if !rel.is_multiple_of(GRANULE) {
             return Err(not_allocated);
         }
-        let h = self.region.header(b);
+        let i = rel / GRANULE;
+        // SAFETY: `rel < end - first`, so bit `i` is in the bitmap, which lies in the region
+        // (an invariant of the heap).
+        let live = unsafe { self.region.word_unchecked(self.bitmap + (i / 64) * TAG) }
+            & (1 << (i % 64))
+            != 0;
+        if !live {
+            return Err(not_allocated);
+        }
+        // SAFETY: `b` is 16-aligned relative to `first` and `b + 8 < end`, and `end - first` is a
+        // multiple of 16, so `b + 16 <= end <= len`.
+        let h = unsafe { self.region.header_unchecked(b) };
         let requested = if !h.used || h.size < MIN_BLOCK || h.size > self.end - b {
             None
         } else {
-            self.region.footer(b, h.size).err()
+            // SAFETY: `MIN_BLOCK <= h.size <= end - b`, and `end <= len`.
+            unsafe { self.region.footer_unchecked(b, h.size) }.err()
         };
         match requested {
             Some(requested) => Ok((b, h.size, requested)),
@@ -740,8 +846,14 @@ impl<'buf> FreeListHeap<'buf> {
     /// holding `requested`: the first `gap` bytes go back as a free block (alignment), the
     /// remaining `size` bytes hold the block, and a tail beyond `need` goes back too when `split`
     /// (it is a block's worth). Returns the payload offset.
-    #[inline]
-    fn carve(
+    ///
+    /// # Safety
+    ///
+    /// - `[b, b + gap + size)` lies in block space (`first <= b`, `b + gap + size <= end`);
+    /// - `gap` is 0 or at least [`MIN_BLOCK`]; `MIN_BLOCK <= need <= size`;
+    /// - `split` only when `size - need >= MIN_BLOCK`.
+    #[inline(always)]
+    unsafe fn carve(
         &mut self,
         mut b: usize,
         gap: usize,
@@ -750,20 +862,35 @@ impl<'buf> FreeListHeap<'buf> {
         need: usize,
         requested: usize,
     ) -> usize {
+        debug_assert!(b >= self.first && b + gap + size <= self.end);
+        debug_assert!((gap == 0 || gap >= MIN_BLOCK) && need >= MIN_BLOCK && need <= size);
+        debug_assert!(!split || size - need >= MIN_BLOCK);
         if gap > 0 {
-            self.region.write_free(b, gap);
-            self.lists.insert(&mut self.region, b, gap);
+            // SAFETY: `[b, b + gap)` lies in block space (`end <= len`) and holds at least a
+            // minimum block (header, two links, footer).
+            unsafe {
+                self.region.write_free_unchecked(b, gap);
+                self.lists.insert_unchecked(&mut self.region, b, gap);
+            }
             b += gap;
         }
         if split {
             let tail = b + need;
-            self.region.write_free(tail, size - need);
-            self.lists.insert(&mut self.region, tail, size - need);
+            // SAFETY: `[tail, b + size)` lies in block space and holds at least a minimum block.
+            unsafe {
+                self.region.write_free_unchecked(tail, size - need);
+                self.lists
+                    .insert_unchecked(&mut self.region, tail, size - need);
+            }
             size = need;
         }
-        self.region.write_used(b, size, requested);
-        self.region
-            .set_bit(self.bitmap, (b - self.first) / GRANULE, true);
+        // SAFETY: `[b, b + size)` lies in block space and `size >= need >= MIN_BLOCK`; bit
+        // `(b - first) / 16` is in the bitmap, which lies in the region.
+        unsafe {
+            self.region.write_used_unchecked(b, size, requested);
+            self.region
+                .swap_bit_unchecked(self.bitmap, (b - self.first) / GRANULE, true);
+        }
         self.used += size;
         self.peak_used = self.peak_used.max(self.used);
         self.requested += requested;
@@ -775,26 +902,60 @@ impl<'buf> FreeListHeap<'buf> {
     }
 
     /// Frees the live block `b` of `size` bytes, coalescing both ways.
-    #[inline]
-    fn release(&mut self, mut b: usize, mut size: usize, requested: usize) {
-        self.region
-            .set_bit(self.bitmap, (b - self.first) / GRANULE, false);
+    ///
+    /// # Safety
+    ///
+    /// `(b, size, requested)` is what [`live_block`](Self::live_block) returned for a block not
+    /// released since: `b` a block start in block space, 16-aligned relative to `first`, and
+    /// `MIN_BLOCK <= size <= end - b`.
+    #[inline(always)]
+    unsafe fn release(&mut self, mut b: usize, mut size: usize, requested: usize) {
+        debug_assert!(b >= self.first && (b - self.first).is_multiple_of(GRANULE));
+        debug_assert!(size >= MIN_BLOCK && size <= self.end - b);
+        // SAFETY: `b` lies in block space, so its bit is in the bitmap, inside the region.
+        unsafe {
+            self.region
+                .swap_bit_unchecked(self.bitmap, (b - self.first) / GRANULE, false);
+        }
         self.used -= size;
         self.requested -= requested;
         self.live -= 1;
         if poison::ENABLED {
             self.region.fill(b + TAG, size - OVERHEAD, poison::FREED);
         }
-        size += self.take_free_block_at(b + size);
+        let at = b + size;
+        if at < self.end {
+            // SAFETY: `at` is 16-aligned relative to `first` and below `end`, and `end - first`
+            // is a multiple of 16, so `at + 16 <= end <= len`.
+            let h = unsafe { self.region.header_unchecked(at) };
+            if !h.used {
+                let next = self.neighbour_size(at, h.size, self.end - at);
+                // SAFETY: `neighbour_size` proved `[at, at + next)` lies in block space and
+                // holds at least a minimum block, so its links do.
+                unsafe { self.lists.remove_unchecked(&mut self.region, at, next) };
+                size += next;
+            }
+        }
         if b > self.first
-            && let Some(prev) = self.region.free_size_before(b)
+            // SAFETY: `b >= first + 16 >= 16` when `b > first`, and `b <= end <= len`.
+            && let Some(prev) = unsafe { self.region.free_size_before_unchecked(b) }
         {
-            self.lists.remove(&mut self.region, b - prev, prev);
+            let prev = self.neighbour_size(b, prev, b - self.first);
+            // SAFETY: `neighbour_size` proved `first <= b - prev` and `prev >= MIN_BLOCK`, so
+            // the block's links lie in `[b - prev, b)`.
+            unsafe {
+                self.lists
+                    .remove_unchecked(&mut self.region, b - prev, prev);
+            }
             b -= prev;
             size += prev;
         }
-        self.region.write_free(b, size);
-        self.lists.insert(&mut self.region, b, size);
+        // SAFETY: `[b, b + size)` is the freed block with the neighbours proved above, all in
+        // block space (`end <= len`), and `size >= MIN_BLOCK`.
+        unsafe {
+            self.region.write_free_unchecked(b, size);
+            self.lists.insert_unchecked(&mut self.region, b, size);
+        }
     }
 
     /// If a free block starts at `at`, takes it off its list and returns its size (to be merged
@@ -877,6 +1038,16 @@ impl core::fmt::Debug for FreeListHeap<'_> {
 #[track_caller]
 fn alloc_failed(e: &RequestError) -> ! {
     panic!("FreeListHeap::alloc: {e}")
+}
+
+/// The panic for tags or free-list links that point outside block space: a live block was
+/// overrun. The heap stops rather than read or write outside its region.
+#[cold]
+#[inline(never)]
+fn bookkeeping_corrupted(offset: usize) -> ! {
+    panic!(
+        "FreeListHeap: heap bookkeeping overwritten near offset {offset} (a live block was overrun)"
+    )
 }
 
 /// The panic of [`FreeListHeap::realloc`].
