@@ -10,3 +10,4 @@ mod locked_reentry;
 mod memory_map_limits;
 mod model;
 mod review_findings;
+mod validated_frees;
