@@ -48,6 +48,10 @@ fn refuses_every_other_offset(heap: &mut FreeListHeap<'_>, live: &[NonNull<u8>],
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "a sweep of safe calls, minutes under Miri; the other tests here reach the same unsafe paths"
+)]
 fn frees_of_non_starts_are_refused_over_every_base_alignment() {
     // Block space of 1056..1072 bytes: the live-start bitmap has two words, and the last blocks
     // use bits of the second.
@@ -209,6 +213,10 @@ fn reallocs_at_the_end_of_block_space_grow_shrink_and_move() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "a sweep of safe calls, minutes under Miri; the other tests here reach the same unsafe paths"
+)]
 fn a_random_sequence_of_safe_calls_keeps_the_heap_consistent() {
     let mut buf = [MaybeUninit::<u8>::uninit(); 2100];
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
