@@ -244,7 +244,7 @@ pub fn run() {
     );
     println!(
         "(a tile's x and vx lines sit between the other fields' lines: a pass over 2 of 7 fields\n \
-         reads a strided stream, fine while it fits in L2, slower than two dense columns past it)\n"
+         reads a strided stream: as fast as two dense columns at a few MB, about 2x slower at tens of MB)\n"
     );
 
     // Whole rows at random: columns put a row's 7 fields in 7 places, tiles of 8 keep them in

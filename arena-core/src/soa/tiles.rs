@@ -345,10 +345,11 @@ macro_rules! tile_views {
 /// Choosing `N`: each lane array starts on a 32- or 64-byte boundary, so with lanes under 64
 /// bytes (`N = 8` of `f32`) two fields share a cache line, and a pass over one or two fields
 /// moves more bytes than `SoaVec`'s columns; with 64-byte lanes (`N = 16` of `f32`) a pass
-/// moves the same bytes as a column, but a row spans as many lines as it has fields. Either
-/// way, once the rows outgrow L2 a pass over a few fields reads a strided stream (the other
-/// fields' lines lie between the ones it needs), about twice as slow as two dense columns
-/// (measured in BENCHMARKS.md, "Tiled storage"): tiles pay off for whole-row access. The last tile may be partial:
+/// moves the same bytes as a column, but a row spans as many lines as it has fields. Even then
+/// a pass over a few fields reads a strided stream (the other fields' lines lie between the
+/// ones it needs): at `N = 16` it kept up with two dense columns at 2.8 MB of rows and took
+/// twice as long at 28 MB (measured in BENCHMARKS.md, "Tiled storage"): tiles pay off for
+/// whole-row access. The last tile may be partial:
 /// [`tiles`](Self::tiles) yields the full ones, and [`tail`](Self::tail) the last
 /// [`tail_len`](Self::tail_len) rows as slices (the lanes of that tile past `len` are not
 /// initialised, so they are never handed out as arrays).
