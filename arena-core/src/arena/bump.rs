@@ -10,22 +10,35 @@ use super::{Arena, ArenaError};
 
 impl Arena {
     /// Allocates raw memory for `layout` without guard bytes: the fast path, then the cold one.
+    /// `CONST`: the layout is a compile-time constant ([`Cursor::bump_fast`]).
+    ///
+    /// [`Cursor::bump_fast`]: super::cursor::Cursor::bump_fast
     #[inline(always)]
-    pub(super) fn bump(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
-        match self.cursor.bump_fast(layout.size(), layout.align()) {
+    pub(super) fn bump<const CONST: bool>(
+        &self,
+        layout: Layout,
+    ) -> Result<NonNull<u8>, ArenaError> {
+        match self
+            .cursor
+            .bump_fast::<CONST>(layout.size(), layout.align())
+        {
             Some(p) => Ok(p),
             None => self.bump_slow(layout),
         }
     }
 
     /// Allocates memory for `layout`, counting the allocation and adding guard bytes when the
-    /// arena has them. Everything typed goes through here.
+    /// arena has them. Everything typed goes through here. `CONST`: the layout is a
+    /// compile-time constant.
     #[inline(always)]
-    pub(super) fn raw_alloc(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+    pub(super) fn raw_alloc<const CONST: bool>(
+        &self,
+        layout: Layout,
+    ) -> Result<NonNull<u8>, ArenaError> {
         if crate::poison::ENABLED && self.guarded {
             return self.alloc_guarded(layout);
         }
-        let p = self.bump(layout)?;
+        let p = self.bump::<CONST>(layout)?;
         self.cursor.count_alloc();
         Ok(p)
     }
@@ -39,7 +52,10 @@ impl Arena {
             self.admit(growth)?;
             // A `Warn` budget's warning runs user code (a logger, a report sink), which may have
             // allocated from this arena meanwhile: then the request may no longer fit here.
-            return match self.cursor.bump_fast(layout.size(), layout.align()) {
+            return match self
+                .cursor
+                .bump_fast::<false>(layout.size(), layout.align())
+            {
                 Some(p) => Ok(p),
                 None => self.bump_slow(layout),
             };
@@ -83,7 +99,7 @@ impl Arena {
                 }
             }
             self.admit(growth)?;
-            return self.bump(layout);
+            return self.bump::<false>(layout);
         }
         let used_before = self.used();
         match cur {
@@ -93,7 +109,7 @@ impl Arena {
         self.enter_page(Some(target), page::data_start(target), used_before);
         let p = self
             .cursor
-            .bump_fast(size, align)
+            .bump_fast::<false>(size, align)
             .expect("a page chosen to fit the request and admitted by the budget holds it");
         // Reported once the arena is consistent: the sink may allocate from it.
         #[cfg(feature = "profiler")]

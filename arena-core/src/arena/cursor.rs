@@ -20,6 +20,32 @@ use core::ptr::NonNull;
 
 use super::page::PageHeader;
 
+/// Bytes at the top of the address space no page reaches into (see [`fast_bound`]). A request
+/// of at most `SLACK / 2` bytes at an alignment of at most `SLACK / 2` takes the shorter fast
+/// path of [`Cursor::bump_fast`].
+pub(super) const SLACK: usize = 4096;
+
+/// Marks the path it is called on as unlikely (an empty `#[cold]` function, inlined): the
+/// compiler then keeps each test of a fast path a branch of its own instead of merging tests
+/// into flags and one branch.
+#[cold]
+#[inline(always)]
+pub(super) fn cold_path() {}
+
+/// The end a page may be bumped to: `end`, or, for a block that reaches into the top
+/// [`SLACK`] bytes of the address space (only borrowed memory mapped there can), the last
+/// address below them (not below `start`). With it, no address the fast path computes from a
+/// small request can wrap.
+fn fast_bound(start: NonNull<u8>, end: NonNull<u8>) -> NonNull<u8> {
+    let top = usize::MAX - SLACK;
+    if end.as_ptr() as usize <= top {
+        return end;
+    }
+    let at = top.max(start.as_ptr() as usize);
+    // `at` lies in `[start, end]`: `end`'s provenance covers it and it is non-null.
+    end.with_addr(NonZeroUsize::new(at).expect("a page address is never null"))
+}
+
 /// The bump position of an arena and the counters that move with it.
 pub(super) struct Cursor {
     // --- hot: read and written by every allocation ---
@@ -31,7 +57,8 @@ pub(super) struct Cursor {
     /// Live allocations (since the last reset, minus those rewound or given back).
     allocs: Cell<usize>,
     // --- cold ---
-    /// One past the last usable byte of the current page.
+    /// One past the last usable byte of the current page, never within the top [`SLACK`]
+    /// bytes of the address space.
     page_end: Cell<NonNull<u8>>,
     /// The current page, `None` for the root.
     cur: Cell<Option<NonNull<PageHeader>>>,
@@ -49,6 +76,7 @@ pub(super) struct Cursor {
 impl Cursor {
     /// A cursor at the start of the root block `[start, end)`.
     pub(super) fn new(start: NonNull<u8>, end: NonNull<u8>) -> Cursor {
+        let end = fast_bound(start, end);
         Cursor {
             ptr: Cell::new(start),
             end: Cell::new(end),
@@ -128,29 +156,88 @@ impl Cursor {
     // --- bumping ---
 
     /// Hands out `size` bytes at `align` in the current page below the clamped end, or `None`
-    /// if they do not fit there. `align` is a power of two. Does not count an allocation.
+    /// if they do not fit there. `align` is a power of two and `size <= isize::MAX` (as in a
+    /// `Layout`). Does not count an allocation.
+    ///
+    /// Two forms. With `CONST` (the caller's `size` and `align` are compile-time constants, as
+    /// in every typed allocation) the choice between them is made at compile time; without it
+    /// (a run-time `Layout`) the second form is used, sparing the test:
+    /// - small requests (`size` and `align` at most [`SLACK`]` / 2`) round the cursor up, add
+    ///   `size` and compare the new cursor with `end`: no step can wrap, because every page
+    ///   ends at least [`SLACK`] bytes below the top of the address space ([`fast_bound`]);
+    /// - others compare `size` with the signed distance from the rounded cursor to `end`.
     #[inline(always)]
-    pub(super) fn bump_fast(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
+    pub(super) fn bump_fast<const CONST: bool>(
+        &self,
+        size: usize,
+        align: usize,
+    ) -> Option<NonNull<u8>> {
         let ptr = self.ptr.get();
         let addr = ptr.as_ptr() as usize;
-        // Round up, then derive the pointer from the rounded address (not from `ptr + padding`),
-        // which keeps the bump pointer's dependency chain to add, and, add.
-        let aligned = addr.wrapping_add(align - 1) & !(align - 1);
-        // Negative when rounding passed `end`; `end - aligned <= isize::MAX` otherwise because a
-        // page is one allocation.
-        let remaining = (self.end.get().as_ptr() as usize).wrapping_sub(aligned) as isize;
-        // `aligned < addr` only if the rounding wrapped around the address space.
-        if aligned >= addr && size as isize <= remaining {
-            // SAFETY: `addr <= aligned` and `aligned + size <= end <= page_end`, so both pointers
-            // stay inside the current page; `aligned >= addr > 0`.
-            unsafe {
-                let start = NonNull::new_unchecked(ptr.as_ptr().with_addr(aligned));
-                self.ptr.set(start.add(size));
-                Some(start)
+        let end = self.end.get().as_ptr() as usize;
+        let (aligned, new) = if CONST && size <= SLACK / 2 && align <= SLACK / 2 {
+            // `addr <= end <= usize::MAX - SLACK` and `align - 1 + size < SLACK`: no wrap.
+            let aligned = (addr + (align - 1)) & !(align - 1);
+            let new = aligned + size;
+            if new > end {
+                return None;
             }
+            (aligned, new)
         } else {
-            None
+            // Round up, then derive the pointer from the rounded address (not from
+            // `ptr + padding`), which keeps the bump pointer's dependency chain to add, and, add.
+            let aligned = addr.wrapping_add(align - 1) & !(align - 1);
+            // Negative when rounding passed `end`: `end - aligned <= isize::MAX` otherwise
+            // because a page is one allocation. If the rounding wrapped around the address
+            // space, `aligned` is 0 (a multiple of `align` below `align`) while
+            // `end >= addr > usize::MAX - align + 1 >= isize::MAX` (`align <= isize::MAX + 1`),
+            // so the distance is negative too: no separate wrap test is needed.
+            let remaining = end.wrapping_sub(aligned) as isize;
+            if size as isize > remaining {
+                return None;
+            }
+            (aligned, aligned + size)
+        };
+        // SAFETY: `addr <= aligned` and `aligned + size = new <= end <= page_end`, so both
+        // pointers stay inside the current page; `aligned >= addr > 0`.
+        unsafe {
+            let start = NonNull::new_unchecked(ptr.as_ptr().with_addr(aligned));
+            self.ptr
+                .set(NonNull::new_unchecked(ptr.as_ptr().with_addr(new)));
+            Some(start)
         }
+    }
+
+    /// [`bump_fast`](Cursor::bump_fast) for a request the cursor is already aligned for:
+    /// `size` bytes at the cursor, or `None` if they do not fit below the clamped end.
+    ///
+    /// # Safety
+    ///
+    /// - The cursor is aligned for the value the caller puts there (the end of a run of values
+    ///   of its type).
+    #[inline(always)]
+    pub(super) unsafe fn bump_aligned<const CONST: bool>(
+        &self,
+        size: usize,
+    ) -> Option<NonNull<u8>> {
+        let ptr = self.ptr.get();
+        let addr = ptr.as_ptr() as usize;
+        let end = self.end.get().as_ptr() as usize;
+        if CONST && size <= SLACK {
+            // `addr <= usize::MAX - SLACK`: no wrap.
+            if addr + size > end {
+                cold_path();
+                return None;
+            }
+        } else if size > end - addr {
+            // `addr <= end` at rest.
+            cold_path();
+            return None;
+        }
+        // SAFETY: `addr + size <= end <= page_end`: the new cursor stays inside the current
+        // page.
+        self.ptr.set(unsafe { ptr.add(size) });
+        Some(ptr)
     }
 
     /// How much `used()` would grow if `size` bytes at `align` were bumped in the current page
@@ -215,6 +302,7 @@ impl Cursor {
         ptr: NonNull<u8>,
         used_before: usize,
     ) {
+        let page_end = fast_bound(start, page_end);
         debug_assert!(start <= ptr && ptr <= page_end);
         self.cur.set(page);
         self.cur_start.set(start);

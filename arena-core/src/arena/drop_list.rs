@@ -9,41 +9,71 @@
 //! panicking destructor is never run twice; the remaining ones still run while the panic unwinds
 //! (a second panic aborts, as with `Vec`).
 
-use core::any::TypeId;
 use core::ptr::NonNull;
 
 use super::Arena;
+use super::cursor::cold_path;
 use super::marker::Pos;
+
+/// Drops the values a record covers: `(value, end, len)`. See [`drop_values`].
+type DropFn = unsafe fn(NonNull<u8>, *mut u8, usize);
 
 /// One pending destructor, for a run of values of one type.
 pub(super) struct DropRecord {
-    /// Drops `len` values of the record's type starting at `value`.
-    drop_fn: unsafe fn(NonNull<u8>, usize),
-    /// The values' type, so only values of the same type join the run; [`Building`] while the
-    /// record's values are being built, so nothing allocated by their constructor joins it.
-    type_id: TypeId,
+    /// Drops the values of the record's type in `[value, end)` (`len` of them for a zero-sized
+    /// type). It also names the type: a run only takes values whose `drop_values::<T>` is this
+    /// function (see [`Arena::open_run`]).
+    drop_fn: DropFn,
     value: NonNull<u8>,
+    /// One past the last value covered (null only in [`CLOSED`]).
+    end: *mut u8,
+    /// Values covered, for a zero-sized type (whose values take no bytes); a sized type's
+    /// count is `(end - value) / size`, so a run of them grows by moving `end` alone.
     len: usize,
-    /// One past the last value covered.
-    end: NonNull<u8>,
     prev: Option<NonNull<DropRecord>>,
     /// Index of the page holding the values, for position comparisons.
     page: usize,
 }
 
-/// The type a record claims while its values are being built: no value has it, so no run can
-/// join the record then. (For a zero-sized type the record's end stays at the bump pointer while
-/// the constructor runs; a constructor allocating the same type would otherwise extend the run
-/// and then have its count overwritten when the outer value is finished.)
-enum Building {}
+/// The record [`Arena::open_run`] looks at when no run may grow: its `end` is null, which no
+/// bump pointer is, so no value joins it. It is only ever read.
+struct Closed(DropRecord);
 
-/// Drops `len` values of type `T` at `ptr`, last to first (reverse allocation order). If one
-/// destructor panics, the ones before it still run while unwinding.
+// SAFETY: `CLOSED` is never written (no run is ever extended through it: its `end` never
+// matches) and holds no interior mutability, so shared access from any thread is reads of
+// plain data.
+unsafe impl Sync for Closed {}
+
+/// Does nothing: the drop function of [`CLOSED`], which covers no values.
 ///
 /// # Safety
 ///
-/// - `ptr` points to `len` initialised values of `T` that are not used afterwards.
-unsafe fn drop_values<T>(ptr: NonNull<u8>, len: usize) {
+/// None needed; it is `unsafe` to have the type of every drop function.
+unsafe fn drop_nothing(_: NonNull<u8>, _: *mut u8, _: usize) {}
+
+static CLOSED: Closed = Closed(DropRecord {
+    drop_fn: drop_nothing,
+    value: NonNull::dangling(),
+    end: core::ptr::null_mut(),
+    len: 0,
+    prev: None,
+    page: 0,
+});
+
+/// A pointer to [`CLOSED`], to store as the open run when none is.
+pub(super) fn closed_run() -> NonNull<DropRecord> {
+    NonNull::from(&CLOSED.0)
+}
+
+/// Drops the values of type `T` in `[value, end)` (or `len` of them for a zero-sized `T`), last
+/// to first (reverse allocation order). If one destructor panics, the ones before it still run
+/// while unwinding.
+///
+/// # Safety
+///
+/// - `value` points to initialised values of `T` up to `end` (`len` of them for a zero-sized
+///   `T`) that are not used afterwards.
+unsafe fn drop_values<T>(value: NonNull<u8>, end: *mut u8, len: usize) {
     /// The values not dropped yet: `[0, left)`.
     struct Rest<T> {
         ptr: *mut T,
@@ -58,8 +88,13 @@ unsafe fn drop_values<T>(ptr: NonNull<u8>, len: usize) {
             }
         }
     }
+    let len = if size_of::<T>() == 0 {
+        len
+    } else {
+        (end as usize - value.as_ptr() as usize) / size_of::<T>()
+    };
     let mut rest = Rest {
-        ptr: ptr.cast::<T>().as_ptr(),
+        ptr: value.cast::<T>().as_ptr(),
         left: len,
     };
     while rest.left > 0 {
@@ -75,13 +110,14 @@ impl Arena {
     /// of them yet; [`set_drop_len`](Arena::set_drop_len) covers them once they are built. It is
     /// linked *before* the values are built so that records allocated while building them (a
     /// constructor that allocates) come later in the list, keeping the list ordered by position.
-    /// Until then it claims the type [`Building`], so no value joins its run.
+    /// No run is open until then, so no value joins it.
     ///
     /// # Safety
     ///
     /// - `record` is memory of this arena's current page, valid for a `DropRecord`, placed before
     ///   the memory of the values it will drop (in the same page), and not reused while the
     ///   record is linked.
+    #[inline(always)]
     pub(super) unsafe fn push_drop<T: 'static>(
         &self,
         record: NonNull<DropRecord>,
@@ -89,48 +125,100 @@ impl Arena {
     ) {
         let rec = DropRecord {
             drop_fn: drop_values::<T>,
-            type_id: TypeId::of::<Building>(),
             value,
+            end: value.as_ptr(),
             len: 0,
-            end: value,
             prev: self.drops.get(),
             page: Arena::page_index(self.cursor.page()),
         };
         // SAFETY: guaranteed by the caller.
         unsafe { record.write(rec) };
         self.drops.set(Some(record));
-        self.run_open.set(true);
+        self.close_run();
     }
 
-    /// The newest record, if the next value of type `T` would extend its run: same type, the
-    /// bump pointer at the run's end, no marker taken since, no guard bytes.
-    #[inline(always)]
-    pub(super) fn open_run<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
-        let head = self.drops.get()?;
-        // SAFETY: the head record is live (see `run_drops_from`).
-        let rec = unsafe { head.as_ref() };
-        let open = self.run_open.get() && !(crate::poison::ENABLED && self.guarded);
-        (open && rec.end == self.cursor.ptr() && rec.type_id == TypeId::of::<T>()).then_some(head)
-    }
-
-    /// Adds the value of `T` just written at the run's end to the run.
+    /// [`push_drop`](Arena::push_drop) for one value built after it, and makes the record the
+    /// open run at once (not in a guarded arena): its `end` is the slot's start while the
+    /// value is built and the bump pointer is past the slot, so nothing joins it before
+    /// [`extend_run`](Arena::extend_run) covers the value (a zero-sized value of `T` built
+    /// meanwhile may join, counting itself, as `extend_run` counts the outer one after it).
     ///
     /// # Safety
     ///
-    /// - `run` came from [`open_run`](Arena::open_run) for `T` before the value's slot was
-    ///   bumped, and the value is initialised.
+    /// As for `push_drop`, with the memory of one `T` at `value`, just bumped.
+    #[inline(always)]
+    pub(super) unsafe fn push_run<T: 'static>(
+        &self,
+        record: NonNull<DropRecord>,
+        value: NonNull<u8>,
+    ) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { self.push_drop::<T>(record, value) };
+        if !(crate::poison::ENABLED && self.guarded) {
+            self.run.set(record);
+        }
+    }
+
+    /// No value joins the newest record's run from here on (a marker was taken, the record is
+    /// being built or unlinked, or records are being run).
+    #[inline]
+    pub(super) fn close_run(&self) {
+        self.run.set(closed_run());
+    }
+
+    /// The open run, if the next value of type `T` would extend it: the newest record, of the
+    /// same type, ending at the bump pointer, with no marker taken since it began (guarded
+    /// arenas never open one). Two loads and two compares: `run` points at [`CLOSED`] when no
+    /// run is open, so there is no `None` to test.
+    ///
+    /// The type is told by the record's drop function. Two types can share one only when the
+    /// compiler merged two identical `drop_values` bodies, and then each type's values are
+    /// dropped by exactly the code of its own `drop_values` (the size they step by included),
+    /// so a run that mixes them drops each value correctly. Two addresses for one function
+    /// (separate codegen units) only start a new run.
+    #[inline(always)]
+    pub(super) fn open_run<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
+        let run = self.run.get();
+        // SAFETY: `run` is `CLOSED` or the newest linked record, which is live (see
+        // `run_drops_from`).
+        let rec = unsafe { run.as_ref() };
+        // Two branches, not one over both tests: each compare then reads its field from memory.
+        if rec.end != self.cursor.ptr().as_ptr() {
+            cold_path();
+            return None;
+        }
+        #[allow(unpredictable_function_pointer_comparisons)]
+        if rec.drop_fn != drop_values::<T> as DropFn {
+            cold_path();
+            return None;
+        }
+        Some(run)
+    }
+
+    /// Adds the value of `T` just written right after the values `run` covers to the run.
+    ///
+    /// # Safety
+    ///
+    /// - `run` is linked and covers values of `T` (it came from [`open_run`](Arena::open_run)
+    ///   or [`push_run`](Arena::push_run) for `T`), and the value right after them, in the
+    ///   slot bumped for it, is initialised and owned by the arena.
     #[inline(always)]
     pub(super) unsafe fn extend_run<T>(&self, run: NonNull<DropRecord>) {
-        // SAFETY: guaranteed by the caller: the slot at `end` is the next value of the run.
+        // SAFETY: guaranteed by the caller (`run` is never `CLOSED`, whose `end` no bump
+        // pointer matches and which `push_run` never returns).
         unsafe {
             let rec = &mut *run.as_ptr();
-            rec.len += 1;
-            rec.end = rec.end.add(size_of::<T>());
+            if size_of::<T>() == 0 {
+                rec.len += 1;
+            } else {
+                rec.end = rec.end.add(size_of::<T>());
+            }
         }
     }
 
     /// Makes a record from [`push_drop`](Arena::push_drop) cover `len` values, and lets later
-    /// values of `T` join its run.
+    /// values of `T` join its run (not in a guarded arena, whose values each have their own
+    /// guard bytes).
     ///
     /// # Safety
     ///
@@ -142,8 +230,10 @@ impl Arena {
         unsafe {
             let rec = &mut *record.as_ptr();
             rec.len = len;
-            rec.end = rec.value.add(len * size_of::<T>());
-            rec.type_id = TypeId::of::<T>();
+            rec.end = rec.value.as_ptr().add(len * size_of::<T>());
+        }
+        if self.is_newest_drop(record) && !(crate::poison::ENABLED && self.guarded) {
+            self.run.set(record);
         }
     }
 
@@ -162,9 +252,9 @@ impl Arena {
     pub(super) unsafe fn unlink_newest_drop(&self, record: NonNull<DropRecord>) {
         // SAFETY: the record is linked, so live (see `run_drops_from`).
         let rec = unsafe { record.as_ref() };
-        debug_assert!(self.is_newest_drop(record) && rec.len == 0);
+        debug_assert!(self.is_newest_drop(record) && rec.len == 0 && rec.end == rec.value.as_ptr());
         self.drops.set(rec.prev);
-        self.run_open.set(false);
+        self.close_run();
     }
 
     /// Runs (and unlinks) every pending destructor at or after `pos`, newest first.
@@ -176,21 +266,26 @@ impl Arena {
                 self.0.run_drops_from(self.1);
             }
         }
+        // The records run here may include the open run's: nothing may extend it afterwards.
+        self.close_run();
         while let Some(rec_ptr) = self.drops.get() {
             // SAFETY: records in the list are live: they are only unlinked here, and the memory
             // they sit in is only reused after they were unlinked.
             let rec = unsafe { rec_ptr.as_ref() };
             // A run is freed (and dropped whole) as soon as any of its values reaches `pos`.
             // (`page` is the page of the values, which their record shares.)
-            if Pos::new(rec.page, rec.end) <= pos {
+            // SAFETY: `end` is in the page of the values (one past the last, at most its end).
+            let end = unsafe { NonNull::new_unchecked(rec.end) };
+            if Pos::new(rec.page, end) <= pos {
                 break;
             }
             self.drops.set(rec.prev);
             let (drop_fn, value, len) = (rec.drop_fn, rec.value, rec.len);
             let resume = Resume(self, pos);
-            // SAFETY: the record was pushed by `push_drop` for `len` live values at `value`, and
-            // it is unlinked, so this is the only time they are dropped.
-            unsafe { drop_fn(value, len) };
+            // SAFETY: the record was pushed by `push_drop` for the live values in
+            // `[value, end)` (`len` of a zero-sized type), and it is unlinked, so this is the
+            // only time they are dropped.
+            unsafe { drop_fn(value, end.as_ptr(), len) };
             core::mem::forget(resume);
         }
     }
@@ -204,7 +299,7 @@ impl Arena {
         while let Some(rec) = next {
             // SAFETY: see `run_drops_from`.
             let rec = unsafe { rec.as_ref() };
-            n += usize::from(rec.len > 0);
+            n += usize::from(rec.len > 0 || rec.end != rec.value.as_ptr());
             next = rec.prev;
         }
         n

@@ -100,7 +100,7 @@ impl Arena {
         let (block, rec_off) = block
             .extend(Layout::new::<GuardRecord>())
             .map_err(|_| overflow)?;
-        let base = self.bump(block)?;
+        let base = self.bump::<false>(block)?;
         // SAFETY: `block` covers the prefix, the front guard, the value, the back guard and the
         // record, at the offsets `Layout::extend` computed (the front guard ends at the value).
         unsafe {

@@ -76,7 +76,7 @@ impl Arena {
     /// The current position, to [`rewind`](Arena::rewind) to later.
     pub fn mark(&self) -> Marker {
         // Values after a marker must not join a run that began before it.
-        self.run_open.set(false);
+        self.close_run();
         Marker {
             arena: self.id,
             epoch: self.epoch.get(),
@@ -264,7 +264,7 @@ impl Arena {
 
     #[cfg_attr(not(feature = "profiler"), allow(unused_variables))]
     fn finish_rewind(&self, marker: Marker, report: bool) {
-        self.run_open.set(false);
+        self.close_run();
         // A marker the arena was rewound past and then regrew past may point beyond what is
         // used of a page the arena has since left: nothing lives there, so the bump pointer
         // goes to the page's used end instead (the same allocations are freed either way).

@@ -137,8 +137,9 @@ pub struct Arena {
     cursor: Cursor,
     /// Newest pending destructor, or `None`.
     drops: Cell<Option<NonNull<DropRecord>>>,
-    /// Whether the newest drop record's run may still grow (no marker taken since it began).
-    run_open: Cell<bool>,
+    /// The newest drop record while its run may still grow (no marker taken since it began),
+    /// else the static closed record ([`drop_list`]'s `CLOSED`), never `None`.
+    run: Cell<NonNull<DropRecord>>,
     /// Newest guarded allocation, or `None`.
     guards: Cell<Option<NonNull<GuardRecord>>>,
     // --- cold: pages, budget and statistics ---
@@ -307,7 +308,7 @@ impl Arena {
         Arena {
             cursor: Cursor::new(start, end),
             drops: Cell::new(None),
-            run_open: Cell::new(false),
+            run: Cell::new(drop_list::closed_run()),
             guards: Cell::new(None),
             budget: Cell::new(None),
             budget_stamp: Cell::new(0),

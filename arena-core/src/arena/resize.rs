@@ -142,7 +142,7 @@ impl Arena {
                 }
             }
             None => {
-                let (record, values) = self.alloc_with_record(array)?;
+                let (record, values) = self.alloc_with_record::<false>(array)?;
                 // SAFETY: `values` is fresh memory for `len` values of `T`, so it does not
                 // overlap the caller's block, whose first `len` values are initialised.
                 unsafe {

@@ -158,7 +158,7 @@ impl Arena {
         let ptr = if array.size() == 0 {
             dangling(array.align())
         } else {
-            self.raw_alloc(array)?
+            self.raw_alloc::<false>(array)?
         }
         .cast::<T>();
         for i in 0..len {

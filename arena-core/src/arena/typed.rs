@@ -65,7 +65,7 @@ impl Arena {
         if layout.size() == 0 {
             return Ok(dangling(layout.align()));
         }
-        let p = self.raw_alloc(layout)?;
+        let p = self.raw_alloc::<false>(layout)?;
         if crate::poison::ENABLED {
             // SAFETY: `p` is valid for `layout.size()` freshly allocated bytes.
             unsafe { p.write_bytes(crate::poison::FRESH, layout.size()) };
@@ -140,36 +140,53 @@ impl Arena {
         if !mem::needs_drop::<T>() {
             return self.try_alloc_no_drop_with(f);
         }
-        if let Some(run) = self.open_run::<T>() {
-            // Values of `T` keep their alignment back to back, so the next one starts at `end`.
-            if let Some(value) = self.cursor.bump_fast(size_of::<T>(), align_of::<T>()) {
+        // Both paths end the same way: the value is written, then the record (the open run's,
+        // or a new one covering nothing yet) is extended over it. So the value is written in
+        // one place, and `f()` (often a value moved in) is built straight into the slot instead
+        // of being held in registers across the branch. While `f` runs, the record ends before
+        // the slot and the bump pointer after it, so nothing `f` allocates joins the record
+        // (for a zero-sized `T` it may: each value then counts itself in once it is built). If
+        // `f` panics, the slot stays uncovered and used until the next reset or rewind.
+        let run = self.open_run::<T>();
+        // SAFETY: the open run's values of `T` keep their alignment back to back and the run
+        // ends at the bump pointer, so the cursor is aligned for a `T`.
+        let fast = run.and_then(|_| unsafe { self.cursor.bump_aligned::<true>(size_of::<T>()) });
+        let (value, record) = match (fast, run) {
+            (Some(value), Some(run)) => {
                 self.cursor.count_alloc();
-                let value = value.cast::<T>();
-                // SAFETY: `value` is valid for a `T` right after the run; the run covers it only
-                // once it is initialised (and only if nothing was allocated in between, which
-                // `open_run` checked before `f` could run).
-                unsafe {
-                    value.write(f());
-                    self.extend_run::<T>(run);
-                    return Ok(&mut *value.as_ptr());
-                }
+                (value.cast::<T>(), run)
             }
-        }
-        let (record, value) = self.alloc_with_record(Layout::new::<T>())?;
-        let value = value.cast::<T>();
-        // SAFETY: `value` is valid for a `T` and the record precedes it; the record covers the
-        // value only once it is initialised (a panicking `f` leaves it covering nothing).
+            _ => {
+                let (record, value) = self.new_drop_record::<T>()?;
+                (value, record)
+            }
+        };
+        // SAFETY: `value` is valid for a `T` right after the values `record` covers, and the
+        // arena's borrow keeps it alive for the returned reference; the record covers it only
+        // once it is initialised.
         unsafe {
-            self.push_drop::<T>(record, value.cast());
             value.write(f());
-            self.set_drop_len::<T>(record, 1);
+            self.extend_run::<T>(record);
             Ok(&mut *value.as_ptr())
         }
     }
 
-    /// Reserves memory for a drop record followed by a value of `layout`.
+    /// Bumps a drop record and the slot of one `T` after it, and links the record (covering
+    /// nothing yet): the path of a value that does not join the open run.
     #[inline(always)]
-    pub(super) fn alloc_with_record(
+    fn new_drop_record<T: ArenaDrop + 'static>(
+        &self,
+    ) -> Result<(NonNull<DropRecord>, NonNull<T>), ArenaError> {
+        let (record, value) = self.alloc_with_record::<true>(Layout::new::<T>())?;
+        // SAFETY: the record precedes the value's slot in the current page, just bumped.
+        unsafe { self.push_run::<T>(record, value) };
+        Ok((record, value.cast()))
+    }
+
+    /// Reserves memory for a drop record followed by a value of `layout` (`CONST`: a
+    /// compile-time constant layout).
+    #[inline(always)]
+    pub(super) fn alloc_with_record<const CONST: bool>(
         &self,
         layout: Layout,
     ) -> Result<(NonNull<DropRecord>, NonNull<u8>), ArenaError> {
@@ -183,7 +200,7 @@ impl Arena {
         let (block, off) = Layout::new::<DropRecord>()
             .extend(layout)
             .map_err(|_| overflow)?;
-        let base = self.raw_alloc(block)?;
+        let base = self.raw_alloc::<CONST>(block)?;
         // SAFETY: `off` is inside `block`.
         Ok((base.cast(), unsafe { base.add(off) }))
     }
@@ -249,7 +266,7 @@ impl Arena {
         let ptr = if size_of::<T>() == 0 {
             dangling(align_of::<T>()).cast::<T>()
         } else {
-            self.raw_alloc(Layout::new::<T>())?.cast::<T>()
+            self.raw_alloc::<true>(Layout::new::<T>())?.cast::<T>()
         };
         // SAFETY: `ptr` is valid and aligned for a `T` (dangling is fine for a zero-sized `T`),
         // and the arena's borrow keeps the memory alive for the returned reference.
@@ -270,7 +287,7 @@ impl Arena {
         let ptr = if layout.size() == 0 {
             dangling(layout.align())
         } else {
-            self.raw_alloc(layout)?
+            self.raw_alloc::<false>(layout)?
         };
         let ptr = ptr.cast::<T>();
         // SAFETY: `ptr` is valid for `src.len()` values of `T` and cannot overlap `src`, which
@@ -357,13 +374,13 @@ impl Arena {
         };
         let array = Layout::array::<T>(len).map_err(|_| overflow)?;
         let (start, base, record) = if mem::needs_drop::<T>() {
-            let (record, value) = self.alloc_with_record(array)?;
+            let (record, value) = self.alloc_with_record::<false>(array)?;
             (record.cast::<u8>(), value, Some(record))
         } else if array.size() == 0 {
             let d = dangling(array.align());
             (d, d, None)
         } else {
-            let p = self.raw_alloc(array)?;
+            let p = self.raw_alloc::<false>(array)?;
             (p, p, None)
         };
         let ptr = base.cast::<T>();

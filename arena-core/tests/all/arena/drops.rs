@@ -253,3 +253,73 @@ fn back_to_back_values_of_one_type_share_a_record_and_still_drop_in_reverse() {
     arena.reset();
     assert_eq!(taken(&log), [12, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
 }
+
+#[test]
+fn a_constructor_inside_an_open_run_that_allocates_its_own_type_keeps_both_values() {
+    // The outer value's slot is bumped at the end of an open run before its constructor runs;
+    // the value the constructor allocates must not join that run ahead of the unbuilt slot.
+    let log = Arc::default();
+    let mut arena = Arena::chained(4096);
+    arena.alloc(logged(0, &log)); // opens a run
+    arena.alloc_with(|| {
+        arena.alloc(logged(2, &log));
+        logged(1, &log)
+    });
+    arena.alloc(logged(3, &log)); // joins the newest run
+    assert_eq!(arena.pending_drops(), 2);
+    arena.reset();
+    // newest registration first: the inner run (2, 3), then the outer one (1, 0)
+    assert_eq!(taken(&log), [3, 2, 1, 0]);
+
+    // the same, with the constructor panicking after its allocation: the outer slot is
+    // never covered, the inner value is dropped once
+    arena.alloc(logged(0, &log));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_with(|| -> Logged {
+            arena.alloc(logged(2, &log));
+            panic!("constructor panics")
+        })
+    }));
+    assert!(r.is_err());
+    arena.alloc(logged(3, &log));
+    arena.reset();
+    assert_eq!(taken(&log), [3, 2, 0]);
+}
+
+/// A zero-sized value with drop glue, counted.
+struct Unit;
+static UNITS_DROPPED: AtomicUsize = AtomicUsize::new(0);
+impl Drop for Unit {
+    fn drop(&mut self) {
+        UNITS_DROPPED.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn zero_sized_values_built_inside_a_zero_sized_constructor_are_each_counted_once() {
+    // A zero-sized value's record ends at the bump pointer while it is built, so a value of
+    // the same type built by its constructor joins the same run: each counts itself in.
+    let mut arena = Arena::chained(256);
+    UNITS_DROPPED.store(0, Ordering::Relaxed);
+    arena.alloc(Unit);
+    arena.alloc_with(|| {
+        arena.alloc_with(|| {
+            arena.alloc(Unit);
+            Unit
+        });
+        Unit
+    });
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_with(|| -> Unit {
+            arena.alloc(Unit);
+            panic!("constructor panics")
+        })
+    }));
+    assert!(r.is_err());
+    arena.reset();
+    assert_eq!(
+        UNITS_DROPPED.load(Ordering::Relaxed),
+        5,
+        "4 built values and 1 inside the panic"
+    );
+}
