@@ -489,6 +489,9 @@ impl Arena {
     #[must_use]
     pub fn with_guards(mut self) -> Arena {
         self.guarded = crate::poison::ENABLED;
+        // Runs never open in a guarded arena (each value has its own guard bytes): one opened
+        // before must not take guarded values.
+        self.close_run();
         self
     }
 

@@ -323,3 +323,24 @@ fn zero_sized_values_built_inside_a_zero_sized_constructor_are_each_counted_once
         "4 built values and 1 inside the panic"
     );
 }
+
+#[test]
+fn values_after_with_guards_do_not_join_a_run_opened_before() {
+    // Guarded values each get their own record and guard bytes; a run opened before the
+    // arena took guards must not take them (debug builds and `debug-checks` only).
+    let log = Arc::default();
+    let arena = Arena::chained(4096);
+    arena.alloc(logged(0, &log));
+    let mut arena = arena.with_guards();
+    arena.alloc(logged(1, &log));
+    arena.alloc(logged(2, &log));
+    let expected = if arena_kit_core::poison::ENABLED {
+        3
+    } else {
+        1
+    };
+    assert_eq!(arena.pending_drops(), expected);
+    arena.check_guards().unwrap();
+    arena.reset();
+    assert_eq!(taken(&log), [2, 1, 0]);
+}
