@@ -9,6 +9,7 @@
 //! panicking destructor is never run twice; the remaining ones still run while the panic unwinds
 //! (a second panic aborts, as with `Vec`).
 
+use core::any::TypeId;
 use core::ptr::NonNull;
 
 use super::Arena;
@@ -24,6 +25,10 @@ pub(super) struct DropRecord {
     /// type). It also names the type: a run only takes values whose `drop_values::<T>` is this
     /// function (see [`Arena::open_run`]).
     drop_fn: DropFn,
+    /// The values' type: what decides whether a value joins the run when the drop functions'
+    /// addresses differ (one function can have several addresses: Miri gives each use its
+    /// own, and so can separate codegen units).
+    type_id: TypeId,
     value: NonNull<u8>,
     /// One past the last value covered (null only in [`CLOSED`]).
     end: *mut u8,
@@ -53,6 +58,7 @@ unsafe fn drop_nothing(_: NonNull<u8>, _: *mut u8, _: usize) {}
 
 static CLOSED: Closed = Closed(DropRecord {
     drop_fn: drop_nothing,
+    type_id: TypeId::of::<Closed>(),
     value: NonNull::dangling(),
     end: core::ptr::null_mut(),
     len: 0,
@@ -125,6 +131,7 @@ impl Arena {
     ) {
         let rec = DropRecord {
             drop_fn: drop_values::<T>,
+            type_id: TypeId::of::<T>(),
             value,
             end: value.as_ptr(),
             len: 0,
@@ -171,11 +178,11 @@ impl Arena {
     /// arenas never open one). Two loads and two compares: `run` points at [`CLOSED`] when no
     /// run is open, so there is no `None` to test.
     ///
-    /// The type is told by the record's drop function. Two types can share one only when the
-    /// compiler merged two identical `drop_values` bodies, and then each type's values are
-    /// dropped by exactly the code of its own `drop_values` (the size they step by included),
-    /// so a run that mixes them drops each value correctly. Two addresses for one function
-    /// (separate codegen units) only start a new run.
+    /// The type is told by the record's drop function, or, when its address differs from the
+    /// one this call sees, by the record's `TypeId`. Two types can share a drop function's
+    /// address only when the compiler merged two identical `drop_values` bodies, and then each
+    /// type's values are dropped by exactly the code of its own `drop_values` (the size they
+    /// step by included), so a run that mixes them drops each value correctly.
     #[inline(always)]
     pub(super) fn open_run<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
         let run = self.run.get();
@@ -187,8 +194,10 @@ impl Arena {
             cold_path();
             return None;
         }
+        // The drop function's address first (one load and compare), the type itself only when
+        // the addresses differ.
         #[allow(unpredictable_function_pointer_comparisons)]
-        if rec.drop_fn != drop_values::<T> as DropFn {
+        if rec.drop_fn != drop_values::<T> as DropFn && rec.type_id != TypeId::of::<T>() {
             cold_path();
             return None;
         }
