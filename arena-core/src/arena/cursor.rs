@@ -208,38 +208,6 @@ impl Cursor {
         }
     }
 
-    /// [`bump_fast`](Cursor::bump_fast) for a request the cursor is already aligned for:
-    /// `size` bytes at the cursor, or `None` if they do not fit below the clamped end.
-    ///
-    /// # Safety
-    ///
-    /// - The cursor is aligned for the value the caller puts there (the end of a run of values
-    ///   of its type).
-    #[inline(always)]
-    pub(super) unsafe fn bump_aligned<const CONST: bool>(
-        &self,
-        size: usize,
-    ) -> Option<NonNull<u8>> {
-        let ptr = self.ptr.get();
-        let addr = ptr.as_ptr() as usize;
-        let end = self.end.get().as_ptr() as usize;
-        if CONST && size <= SLACK {
-            // `addr <= usize::MAX - SLACK`: no wrap.
-            if addr + size > end {
-                cold_path();
-                return None;
-            }
-        } else if size > end - addr {
-            // `addr <= end` at rest.
-            cold_path();
-            return None;
-        }
-        // SAFETY: `addr + size <= end <= page_end`: the new cursor stays inside the current
-        // page.
-        self.ptr.set(unsafe { ptr.add(size) });
-        Some(ptr)
-    }
-
     /// How much `used()` would grow if `size` bytes at `align` were bumped in the current page
     /// ignoring the budget, or `None` if they do not fit before the page end.
     pub(super) fn growth_in_page(&self, size: usize, align: usize) -> Option<usize> {

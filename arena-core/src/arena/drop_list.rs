@@ -161,6 +161,13 @@ impl Arena {
     ) {
         // SAFETY: guaranteed by the caller.
         unsafe { self.push_drop::<T>(record, value) };
+        self.open(record);
+    }
+
+    /// Makes `record`, the newest, the open run, unless the arena is guarded (whose values
+    /// each have their own guard bytes, so no run ever opens).
+    #[inline(always)]
+    fn open(&self, record: NonNull<DropRecord>) {
         if !(crate::poison::ENABLED && self.guarded) {
             self.run.set(record);
         }
@@ -241,8 +248,8 @@ impl Arena {
             rec.len = len;
             rec.end = rec.value.as_ptr().add(len * size_of::<T>());
         }
-        if self.is_newest_drop(record) && !(crate::poison::ENABLED && self.guarded) {
-            self.run.set(record);
+        if self.is_newest_drop(record) {
+            self.open(record);
         }
     }
 
