@@ -55,6 +55,13 @@ pub mod pool;
 pub mod soa;
 #[cfg(feature = "alloc")]
 mod sync;
+
+/// Marks the path it is called on as unlikely (an empty `#[cold]` function, inlined): the
+/// compiler then keeps each test of a fast path a branch of its own instead of merging tests
+/// into flags and one branch, and lays the fast path out straight.
+#[cold]
+#[inline(always)]
+pub(crate) fn cold_path() {}
 pub mod tags;
 // The global profiler sink's atomic slot (its `unsafe` half), outside the safe `tags`.
 #[cfg(feature = "profiler")]

@@ -25,13 +25,6 @@ use super::page::PageHeader;
 /// path of [`Cursor::bump_fast`].
 pub(super) const SLACK: usize = 4096;
 
-/// Marks the path it is called on as unlikely (an empty `#[cold]` function, inlined): the
-/// compiler then keeps each test of a fast path a branch of its own instead of merging tests
-/// into flags and one branch.
-#[cold]
-#[inline(always)]
-pub(super) fn cold_path() {}
-
 /// The end a page may be bumped to: `end`, or, for a block that reaches into the top
 /// [`SLACK`] bytes of the address space (only borrowed memory mapped there can), the last
 /// address below them (not below `start`). With it, no address the fast path computes from a

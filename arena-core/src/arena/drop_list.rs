@@ -13,8 +13,8 @@ use core::any::TypeId;
 use core::ptr::NonNull;
 
 use super::Arena;
-use super::cursor::cold_path;
 use super::marker::Pos;
+use crate::cold_path;
 
 /// Drops the values a record covers: `(value, end, len)`. See [`drop_values`].
 type DropFn = unsafe fn(NonNull<u8>, *mut u8, usize);

@@ -26,6 +26,10 @@ pub(crate) struct Chunks<T> {
     rest: Vec<NonNull<Slot<T>>>,
     /// `Some(shift)` if growable.
     shift: Option<u32>,
+    /// `shift` and `(1 << shift) - 1` for the lookups past block 0, read without unwrapping
+    /// `shift` (0 and 0 if fixed: `rest` is empty then, so no lookup gets that far).
+    rest_shift: u32,
+    rest_mask: u32,
     capacity: u32,
     _owns: PhantomData<Slot<T>>,
 }
@@ -79,6 +83,8 @@ impl<T> Chunks<T> {
             first_len: capacity,
             rest: Vec::new(),
             shift: None,
+            rest_shift: 0,
+            rest_mask: 0,
             capacity,
             _owns: PhantomData,
         })
@@ -87,7 +93,7 @@ impl<T> Chunks<T> {
     /// One chunk of `1 << shift` slots, growing by more of the same; `None` if out of memory.
     pub(crate) fn growable(shift: u32, generation: u32) -> Option<Self> {
         let mut chunks = Chunks::fixed(1 << shift, generation)?;
-        chunks.shift = Some(shift);
+        chunks.set_shift(shift);
         Some(chunks)
     }
 
@@ -95,8 +101,16 @@ impl<T> Chunks<T> {
     /// until the first [`grow`](Self::grow).
     pub(crate) fn lazy(shift: u32) -> Option<Self> {
         let mut chunks = Chunks::fixed(0, 0)?;
-        chunks.shift = Some(shift);
+        chunks.set_shift(shift);
         Some(chunks)
+    }
+
+    /// Makes the layout growable by chunks of `1 << shift` slots.
+    fn set_shift(&mut self, shift: u32) {
+        debug_assert!(shift < 32);
+        self.shift = Some(shift);
+        self.rest_shift = shift;
+        self.rest_mask = (1 << shift) - 1;
     }
 
     /// Whether this is a growable layout whose block 0 is not allocated yet.
@@ -266,7 +280,7 @@ impl<T> Chunks<T> {
 
     /// A raw pointer to slot `index`, or `None` if out of range. The pointer is valid until the
     /// pool is dropped; writing through it needs the pool borrowed mutably.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn ptr(&self, index: u32) -> Option<*mut Slot<T>> {
         if index < self.first_len {
             // SAFETY: `index` is within block 0.
@@ -274,6 +288,14 @@ impl<T> Chunks<T> {
         } else {
             self.ptr_in_rest(index)
         }
+    }
+
+    /// A raw pointer to slot `index` if it is in block 0 (every slot of a fixed pool): the
+    /// removes' fast path, one compare. Valid as [`ptr`](Self::ptr)'s.
+    #[inline(always)]
+    pub(crate) fn ptr_in_first(&self, index: u32) -> Option<*mut Slot<T>> {
+        // SAFETY: `index` is within block 0.
+        (index < self.first_len).then(|| unsafe { self.first.as_ptr().add(index as usize) })
     }
 
     /// Slot `index` if it is in block 0 (every slot of a fixed pool): the lookups' fast path,
@@ -289,26 +311,17 @@ impl<T> Chunks<T> {
         }
     }
 
-    /// Slot `index` mutably if it is in block 0 (every slot of a fixed pool): the inserts' fast
-    /// path, one compare.
+    /// A raw pointer to slot `index` if it lies past block 0 in an allocated chunk: the chunk
+    /// table's entry `(index - first_len) >> shift`, offset by the low bits. Inline, for the
+    /// lookups of a growable pool past its first chunk; a fixed pool has no chunks here, so
+    /// every index misses. The pointer is valid until the pool is dropped.
     #[inline(always)]
-    pub(crate) fn get_mut_in_first(&mut self, index: u32) -> Option<&mut Slot<T>> {
-        if index < self.first_len {
-            // SAFETY: `index` is within block 0, whose slots are initialized and owned by `self`;
-            // the unique borrow of `self` makes this the only reference.
-            Some(unsafe { &mut *self.first.as_ptr().add(index as usize) })
-        } else {
-            None
-        }
-    }
-
-    #[inline]
-    fn ptr_in_rest(&self, index: u32) -> Option<*mut Slot<T>> {
-        let shift = self.shift?;
+    pub(crate) fn ptr_in_rest(&self, index: u32) -> Option<*mut Slot<T>> {
         let rel = index.checked_sub(self.first_len)?;
-        let block = self.rest.get((rel >> shift) as usize)?;
-        // SAFETY: every chunk in `rest` has `1 << shift` slots and the offset is masked below it.
-        Some(unsafe { block.as_ptr().add((rel & ((1 << shift) - 1)) as usize) })
+        let block = self.rest.get((rel >> self.rest_shift) as usize)?;
+        // SAFETY: every chunk in `rest` has `1 << rest_shift` slots and the offset is masked
+        // below that.
+        Some(unsafe { block.as_ptr().add((rel & self.rest_mask) as usize) })
     }
 
     /// Slot `index`.
@@ -365,7 +378,8 @@ mod tests {
             }
             let slot = chunks.get_mut(3).unwrap();
             slot.occupy(String::from("x"), generation + 1);
-            assert_eq!(slot.vacate(generation + 2, 7), "x");
+            // SAFETY: the slot was just occupied; `generation + 2` is even.
+            assert_eq!(unsafe { slot.vacate(generation + 2, 7) }, "x");
             assert!(chunks.get(5).is_none());
         }
         let mut grown = Chunks::<u64>::growable(1, 0).unwrap();

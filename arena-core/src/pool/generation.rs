@@ -155,13 +155,17 @@ impl Generations {
 
     /// The generation an occupied slot takes when its value leaves, or `None` if the counter is
     /// exhausted and the slot must retire.
+    ///
+    /// The counter is all ones exactly when adding one clears every counter bit (the carry
+    /// leaves them for the bit above), so the test is made on the sum, which is also the answer:
+    /// one add and one test on the remove path.
     #[inline]
     pub(crate) const fn vacate(self, occupied: u32) -> Option<u32> {
-        let mask = self.counter_mask();
-        if occupied & mask == mask {
+        let next = occupied.wrapping_add(1);
+        if next & self.counter_mask() == 0 {
             None
         } else {
-            Some(occupied + 1)
+            Some(next)
         }
     }
 
@@ -294,6 +298,27 @@ mod tests {
                 }
             }
             assert_eq!(uses, budget);
+        }
+    }
+
+    /// `vacate` tests the sum for the carry; the rule it implements is "retire when the counter
+    /// bits are all ones", checked here for each layout at every occupied counter near the ends
+    /// (every one for `Handle32`), tag bits included.
+    #[test]
+    fn vacate_retires_exactly_when_the_counter_is_all_ones() {
+        let layouts = [
+            Generations::with_parts::<Handle<()>>(0, 0),
+            Generations::with_parts::<Handle<()>>(TAGGED | (127 << TAG_SHIFT), 0),
+            Generations::with_parts::<Handle32<()>>(0, 0),
+        ];
+        for g in layouts {
+            let mask = g.counter_mask();
+            let counters = (1..=mask.min(0x1FFF)).chain(mask.saturating_sub(0x1FFF)..=mask);
+            for counter in counters.filter(|c| c & 1 == 1) {
+                let occupied = g.tag_bits | counter;
+                let expected = (counter != mask).then(|| occupied + 1);
+                assert_eq!(g.vacate(occupied), expected, "{occupied:#x}");
+            }
         }
     }
 

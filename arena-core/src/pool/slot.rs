@@ -148,18 +148,17 @@ impl<T> Slot<T> {
         self.generation = generation;
     }
 
-    /// Puts `value` into this slot, which must be vacant, with the next odd generation; returns
-    /// that generation and the slot's old free-list link. One vacancy check covers both the link
-    /// read and the write.
+    /// Puts `value` into this vacant slot with the next odd generation; returns that generation
+    /// and the slot's old free-list link. The caller knows the slot is vacant (the slot map's
+    /// free-list invariant), so the check is a debug assertion.
     ///
-    /// # Panics
-    /// If the slot is occupied: the pool's bookkeeping is broken.
+    /// # Safety
+    /// The slot is vacant (its generation is even).
     #[inline(always)]
-    pub(crate) fn occupy_vacant(&mut self, value: T) -> (NonZeroU32, u32) {
-        if self.is_occupied() {
-            bookkeeping_broken();
-        }
-        // SAFETY: the generation is even, so `next_free` is the initialized field.
+    pub(crate) unsafe fn occupy_vacant(&mut self, value: T) -> (NonZeroU32, u32) {
+        debug_assert!(!self.is_occupied(), "pool slot bookkeeping broken");
+        // SAFETY: the caller guarantees the generation is even, so `next_free` is the
+        // initialized field.
         let next = unsafe { self.cell.next_free };
         let generation = super::generation::Generations::occupy(self.generation);
         self.cell.value = ManuallyDrop::new(value);
@@ -169,18 +168,17 @@ impl<T> Slot<T> {
 
     /// Takes the value out of an occupied slot, leaving it vacant with the (even) `generation`
     /// and link `next_free`. In debug builds the value's bytes are overwritten with
-    /// [`poison::FREED`] first.
+    /// [`poison::FREED`] first. The caller knows the slot is occupied (the remove path, from its
+    /// generation compare), so the checks are debug assertions.
     ///
-    /// # Panics
-    /// If the slot is vacant or `generation` is odd: the pool's bookkeeping is broken.
-    #[inline]
-    pub(crate) fn vacate(&mut self, generation: u32, next_free: u32) -> T {
-        assert!(
-            self.is_occupied() && generation & 1 == 0,
-            "pool slot bookkeeping broken"
-        );
-        // SAFETY: the generation is odd, so `value` is initialized; the generation is changed to
-        // even below, so it is never read again.
+    /// # Safety
+    /// - the slot is occupied (its generation is odd);
+    /// - `generation` is even, so the value is never read again.
+    #[inline(always)]
+    pub(crate) unsafe fn vacate(&mut self, generation: u32, next_free: u32) -> T {
+        debug_assert!(self.is_occupied() && generation & 1 == 0);
+        // SAFETY: the caller guarantees the generation is odd, so `value` is initialized; it
+        // becomes the even `generation` below, so the value is never read again.
         let value = unsafe { ManuallyDrop::take(&mut self.cell.value) };
         if poison::ENABLED {
             // SAFETY: the cell is `size_of::<Cell<T>>()` bytes owned by this slot and holds no
@@ -231,11 +229,4 @@ impl<T> Slot<T> {
         // `ManuallyDrop<T>` has the layout of `T`.
         unsafe { (&raw mut (*slot).cell.value).cast::<T>() }
     }
-}
-
-/// The failure path of the slots' bookkeeping checks, kept out of the hot path.
-#[cold]
-#[inline(never)]
-fn bookkeeping_broken() -> ! {
-    panic!("pool slot bookkeeping broken")
 }

@@ -9,6 +9,12 @@
 //! slots, growth, a budget, a miss), and the bookkeeping of a filled or freed slot is written once
 //! ([`Ledger::occupy`], [`Ledger::release`]).
 //!
+//! **The free list holds vacant slots only.** The inserts take its head (or a never-used slot,
+//! vacant since its chunk was made) without checking that it is vacant. Every writer keeps this:
+//! [`Ledger::release`] links a slot it has just vacated (a retired slot is linked nowhere),
+//! [`Ledger::unlink`] moves the head to the link read from the vacant head, and `restore` links
+//! only the slots deserialization checked are vacant (`FreeListOccupied` refuses the others).
+//!
 //! **Budgets.** A budget counts live values × the value size (`Usage::current`). The inlined
 //! insert takes only block-0 free-list heads below `fast_end`, and `fast_end` is block 0's length
 //! only while reusing any free slot keeps usage within the budget (the slots in play, live or
@@ -42,11 +48,14 @@ struct Ledger {
     free_head: u32,
     /// Slots `high_water..capacity` were never used and are not on the free list.
     high_water: u32,
-    len: u32,
     generations: Generations,
     peak_live: u32,
-    /// Values inserted over the map's life; removals are `inserts - len`.
+    /// Values inserted over the map's life.
     inserts: u64,
+    /// Values removed over the map's life. The live count is `inserts - removes`
+    /// ([`len`](Self::len)): an insert and a remove each bump one counter, and neither writes a
+    /// count the other reads back.
+    removes: u64,
     retired: u32,
     /// Free-list heads below this are claimed by the inlined insert path (see the module docs):
     /// block 0's length, or 0 while a budget must be checked on every insert.
@@ -111,10 +120,10 @@ impl Ledger {
         Ledger {
             free_head: NO_SLOT,
             high_water: 0,
-            len: 0,
             generations,
             peak_live: 0,
             inserts: 0,
+            removes: 0,
             retired: 0,
             fast_end,
             fresh_in_play: u32::MAX,
@@ -143,17 +152,27 @@ impl Ledger {
         crate::tags::profiler::free(self.profiler, slot.addr(), self.unit);
     }
 
+    /// Live values: never more than the slots, so it fits a `u32`.
+    #[inline(always)]
+    fn len(&self) -> u32 {
+        (self.inserts - self.removes) as u32
+    }
+
     /// Bytes the live values count against a budget.
     fn current(&self) -> usize {
-        (self.len as usize).saturating_mul(self.unit)
+        (self.len() as usize).saturating_mul(self.unit)
     }
 
     /// The bookkeeping of filling vacant `slot`, written once for every insert: the value goes
     /// in with the next odd generation, then [`unlink`](Self::unlink).
+    ///
+    /// # Safety
+    /// `slot` is vacant: the free-list head or a never-used slot (see the module docs).
     #[inline(always)]
     #[cfg_attr(feature = "profiler", track_caller)]
-    fn occupy<P>(&mut self, slot: &mut Slot<P>, payload: P, from_free: bool) -> NonZeroU32 {
-        let (generation, next) = slot.occupy_vacant(payload);
+    unsafe fn occupy<P>(&mut self, slot: &mut Slot<P>, payload: P, from_free: bool) -> NonZeroU32 {
+        // SAFETY: the caller guarantees the slot is vacant.
+        let (generation, next) = unsafe { slot.occupy_vacant(payload) };
         self.unlink(from_free, next);
         #[cfg(feature = "profiler")]
         self.report_alloc(slot);
@@ -164,51 +183,53 @@ impl Ledger {
     /// or the first never-used slot.
     #[inline(always)]
     fn unlink(&mut self, from_free: bool, next: u32) {
+        self.inserts += 1;
         if from_free {
             self.free_head = next;
         } else {
             self.high_water += 1;
-        }
-        self.len += 1;
-        self.inserts += 1;
-        if self.len > self.peak_live {
-            self.peak_live = self.len;
-        }
-    }
-
-    /// The bookkeeping of emptying occupied `slot` (`index`), written once for every remove:
-    /// [`free`](Self::free), or [`retire`](Self::retire) if its generations are used up.
-    #[inline(always)]
-    fn release<P>(&mut self, slot: &mut Slot<P>, index: u32) -> P {
-        match self.generations.vacate(slot.generation()) {
-            Some(vacant) => self.free(slot, index, vacant),
-            None => self.retire(slot),
+            // The peak can only be passed here. A never-used slot is taken only when the free
+            // list is empty, and then every slot in play (`high_water - retired`) is live, so
+            // this `len` is the number in play. Later, `high_water` stays and `retired` only
+            // grows, so no insert from the free list can pass it. Keeping the peak here leaves
+            // the free-list insert (the steady state) without a compare.
+            self.peak_live = self.peak_live.max(self.len());
         }
     }
 
-    /// Empties occupied `slot` (`index`) into the (even) generation `vacant` and puts it at the
-    /// front of the free list.
+    /// The bookkeeping of emptying occupied `slot` (`index`), written once for every remove: the
+    /// slot goes to the front of the free list, or retires if its generations are used up
+    /// ([`retire_one`](Self::retire_one), out of line, once per 2^30 uses). Both ends meet
+    /// before the value is taken, so it is moved out in one place and the inlined remove path
+    /// copies it once.
+    ///
+    /// # Safety
+    /// `slot` is occupied.
     #[inline(always)]
-    fn free<P>(&mut self, slot: &mut Slot<P>, index: u32, vacant: u32) -> P {
-        let payload = slot.vacate(vacant, self.free_head);
-        self.free_head = index;
-        self.len -= 1;
+    unsafe fn release<P>(&mut self, slot: &mut Slot<P>, index: u32) -> P {
+        let (vacant, next, head) = match self.generations.vacate(slot.generation()) {
+            Some(vacant) => (vacant, self.free_head, index),
+            None => self.retire_one(),
+        };
+        // SAFETY: the caller guarantees the slot is occupied; `vacant` is even (the successor of
+        // an odd generation, or the retired one).
+        let payload = unsafe { slot.vacate(vacant, next) };
+        self.free_head = head;
+        self.removes += 1;
         #[cfg(feature = "profiler")]
         self.report_free(slot);
         payload
     }
 
-    /// `release` of the last value a slot can hold (once per 2^30 uses): never reused, so no
-    /// handle can alias.
+    /// The retiring end of [`release`](Self::release): counts the slot as retired and returns
+    /// what it takes instead of a free-list place: the retired generation (even, matched by no
+    /// handle), no link, and the free-list head unchanged. The slot is never reused, so no handle
+    /// can alias.
     #[cold]
     #[inline(never)]
-    fn retire<P>(&mut self, slot: &mut Slot<P>) -> P {
-        let payload = slot.vacate(self.generations.retired(), NO_SLOT);
+    fn retire_one(&mut self) -> (u32, u32, u32) {
         self.retired += 1;
-        self.len -= 1;
-        #[cfg(feature = "profiler")]
-        self.report_free(slot);
-        payload
+        (self.generations.retired(), NO_SLOT, self.free_head)
     }
 
     /// Lets one more value in under the budget, or says why not (the policy runs here).
@@ -297,7 +318,7 @@ impl<P> SlotMap<P> {
     /// slots count; a growable map adds whole chunks. On failure nothing changed.
     pub(crate) fn reserve(&mut self, additional: usize) -> Result<(), PoolReserveError> {
         let l = &self.ledger;
-        let in_use = l.len + l.retired;
+        let in_use = l.len() + l.retired;
         let available = (self.capacity() - in_use) as usize;
         if additional <= available {
             return Ok(());
@@ -363,7 +384,7 @@ impl<P> SlotMap<P> {
     /// Live values.
     #[inline]
     pub(crate) fn len(&self) -> u32 {
-        self.ledger.len
+        self.ledger.len()
     }
 
     /// Slots (for a growable map, allocated so far).
@@ -407,11 +428,11 @@ impl<P> SlotMap<P> {
     pub(crate) fn stats(&self) -> PoolStats {
         let l = &self.ledger;
         PoolStats {
-            len: l.len as usize,
+            len: l.len() as usize,
             capacity: self.capacity() as usize,
             peak_live: l.peak_live as usize,
             inserts: l.inserts,
-            removes: l.inserts - u64::from(l.len),
+            removes: l.removes,
             retired: l.retired as usize,
             blocks: self.chunks.blocks(),
         }
@@ -462,6 +483,37 @@ impl<P> SlotMap<P> {
         self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
     }
 
+    /// The free-list head and its index, if the insert may take it without the slow path: a
+    /// head in block 0 below `fast_end` (one compare, inline), or, while `fast_end` is not 0 (no
+    /// budget needs checking), a head in a later chunk of a growable map (the chunk table, one
+    /// short call). `None` sends the insert down the slow path. The pointer is to a vacant slot
+    /// of this map.
+    #[inline(always)]
+    fn inline_head(&self) -> Option<(*mut Slot<P>, u32)> {
+        let index = self.ledger.free_head;
+        if index < self.ledger.fast_end {
+            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0.
+            return Some((unsafe { self.chunks.ptr_in_first_unchecked(index) }, index));
+        }
+        crate::cold_path();
+        if index != NO_SLOT {
+            return self.head_past_first();
+        }
+        None
+    }
+
+    /// The free-list head of [`inline_head`](Self::inline_head) past block 0, through the
+    /// chunk table; out of line for the reason
+    /// [`locate_past_first`](Self::locate_past_first) gives.
+    #[inline(never)]
+    fn head_past_first(&self) -> Option<(*mut Slot<P>, u32)> {
+        let index = self.ledger.free_head;
+        if self.ledger.fast_end == 0 {
+            return None;
+        }
+        Some((self.chunks.ptr_in_rest(index)?, index))
+    }
+
     /// Chooses the slot the next insert fills, growing the map if it must; or says why there is
     /// none (full, or over a `Fail` budget), with nothing changed. The block-0 free-list head is
     /// taken inline; everything else is out of line.
@@ -471,10 +523,7 @@ impl<P> SlotMap<P> {
     #[inline(always)]
     #[track_caller]
     pub(crate) fn claim(&mut self) -> Result<Claim<'_, P>, Refusal> {
-        let index = self.ledger.free_head;
-        if index < self.ledger.fast_end {
-            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0.
-            let slot = unsafe { self.chunks.ptr_in_first_unchecked(index) };
+        if let Some((slot, index)) = self.inline_head() {
             return Ok(Claim {
                 map: self,
                 index,
@@ -499,10 +548,7 @@ impl<P> SlotMap<P> {
     #[inline(always)]
     #[track_caller]
     pub(crate) fn claim_or_panic(&mut self) -> Claim<'_, P> {
-        let index = self.ledger.free_head;
-        if index < self.ledger.fast_end {
-            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0.
-            let slot = unsafe { self.chunks.ptr_in_first_unchecked(index) };
+        if let Some((slot, index)) = self.inline_head() {
             return Claim {
                 map: self,
                 index,
@@ -537,17 +583,18 @@ impl<P> SlotMap<P> {
     #[inline(always)]
     #[track_caller]
     pub(crate) fn insert_or_panic<K: Key>(&mut self, payload: P) -> K {
-        let index = self.ledger.free_head;
-        if index < self.ledger.fast_end {
-            // SAFETY: `fast_end` is 0 or block 0's length, so `index` is a slot of block 0, owned
-            // by this map, which is borrowed mutably.
-            let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
-            return make::<K>(index, self.ledger.occupy(slot, payload, true));
+        if let Some((slot, index)) = self.inline_head() {
+            // SAFETY: `inline_head` gives a pointer to a slot of this map, which is borrowed
+            // mutably, so this is the only reference to it; it is the free-list head, so vacant
+            // (see the module docs).
+            let generation = unsafe { self.ledger.occupy(&mut *slot, payload, true) };
+            return make::<K>(index, generation);
         }
+        crate::cold_path();
         let (slot, index) = self.claim_slow_linked();
         // SAFETY: `claim_slow_linked` returns a pointer to a vacant slot of this map (blocks
         // never move), which is borrowed mutably, so this is the only reference to it.
-        let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
+        let (generation, _) = unsafe { (*slot).occupy_vacant(payload) };
         #[cfg(feature = "profiler")]
         self.ledger.report_alloc(slot);
         make::<K>(index, generation)
@@ -561,16 +608,15 @@ impl<P> SlotMap<P> {
     #[inline(always)]
     #[track_caller]
     pub(crate) fn try_insert<K: Key>(&mut self, payload: P) -> Result<K, (P, Refusal)> {
-        let index = self.ledger.free_head;
-        if index < self.ledger.fast_end {
+        if let Some((slot, index)) = self.inline_head() {
             // SAFETY: as in `insert_or_panic`.
-            let slot = unsafe { &mut *self.chunks.ptr_in_first_unchecked(index) };
-            return Ok(make::<K>(index, self.ledger.occupy(slot, payload, true)));
+            let generation = unsafe { self.ledger.occupy(&mut *slot, payload, true) };
+            return Ok(make::<K>(index, generation));
         }
         match self.try_claim_slow_linked() {
             Ok((slot, index)) => {
                 // SAFETY: as in `insert_or_panic`.
-                let (generation, _) = unsafe { &mut *slot }.occupy_vacant(payload);
+                let (generation, _) = unsafe { (*slot).occupy_vacant(payload) };
                 #[cfg(feature = "profiler")]
                 self.ledger.report_alloc(slot);
                 Ok(make::<K>(index, generation))
@@ -715,29 +761,34 @@ impl<P> SlotMap<P> {
     }
 
     /// The payload of the occupied slot `handle` names, or `None` (stale, or, caught in debug
-    /// builds with a panic, from another map). Block 0 inline, a bounds check and a generation
-    /// compare; later chunks out of line.
+    /// builds with a panic, from another map). All inline: block 0 is a bounds check and a
+    /// generation compare, a later chunk of a growable map adds the chunk table's entry.
     #[inline(always)]
     #[track_caller]
     pub(crate) fn get<K: Key>(&self, handle: K) -> Option<&P> {
         let Some(slot) = self.chunks.get_in_first(handle.index()) else {
-            return self.get_beyond_first(handle);
+            crate::cold_path();
+            return self.get_past_first(handle);
         };
         if let Some(payload) = slot.get(handle.generation()) {
             return Some(payload);
         }
+        crate::cold_path();
         let adopted = self.miss(handle)?;
         self.get_adopted(adopted)
     }
 
-    /// [`get`](Self::get) past block 0.
+    /// [`get`](Self::get) past block 0: the chunk table, and the miss. Out of line for the
+    /// reason [`locate_past_first`](Self::locate_past_first) gives.
     #[inline(never)]
     #[track_caller]
-    fn get_beyond_first<K: Key>(&self, handle: K) -> Option<&P> {
-        if let Some(slot) = self.chunks.get(handle.index())
-            && let Some(payload) = slot.get(handle.generation())
-        {
-            return Some(payload);
+    fn get_past_first<K: Key>(&self, handle: K) -> Option<&P> {
+        if let Some(slot) = self.chunks.ptr_in_rest(handle.index()) {
+            // SAFETY: `ptr_in_rest` gives a pointer to an initialized slot owned by `self`; the
+            // shared borrow of `self` keeps writers away.
+            if let Some(payload) = unsafe { &*slot }.get(handle.generation()) {
+                return Some(payload);
+            }
         }
         let adopted = self.miss(handle)?;
         self.get_adopted(adopted)
@@ -778,64 +829,64 @@ impl<P> SlotMap<P> {
     }
 
     /// Removes the payload `handle` names, or `None` if it is not live (a double free does
-    /// nothing). Block 0 inline; later chunks, a retiring slot and a miss out of line.
+    /// nothing). The slot is found inline (block 0, or the chunk table of a growable map), a
+    /// miss out of line; the one inlined [`Ledger::release`] moves the payload out once.
     #[inline(always)]
     #[track_caller]
     pub(crate) fn remove<K: Key>(&mut self, handle: K) -> Option<P> {
         let index = handle.index();
-        let Some(slot) = self.chunks.get_mut_in_first(index) else {
-            return self.remove_slow(handle);
-        };
-        if slot.generation() != handle.generation().get() {
-            // Inline, so that without debug checks the compiler sees the constant `None`.
-            let adopted = self.miss(handle)?;
-            return self.remove_adopted(adopted);
-        }
-        // A slot's last value (once per 2^30 uses) retires it, out of line.
-        let Some(vacant) = self.ledger.generations.vacate(slot.generation()) else {
-            return Some(self.remove_retiring(index));
-        };
-        Some(self.ledger.free(slot, index, vacant))
-    }
-
-    /// [`remove`](Self::remove) past block 0.
-    #[inline(never)]
-    #[track_caller]
-    fn remove_slow<K: Key>(&mut self, handle: K) -> Option<P> {
-        let index = handle.index();
-        match self.chunks.get_mut(index) {
-            Some(slot) if slot.generation() == handle.generation().get() => {
-                Some(self.ledger.release(slot, index))
+        let (slot, index) = match self.chunks.ptr_in_first(index) {
+            // SAFETY: `ptr_in_first` gives a pointer to an initialized slot of this map; no
+            // reference to it exists while the map is borrowed mutably here.
+            Some(slot) if unsafe { Slot::generation_raw(slot) } == handle.generation().get() => {
+                (slot, index)
             }
-            _ => self.remove_miss(handle),
-        }
+            // Inline, so that without debug checks the compiler sees the constant `None`.
+            Some(_) => {
+                crate::cold_path();
+                self.locate_adopted(self.miss(handle)?)?
+            }
+            None => {
+                crate::cold_path();
+                self.locate_past_first(handle)?
+            }
+        };
+        // SAFETY: `slot` points to a slot of this map (blocks never move; the map is borrowed
+        // mutably, and no other reference to the slot is alive) whose generation equals a
+        // handle's, which is odd: the slot is occupied.
+        Some(unsafe { self.ledger.release(&mut *slot, index) })
     }
 
-    /// `remove` of a slot's last value: out of line, so that `remove` inlines into callers'
-    /// loops.
-    #[cold]
-    #[inline(never)]
-    fn remove_retiring(&mut self, index: u32) -> P {
-        self.remove_at(index)
-    }
-
-    /// `remove` found no live value: out of line so `remove` inlines into callers' loops. A
-    /// handle [`miss`](Self::miss) gives this map's tag is removed if live.
-    #[cold]
+    /// The slot of [`remove`](Self::remove) past block 0 (a growable map's later chunks): its
+    /// pointer and index if `handle`, or the handle [`miss`](Self::miss) adopts, names a live
+    /// value. Out of line: inlined, the two paths' loads of their block's address merge, and
+    /// block 0's path pays for the chunk table (about 8 instructions per remove + insert + get
+    /// of a fixed pool).
     #[inline(never)]
     #[track_caller]
-    fn remove_miss<K: Key>(&mut self, handle: K) -> Option<P> {
-        let adopted = self.miss(handle)?;
-        self.remove_adopted(adopted)
+    fn locate_past_first<K: Key>(&self, handle: K) -> Option<(*mut Slot<P>, u32)> {
+        let index = handle.index();
+        if let Some(slot) = self.chunks.ptr_in_rest(index)
+            // SAFETY: `ptr_in_rest` gives a pointer to an initialized slot of this map; no
+            // `&mut` to it exists while `self` is borrowed.
+            && unsafe { Slot::generation_raw(slot) } == handle.generation().get()
+        {
+            return Some((slot, index));
+        }
+        self.locate_adopted(self.miss(handle)?)
     }
 
-    /// [`remove`](Self::remove) of a handle [`miss`](Self::miss) gave this map's tag.
+    /// The slot of [`remove`](Self::remove) for a handle [`miss`](Self::miss) gave this map's
+    /// tag, if that names a live value.
     #[cold]
     #[inline(never)]
-    fn remove_adopted<K: Key>(&mut self, adopted: K) -> Option<P> {
+    fn locate_adopted<K: Key>(&self, adopted: K) -> Option<(*mut Slot<P>, u32)> {
         let index = adopted.index();
-        let slot = self.chunks.get_mut(index)?;
-        (slot.generation() == adopted.generation().get()).then(|| self.ledger.release(slot, index))
+        let slot = self.chunks.ptr(index)?;
+        // SAFETY: `ptr` gives a pointer to an initialized slot of this map; no `&mut` to it
+        // exists while `self` is borrowed.
+        let generation = unsafe { Slot::generation_raw(slot) };
+        (generation == adopted.generation().get()).then_some((slot, index))
     }
 
     /// The handle of occupied slot `index`, or `None` if it is vacant or out of range.
@@ -864,7 +915,8 @@ impl<P> SlotMap<P> {
             .get_mut(index)
             .expect("remove_at on a slot index");
         assert!(slot.is_occupied(), "remove_at on a vacant slot");
-        self.ledger.release(slot, index)
+        // SAFETY: just checked: the slot is occupied.
+        unsafe { self.ledger.release(slot, index) }
     }
 
     /// Keeps the payloads for which `keep` returns `true`; the others are removed and passed to
@@ -875,7 +927,7 @@ impl<P> SlotMap<P> {
         mut removed: impl FnMut(P),
     ) {
         // Removing changes neither: no slot past `high_water` is ever occupied.
-        let (live, end) = (self.ledger.len, self.ledger.high_water);
+        let (live, end) = (self.ledger.len(), self.ledger.high_water);
         let (mut seen, mut index) = (0, 0);
         while seen < live && index < end {
             let slot = self.chunks.get_mut(index).expect("index below high water");
@@ -884,7 +936,8 @@ impl<P> SlotMap<P> {
                 if !keep(make::<K>(index, generation), payload) {
                     // The slot was just seen occupied: release it in place (the payload leaves
                     // the map before `removed`, user code, runs).
-                    removed(self.ledger.release(slot, index));
+                    // SAFETY: `occupied_mut` returned the payload: the slot is occupied.
+                    removed(unsafe { self.ledger.release(slot, index) });
                 }
             }
             index += 1;
@@ -894,7 +947,7 @@ impl<P> SlotMap<P> {
     /// The first occupied slot in `*front..back`, removed: `(handle, payload)`; `*front` moves
     /// past it. Used by the draining iterators.
     pub(crate) fn take_front<K: Key>(&mut self, front: &mut u32, back: u32) -> Option<(K, P)> {
-        while self.ledger.len > 0 && *front < back {
+        while self.ledger.len() > 0 && *front < back {
             let at = *front;
             *front += 1;
             if let Some(handle) = self.handle_at(at) {
@@ -906,7 +959,7 @@ impl<P> SlotMap<P> {
 
     /// The last occupied slot in `front..*back`, removed; `*back` moves down to it.
     pub(crate) fn take_back<K: Key>(&mut self, front: u32, back: &mut u32) -> Option<(K, P)> {
-        while self.ledger.len > 0 && front < *back {
+        while self.ledger.len() > 0 && front < *back {
             *back -= 1;
             let at = *back;
             if let Some(handle) = self.handle_at(at) {
@@ -988,7 +1041,7 @@ impl<P> SlotMap<P> {
                     to.occupy(copy(payload), from.generation());
                     // Counted as it goes, so a panicking `copy` leaves a map whose owner drops
                     // what was copied so far.
-                    out.ledger.len += 1;
+                    out.ledger.inserts += 1;
                     out.ledger.high_water = index + 1;
                 }
                 Content::Vacant(next) => {
@@ -1028,7 +1081,7 @@ impl<P> SlotMap<P> {
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub(crate) fn free_len(&self) -> usize {
         let l = &self.ledger;
-        (l.high_water - l.len - l.retired) as usize
+        (l.high_water - l.len() - l.retired) as usize
     }
 
     /// The used slots (`0..high_water`) as `(generation, payload if occupied)`.
@@ -1081,7 +1134,8 @@ impl<P> SlotMap<P> {
             match payload {
                 Some(payload) => {
                     slot.occupy(payload, generation);
-                    map.ledger.len += 1;
+                    // Counted as placed, so a panic partway leaves a map that drops them.
+                    map.ledger.inserts += 1;
                     map.ledger.high_water = index + 1;
                 }
                 None => *slot = Slot::vacant(generation),
@@ -1094,11 +1148,17 @@ impl<P> SlotMap<P> {
             next = index;
         }
         let l = &mut map.ledger;
+        let live = l.len();
         l.free_head = next;
         l.high_water = used;
-        l.retired = used - l.len - free_list.len() as u32;
-        l.peak_live = peak_live.max(l.len);
+        l.retired = used - live - free_list.len() as u32;
+        // Every slot in play (live or free) was live at once when the last never-used slot was
+        // taken (see `Ledger::unlink`), which is what lets inserts from the free list skip the
+        // peak; data saying less is raised to that.
+        l.peak_live = peak_live.max(live + free_list.len() as u32);
+        // Validated: `inserts` covers the live values.
         l.inserts = inserts;
+        l.removes = inserts - u64::from(live);
         Some(map)
     }
 }
@@ -1128,7 +1188,9 @@ impl<'a, P> Claim<'a, P> {
         // SAFETY: `slot` points to an initialized slot of the map (blocks never move), which
         // this claim borrows mutably, so this is the only reference to it.
         let slot = unsafe { &mut *self.slot };
-        let generation = self.map.ledger.occupy(slot, payload, self.from_free);
+        // SAFETY: a claim is made for the free-list head or a never-used slot, both vacant, and
+        // borrows the map mutably, so nothing has filled it since.
+        let generation = unsafe { self.map.ledger.occupy(slot, payload, self.from_free) };
         make::<K>(self.index, generation)
     }
 }

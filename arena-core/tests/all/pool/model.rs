@@ -135,6 +135,8 @@ struct Harness<H: ModelHandle> {
     drops: Rc<Cell<usize>>,
     next_id: u64,
     removed: usize,
+    /// The most values the model held at once (after any step: no step inserts more than one).
+    peak: usize,
     kind: Kind,
 }
 
@@ -149,6 +151,7 @@ impl<H: ModelHandle> Harness<H> {
             drops: Rc::new(Cell::new(0)),
             next_id: 0,
             removed: 0,
+            peak: 0,
             kind,
         }
     }
@@ -341,6 +344,7 @@ impl<H: ModelHandle> Harness<H> {
                 }
             }
         }
+        self.peak = self.peak.max(self.model.len());
         self.check();
     }
 
@@ -384,7 +388,13 @@ impl<H: ModelHandle> Harness<H> {
         assert_eq!(self.pool.values().len(), self.model.len());
         let stats = self.pool.stats();
         assert!(stats.len + stats.retired <= stats.capacity);
-        assert!(stats.peak_live >= stats.len);
+        assert_eq!(stats.peak_live, self.peak, "the peak is exact");
+        assert_eq!(
+            stats.inserts,
+            self.issued.len() as u64,
+            "every insert counted"
+        );
+        assert_eq!(stats.removes, stats.inserts - stats.len as u64);
     }
 }
 

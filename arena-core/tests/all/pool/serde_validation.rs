@@ -123,3 +123,23 @@ fn untampered_data_still_loads_with_every_handle() {
     assert_ne!(h, stale);
     assert!(p.get(stale).is_none());
 }
+
+/// A save can understate its peak; after loading, the live and free slots count toward it, so
+/// inserts that refill the free slots can never carry the live count past the peak reported.
+#[test]
+fn a_loaded_peak_covers_the_free_slots() {
+    let mut pool = Pool::with_capacity(4);
+    let handles: Vec<_> = (0..3u8).map(|i| pool.insert(i)).collect();
+    pool.remove(handles[0]);
+    pool.remove(handles[2]);
+    let mut v = serde_json::to_value(&pool).unwrap();
+    v["peak_live"] = json!(0);
+    let mut loaded = load(&v).unwrap();
+    assert_eq!(loaded.stats().peak_live, 3, "one live and two free slots");
+    loaded.insert(7);
+    loaded.insert(8);
+    let stats = loaded.stats();
+    assert_eq!((stats.len, stats.peak_live), (3, 3));
+    loaded.insert(9);
+    assert_eq!(loaded.stats().peak_live, 4, "a never-used slot raises it");
+}
