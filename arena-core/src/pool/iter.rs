@@ -158,6 +158,40 @@ macro_rules! walk_back {
     };
 }
 
+/// `fold` for [`Iter`] and [`IterMut`]: the front slice, every block not opened yet, then the
+/// back slice, each walked by one plain loop over its slots. Per slot that is the occupancy test
+/// and the call, as in slotmap's loop: no per-slot test of `remaining` (which [`walk`] pays per
+/// block too) and no index kept unless the closure reads the handle. No block is opened once
+/// every live value has been seen. `$open` makes block `$ptr`'s `$len` slots a slice iterator.
+macro_rules! fold_walk {
+    ($it:ident, $init:ident, $f:ident, $occupied:ident, |$ptr:ident, $len:ident| $open:expr) => {{
+        let mut remaining = $it.remaining;
+        let mut blocks = $it.blocks;
+        let mut visit = |acc, slots, start: u32, remaining: &mut usize| {
+            let mut acc = acc;
+            for (index, slot) in (start..).zip(slots) {
+                if let Some((generation, value)) = Slot::$occupied(slot) {
+                    *remaining -= 1;
+                    acc = $f(acc, (make::<H>(index, generation), value));
+                }
+            }
+            acc
+        };
+        let mut acc = visit($init, $it.front, $it.front_index, &mut remaining);
+        while remaining != 0 {
+            let Some((start, block, $len)) = blocks.next_front() else {
+                break;
+            };
+            let $ptr = block.as_ptr();
+            acc = visit(acc, $open, start, &mut remaining);
+        }
+        if remaining != 0 {
+            acc = visit(acc, $it.back, $it.back_index, &mut remaining);
+        }
+        acc
+    }};
+}
+
 /// Live values with their handles, in slot order (or reversed, from the back): [`Pool::iter`].
 ///
 /// # Variance
@@ -208,6 +242,15 @@ impl<'a, T, H: PoolHandle<T>> Iterator for Iter<'a, T, H> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.remaining, Some(self.remaining))
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        // SAFETY: as in `next`.
+        fold_walk!(self, init, f, occupied, |ptr, len| unsafe {
+            slice::from_raw_parts(ptr, len)
+        }
+        .iter())
     }
 }
 
@@ -289,6 +332,15 @@ impl<'a, T, H: PoolHandle<T>> Iterator for IterMut<'a, T, H> {
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.remaining, Some(self.remaining))
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(self, init: B, mut f: F) -> B {
+        // SAFETY: as in `next`: each block not opened yet is opened once, here.
+        fold_walk!(self, init, f, occupied_mut, |ptr, len| unsafe {
+            slice::from_raw_parts_mut(ptr, len)
+        }
+        .iter_mut())
     }
 }
 

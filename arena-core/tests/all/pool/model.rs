@@ -35,6 +35,9 @@ enum Op {
     IterBoth(u64),
     /// Look a handle up through `Handle::from_bits(handle.to_bits())`.
     Bits(usize),
+    /// Take this many values from the front (bit 1) or the back (bit 0) of `iter` and of
+    /// `iter_mut`, then `fold` the rest (the internal walk, which `sum` and `for_each` use).
+    IterFold(u64, usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -53,6 +56,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::ShrinkToFit),
         2 => any::<u64>().prop_map(Op::IterBoth),
         2 => any::<usize>().prop_map(Op::Bits),
+        2 => (any::<u64>(), 0usize..8).prop_map(|(p, n)| Op::IterFold(p, n)),
     ]
 }
 
@@ -334,6 +338,13 @@ impl<H: ModelHandle> Harness<H> {
                 let walked: Vec<_> = front.iter().map(|(h, v)| (*h, v.id)).collect();
                 assert_eq!(walked, self.sorted_model());
             }
+            Op::IterFold(pattern, steps) => {
+                let sorted = self.sorted_model();
+                let iter = self.pool.iter().map(|(h, v)| (h, v.id));
+                assert_eq!(fold_after(iter, pattern, steps), sorted, "iter");
+                let iter_mut = self.pool.iter_mut().map(|(h, v)| (h, v.id));
+                assert_eq!(fold_after(iter_mut, pattern, steps), sorted, "iter_mut");
+            }
             Op::Bits(i) => {
                 if let Some(h) = self.pick(i) {
                     let back = h.through_bits();
@@ -396,6 +407,35 @@ impl<H: ModelHandle> Harness<H> {
         );
         assert_eq!(stats.removes, stats.inserts - stats.len as u64);
     }
+}
+
+/// Takes `steps` items from the front (bit 1 of `pattern`) or the back (bit 0), folds the rest,
+/// and returns them all in walk order: taken from the front, folded, taken from the back.
+fn fold_after<H: Copy>(
+    mut it: impl DoubleEndedIterator<Item = (H, u64)>,
+    pattern: u64,
+    steps: usize,
+) -> Vec<(H, u64)> {
+    let (mut front, mut back) = (Vec::new(), Vec::new());
+    for bit in 0..steps {
+        let from_front = pattern >> bit & 1 == 1;
+        let taken = if from_front {
+            it.next()
+        } else {
+            it.next_back()
+        };
+        match taken {
+            Some(x) if from_front => front.push(x),
+            Some(x) => back.push(x),
+            None => break,
+        }
+    }
+    let mut walked = it.fold(front, |mut acc, x| {
+        acc.push(x);
+        acc
+    });
+    walked.extend(back.into_iter().rev());
+    walked
 }
 
 proptest! {
