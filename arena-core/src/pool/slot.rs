@@ -69,8 +69,9 @@ impl<T> Slot<T> {
     }
 
     /// The value, if the slot is occupied with exactly this (handle's) generation. A handle's
-    /// generation is odd (an invariant `Handle::new` asserts), so equality alone proves the slot
-    /// is occupied: one compare, as in slotmap.
+    /// generation is odd (every way to make one keeps it odd: `from_parts`, `from_bits`,
+    /// deserialization, `null`), so equality alone proves the slot is occupied: one compare, as
+    /// in slotmap.
     #[inline]
     pub(crate) fn get(&self, generation: NonZeroU32) -> Option<&T> {
         debug_assert!(generation.get() & 1 == 1);

@@ -1182,7 +1182,7 @@ impl<'a, P> Claim<'a, P> {
     /// Fills the claimed slot with `payload` and returns its handle.
     ///
     /// # Panics
-    /// If the slot is not vacant: the bookkeeping is broken.
+    /// In debug builds, if the slot is not vacant: the bookkeeping is broken.
     #[inline(always)]
     pub(crate) fn commit<K: Key>(self, payload: P) -> K {
         // SAFETY: `slot` points to an initialized slot of the map (blocks never move), which
