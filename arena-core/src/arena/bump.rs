@@ -302,15 +302,26 @@ impl Arena {
     /// [`coalesce_pages`](Self::coalesce_pages)), so every scope served so far fits again
     /// without a new page. Nothing live is in them: markers into them are ahead of the cursor
     /// (stale), and the page-free count makes [`Arena::rewind`] check before reading one.
+    ///
+    /// The test is inline (two loads when no page or one page follows, a steady loop's usual
+    /// state); the merge is not.
     #[cfg(feature = "alloc")]
+    #[inline]
     pub(super) fn coalesce_tail(&self) {
         let cur = self.cursor.page();
-        let Some(first) = self.next_page(cur) else {
-            return;
-        };
-        if page::header(first).next.get().is_none() {
-            return; // one page: a steady loop's usual state, nothing to merge
+        if let Some(first) = self.next_page(cur)
+            && page::header(first).next.get().is_some()
+        {
+            crate::cold_path();
+            self.merge_tail(cur, first);
         }
+    }
+
+    /// [`coalesce_tail`](Self::coalesce_tail)'s merge of the pages from `first`, which follows
+    /// `cur` and is followed by another page.
+    #[cfg(feature = "alloc")]
+    #[inline(never)]
+    fn merge_tail(&self, cur: Option<NonNull<PageHeader>>, first: NonNull<PageHeader>) {
         let (capacity, held) = pages_from(Some(first));
         let total = self.merged_page_bytes(capacity, held);
         self.free_pages_after(cur);

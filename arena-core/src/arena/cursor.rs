@@ -288,6 +288,18 @@ impl Cursor {
         self.allocs.set(allocs);
     }
 
+    /// Moves back to `ptr` in the current page (a scope's end when nothing else needs undoing):
+    /// folds the peak in and sets the live-allocation count to `allocs`. The page, its bounds,
+    /// the bytes before it and the clamp stay: the clamp only depends on the bump pointer
+    /// through the budget, which the caller settles after.
+    #[inline]
+    pub(super) fn rewind_in_page(&self, ptr: NonNull<u8>, allocs: usize) {
+        debug_assert!(self.cur_start.get() <= ptr && ptr <= self.ptr.get());
+        self.high.set(self.high_water());
+        self.ptr.set(ptr);
+        self.allocs.set(allocs);
+    }
+
     /// Puts the peak back to `peak` after undoing a failed multi-part allocation (which folded
     /// its partial usage in when it rewound).
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]

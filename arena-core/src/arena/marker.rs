@@ -2,6 +2,8 @@
 
 use core::ptr::NonNull;
 
+use super::drop_list::DropRecord;
+use super::guard::GuardRecord;
 use super::page::{self, PageHeader};
 use super::{Arena, MarkerError};
 use crate::poison;
@@ -54,6 +56,13 @@ pub struct Marker {
 unsafe impl Send for Marker {}
 // SAFETY: as above; `&Marker` gives only copies of plain data (`used`).
 unsafe impl Sync for Marker {}
+
+/// The heads of an arena's drop and guard lists, from [`Arena::list_heads`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ListHeads {
+    drops: Option<NonNull<DropRecord>>,
+    guards: Option<NonNull<GuardRecord>>,
+}
 
 /// A position and peak to undo a multi-part allocation to (see [`Arena::undo_to`]).
 #[derive(Debug, Clone, Copy)]
@@ -235,6 +244,45 @@ impl Arena {
         let told = true;
         self.rewind_reporting(checkpoint.marker, told);
         self.cursor.restore_peak(checkpoint.peak);
+    }
+
+    /// The heads of the drop and guard lists. Both lists are stacks, so while a marker cannot
+    /// be rewound past, the heads are what they were when it was taken exactly when no
+    /// destructor and no guarded allocation was registered since.
+    #[inline]
+    pub(super) fn list_heads(&self) -> ListHeads {
+        ListHeads {
+            drops: self.drops.get(),
+            guards: self.guards.get(),
+        }
+    }
+
+    /// A scope's rewind to its `start`, taken with [`list_heads`](Self::list_heads) giving
+    /// `heads` (then and since, the scope held the arena, so nothing rewound past `start`).
+    /// When the bump pointer is still in `start`'s page and nothing was registered since, that
+    /// is moving the pointer back (and, in debug builds or with `debug-checks`, poisoning the
+    /// freed bytes): nothing to drop, check or recount.
+    #[inline]
+    pub(super) fn rewind_scope(&self, start: Marker, heads: ListHeads) {
+        if self.cursor.page() == start.page && self.list_heads() == heads {
+            // Taking `start` closed the run, and nothing opened one since (it would be a new
+            // drop record); closed again all the same, as every rewind does.
+            self.close_run();
+            // The cursor's page is `start`'s and still held (the cursor never left it), so its
+            // provenance covers `start`'s address, as in `finish_rewind`.
+            let ptr = self.cursor.page_start().with_addr(start.ptr.addr());
+            if poison::ENABLED {
+                self.poison_from(start.page, ptr);
+            }
+            self.cursor.rewind_in_page(ptr, start.allocs);
+            self.settle_budget();
+            #[cfg(feature = "profiler")]
+            self.profile_rewound();
+        } else {
+            self.rewind_to(start);
+        }
+        #[cfg(feature = "alloc")]
+        self.coalesce_tail();
     }
 
     /// Rewinds to a marker already known to be valid for this arena.

@@ -2,6 +2,7 @@
 
 use core::ops::Deref;
 
+use super::marker::ListHeads;
 use super::{Arena, Marker};
 
 /// A guard from [`Arena::scope`]: allocate through it (it dereferences to the [`Arena`]);
@@ -40,6 +41,9 @@ use super::{Arena, Marker};
 pub struct Scope<'a> {
     arena: &'a mut Arena,
     start: Marker,
+    /// The arena's drop and guard lists when the scope began: still the same at its end when
+    /// nothing inside needs dropping or checking.
+    heads: ListHeads,
 }
 
 impl Arena {
@@ -47,7 +51,12 @@ impl Arena {
     /// when the guard is dropped. The arena itself is borrowed until then.
     pub fn scope(&mut self) -> Scope<'_> {
         let start = self.mark();
-        Scope { arena: self, start }
+        let heads = self.list_heads();
+        Scope {
+            arena: self,
+            start,
+            heads,
+        }
     }
 }
 
@@ -59,9 +68,7 @@ impl Scope<'_> {
 
     /// Frees everything allocated in this scope so far, keeping the scope open.
     pub fn clear(&mut self) {
-        self.arena.rewind_to(self.start);
-        #[cfg(feature = "alloc")]
-        self.arena.coalesce_tail();
+        self.arena.rewind_scope(self.start, self.heads);
     }
 
     /// The marker where this scope began.
@@ -78,10 +85,9 @@ impl Deref for Scope<'_> {
 }
 
 impl Drop for Scope<'_> {
+    #[inline]
     fn drop(&mut self) {
-        self.arena.rewind_to(self.start);
-        #[cfg(feature = "alloc")]
-        self.arena.coalesce_tail();
+        self.arena.rewind_scope(self.start, self.heads);
     }
 }
 

@@ -334,10 +334,12 @@ fn values_after_with_guards_do_not_join_a_run_opened_before() {
     let mut arena = arena.with_guards();
     arena.alloc(logged(1, &log));
     arena.alloc(logged(2, &log));
+    // Without guard bytes (release builds), 1 and 2 share a run, but not 0's: `with_guards`
+    // closes the open run whether or not guards are compiled in.
     let expected = if arena_kit_core::poison::ENABLED {
         3
     } else {
-        1
+        2
     };
     assert_eq!(arena.pending_drops(), expected);
     arena.check_guards().unwrap();

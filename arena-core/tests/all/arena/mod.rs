@@ -14,6 +14,7 @@ mod reentrancy;
 mod review_findings;
 mod rewind_accounting;
 mod safe_code_attacks;
+mod scope_end;
 mod steady_growth;
 mod worked_examples;
 mod workers;
