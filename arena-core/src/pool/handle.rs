@@ -50,8 +50,14 @@ pub struct Handle<T> {
 impl<T> Handle<T> {
     /// Builds a handle from its parts. Crate-internal: pools and SoA pools hand handles out; users
     /// never forge one.
+    ///
+    /// `generation` is odd: a pool's lookups take a slot whose generation equals a handle's
+    /// as occupied without testing it, which holds because vacant slots have even ones. Every
+    /// caller passes an occupied slot's generation, 1 ([`Handle::null`]) or one
+    /// [`from_bits`](Self::from_bits) checked.
     #[inline]
     pub(crate) const fn new(index: u32, generation: NonZeroU32) -> Self {
+        debug_assert!(generation.get() & 1 == 1, "a handle's generation is odd");
         Handle {
             index,
             generation,

@@ -169,7 +169,11 @@ macro_rules! fold_walk {
         let mut blocks = $it.blocks;
         let mut visit = |acc, slots, start: u32, remaining: &mut usize| {
             let mut acc = acc;
-            for (index, slot) in (start..).zip(slots) {
+            // Slots first: `zip` stops on the slots' end before advancing the index, whose
+            // last step is then to one past the block's last slot, at most `u32::MAX` (indexes
+            // stop below it). The other order steps past `u32::MAX` at the end of a block that
+            // ends at the last index (an overflow panic in debug builds).
+            for (slot, index) in Iterator::zip(slots, start..) {
                 if let Some((generation, value)) = Slot::$occupied(slot) {
                     *remaining -= 1;
                     acc = $f(acc, (make::<H>(index, generation), value));

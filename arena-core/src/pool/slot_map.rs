@@ -656,21 +656,10 @@ impl<P> SlotMap<P> {
     #[inline(never)]
     #[track_caller]
     fn claim_slow_linked(&mut self) -> (*mut Slot<P>, u32) {
-        let (slot, index, from_free) = match self.find_slot() {
-            Ok(claimed) => claimed,
+        match self.find_slot() {
+            Ok(claimed) => self.link(claimed),
             Err(refusal) => self.refused(refusal),
-        };
-        let next = if from_free {
-            // SAFETY: `find_slot` returns a pointer to an initialized slot of this map, which is
-            // borrowed mutably; the reference ends here.
-            unsafe { &*slot }
-                .next_free()
-                .expect("a claimed slot is vacant")
-        } else {
-            NO_SLOT // unused: a never-used slot is not on the free list
-        };
-        self.ledger.unlink(from_free, next);
-        (slot, index)
+        }
     }
 
     #[cold]
