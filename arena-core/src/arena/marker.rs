@@ -2,8 +2,6 @@
 
 use core::ptr::NonNull;
 
-use super::drop_list::DropRecord;
-use super::guard::GuardRecord;
 use super::page::{self, PageHeader};
 use super::{Arena, MarkerError};
 use crate::poison;
@@ -57,11 +55,13 @@ unsafe impl Send for Marker {}
 // SAFETY: as above; `&Marker` gives only copies of plain data (`used`).
 unsafe impl Sync for Marker {}
 
-/// The heads of an arena's drop and guard lists, from [`Arena::list_heads`].
+/// The heads of an arena's drop and guard lists, from [`Arena::list_heads`]: their addresses
+/// (0 for an empty list), only ever compared, so a [`Scope`](super::Scope) holding them stays
+/// `Send` like the `&mut Arena` beside them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct ListHeads {
-    drops: Option<NonNull<DropRecord>>,
-    guards: Option<NonNull<GuardRecord>>,
+    drops: usize,
+    guards: usize,
 }
 
 /// A position and peak to undo a multi-part allocation to (see [`Arena::undo_to`]).
@@ -251,9 +251,10 @@ impl Arena {
     /// destructor and no guarded allocation was registered since.
     #[inline]
     pub(super) fn list_heads(&self) -> ListHeads {
+        let addr = |p: Option<NonNull<u8>>| p.map_or(0, |p| p.as_ptr().addr());
         ListHeads {
-            drops: self.drops.get(),
-            guards: self.guards.get(),
+            drops: addr(self.drops.get().map(NonNull::cast::<u8>)),
+            guards: addr(self.guards.get().map(NonNull::cast::<u8>)),
         }
     }
 

@@ -117,6 +117,17 @@ fn handles_are_send_and_sync_whatever_they_point_to() {
 }
 
 #[test]
+fn an_arena_and_its_scopes_can_move_to_another_thread_but_not_be_shared() {
+    use arena_kit_core::arena::{Arena, Marker, Scope};
+    is_send::<Arena>();
+    is_send::<Scope<'static>>();
+    is_send::<Marker>();
+    is_sync::<Marker>();
+    assert_not!(Arena: Sync);
+    assert_not!(Scope<'static>: Sync);
+}
+
+#[test]
 fn arena_collections_stay_on_the_arenas_thread() {
     // they hold `&Arena`, and the arena is not `Sync`: sending one would let two threads bump
     // the same arena
