@@ -313,7 +313,9 @@ mod tests {
         ];
         for g in layouts {
             let mask = g.counter_mask();
-            let counters = (1..=mask.min(0x1FFF)).chain(mask.saturating_sub(0x1FFF)..=mask);
+            // Both ends of the counter (short ones under Miri, which interprets every step).
+            let span = if cfg!(miri) { 0x3F } else { 0x1FFF };
+            let counters = (1..=mask.min(span)).chain(mask.saturating_sub(span)..=mask);
             for counter in counters.filter(|c| c & 1 == 1) {
                 let occupied = g.tag_bits | counter;
                 let expected = (counter != mask).then(|| occupied + 1);

@@ -161,7 +161,11 @@ fn large_alignments_leave_gap_blocks_that_coalesce_at_both_ends() {
                 };
                 flip = !flip;
                 heap.free(p).unwrap();
-                heap.check().unwrap();
+                // A full check per free makes the loop quadratic: under Miri, every 8th (the
+                // counts after the loop still show that every block coalesced).
+                if !cfg!(miri) || live.len() % 8 == 0 {
+                    heap.check().unwrap();
+                }
                 assert!(heap.free(p).is_err());
             }
             assert_eq!(heap.stats().used, 0);

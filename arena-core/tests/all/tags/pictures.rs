@@ -113,6 +113,10 @@ fn rise(points: &[(f64, f64)]) -> f64 {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "draws and parses SVG charts, safe code only (the chart code has no unsafe): 20 s of interpreting each, and nothing for Miri to check"
+)]
 fn the_chart_uses_okabe_ito_and_one_distinct_stable_colour_per_tag() {
     let six = [
         "Physics",
@@ -144,6 +148,10 @@ fn the_chart_uses_okabe_ito_and_one_distinct_stable_colour_per_tag() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "draws and parses SVG charts, safe code only (the chart code has no unsafe): 20 s of interpreting each, and nothing for Miri to check"
+)]
 fn a_tag_100_times_smaller_gets_its_own_panel_and_shows() {
     // Textures hold about 100 KiB, the two others about 1 KiB, each changing over the frames.
     let tags = ["Textures", "AI", "Audio"];
