@@ -235,8 +235,8 @@ fn every_refused_arena_allocation_changes_nothing() {
 #[derive(Debug, Default, arena_kit_derive::Soa)]
 #[soa(crate = arena_kit_core)]
 pub struct Labelled {
-    id: u32,
-    label: String,
+    pub id: u32,
+    pub label: String,
 }
 
 /// The columns take a chained arena's first page and fill its budget; the drop record is then

@@ -186,3 +186,85 @@ fn a_guarded_scope_still_checks_the_guards_of_what_it_frees() {
     );
     assert_eq!(arena.check_guards(), Ok(()));
 }
+
+/// Zero-sized, with a destructor.
+struct Token(Arc<AtomicU32>);
+impl Drop for Token {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn zero_sized_values_with_a_destructor_are_dropped_at_the_scope_end() {
+    let dropped = Arc::new(AtomicU32::new(0));
+    let mut arena = Arena::with_capacity(256);
+    let used = arena.used();
+    {
+        let scope = arena.scope();
+        for _ in 0..3 {
+            scope.alloc(Token(dropped.clone()));
+        }
+        assert_eq!(count(&dropped), 0);
+    }
+    assert_eq!(count(&dropped), 3);
+    assert_eq!((arena.pending_drops(), arena.allocation_count()), (0, 0));
+    assert_eq!(arena.used(), used, "the drop records are freed too");
+}
+
+/// SoA rows that need dropping: the columns and a drop record are two allocations.
+use super::review_findings::Labelled;
+
+#[test]
+fn a_two_part_allocation_refused_inside_a_scope_leaves_the_scope_end_nothing_to_do() {
+    let probe = Arena::with_capacity(4096);
+    probe.alloc_soa(8, |i| Labelled {
+        id: i as u32,
+        label: String::new(),
+    });
+    let mut arena = Arena::with_capacity(4096);
+    bytes(&arena, 16);
+    // One byte short of both parts once the scope's first value is in: the columns fit, the
+    // drop record does not, and the columns are undone.
+    arena.set_budget(Some(Budget::fail(16 + 8 + probe.used() - 1).into()));
+    {
+        let scope = arena.scope();
+        scope.alloc(1u64);
+        let before = (
+            scope.used(),
+            scope.allocation_count(),
+            scope.pending_drops(),
+        );
+        let refused = scope.try_alloc_soa(8, |i| Labelled {
+            id: i as u32,
+            label: format!("{i}"),
+        });
+        assert!(refused.is_err());
+        assert_eq!(
+            (
+                scope.used(),
+                scope.allocation_count(),
+                scope.pending_drops()
+            ),
+            before
+        );
+    }
+    assert_eq!(
+        (
+            arena.used(),
+            arena.allocation_count(),
+            arena.pending_drops()
+        ),
+        (16, 1, 0)
+    );
+    // One byte more and both parts fit at the same place: the refusal was the record's.
+    arena.set_budget(Some(Budget::fail(16 + 8 + probe.used()).into()));
+    let scope = arena.scope();
+    scope.alloc(1u64);
+    let rows = scope.alloc_soa(8, |i| Labelled {
+        id: i as u32,
+        label: format!("{i}"),
+    });
+    assert_eq!(rows.len(), 8);
+    assert_eq!(scope.used(), 16 + 8 + probe.used());
+}
