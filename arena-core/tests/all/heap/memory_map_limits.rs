@@ -24,6 +24,10 @@ fn size_of_svg(svg: &str) -> (usize, usize) {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "draws SVG maps, safe code only (the map code has no unsafe); zero_rows_and_width_are_raised_to_the_minimum walks the heap under Miri"
+)]
 fn huge_rows_and_width_are_clamped_not_overflowed() {
     let heap = heap();
     for (rows, width) in [(usize::MAX, 400), (4, usize::MAX), (usize::MAX, usize::MAX)] {
@@ -37,6 +41,10 @@ fn huge_rows_and_width_are_clamped_not_overflowed() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "draws SVG maps, safe code only (the map code has no unsafe); zero_rows_and_width_are_raised_to_the_minimum walks the heap under Miri"
+)]
 fn rows_are_at_most_one_per_granule_and_at_most_the_row_limit() {
     let heap = heap();
     // At most one row per 16 bytes of block space.
@@ -56,6 +64,10 @@ fn zero_rows_and_width_are_raised_to_the_minimum() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "draws SVG maps, safe code only (the map code has no unsafe); zero_rows_and_width_are_raised_to_the_minimum walks the heap under Miri"
+)]
 fn width_above_the_limit_is_the_limit() {
     let heap = heap();
     assert_eq!(

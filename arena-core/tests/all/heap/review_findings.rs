@@ -70,7 +70,7 @@ fn every_refused_heap_operation_changes_nothing() {
         let mut heap = FreeListHeap::with_capacity(4096);
         let mut live: Vec<(NonNull<u8>, Layout)> = Vec::new();
         let mut freed: Vec<NonNull<u8>> = Vec::new();
-        for step in 0..miri_or(400, 60) {
+        for step in 0..miri_or(400, 30) {
             let before = (heap.stats(), heap.to_string());
             match rng.below(6) {
                 0 => heap.set_budget(rng.budget().map(Into::into)),
@@ -126,7 +126,7 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
         let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
         let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
         let mut live: Vec<NonNull<u8>> = Vec::new();
-        for step in 0..miri_or(400, 60) {
+        for step in 0..miri_or(400, 30) {
             let before = (heap.stats(), heap.to_string());
             match rng.below(5) {
                 0 => heap.set_budget(rng.budget().map(Into::into)),
