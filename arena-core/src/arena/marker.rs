@@ -2,6 +2,7 @@
 
 use core::ptr::NonNull;
 
+use super::cursor::Cursor;
 use super::page::{self, PageHeader};
 use super::{Arena, MarkerError};
 use crate::poison;
@@ -266,19 +267,12 @@ impl Arena {
     #[inline]
     pub(super) fn rewind_scope(&self, start: Marker, heads: ListHeads) {
         if self.cursor.page() == start.page && self.list_heads() == heads {
-            // Taking `start` closed the run, and nothing opened one since (it would be a new
-            // drop record); closed again all the same, as every rewind does.
-            self.close_run();
             // The cursor's page is `start`'s and still held (the cursor never left it), so its
             // provenance covers `start`'s address, as in `finish_rewind`.
             let ptr = self.cursor.page_start().with_addr(start.ptr.addr());
-            if poison::ENABLED {
-                self.poison_from(start.page, ptr);
-            }
-            self.cursor.rewind_in_page(ptr, start.allocs);
-            self.settle_budget();
-            #[cfg(feature = "profiler")]
-            self.profile_rewound();
+            self.move_back(start.page, ptr, true, |cursor| {
+                cursor.rewind_in_page(ptr, start.allocs);
+            });
         } else {
             self.rewind_to(start);
         }
@@ -311,9 +305,7 @@ impl Arena {
         }
     }
 
-    #[cfg_attr(not(feature = "profiler"), allow(unused_variables))]
     fn finish_rewind(&self, marker: Marker, report: bool) {
-        self.close_run();
         // A marker the arena was rewound past and then regrew past may point beyond what is
         // used of a page the arena has since left: nothing lives there, so the bump pointer
         // goes to the page's used end instead (the same allocations are freed either way).
@@ -334,16 +326,32 @@ impl Arena {
         // Counted from the pages as they are now, not from `marker.used`: pages used
         // differently (or inserted) since the marker was taken change what lies before it.
         let used_before = self.used_before_page(marker.page);
+        let bounds = self.page_bounds(marker.page);
+        self.move_back(marker.page, ptr, report, |cursor| {
+            cursor.rewind(marker.page, bounds, ptr, used_before, marker.allocs);
+        });
+    }
+
+    /// The steps every rewind ends with, the fast one of a scope and the full one alike, around
+    /// `move_cursor`, which moves the bump pointer back to `ptr` in `page`: close the open drop
+    /// run (a value allocated next must start a record of its own), poison the bytes from `ptr`
+    /// to the current position (in debug builds and with `debug-checks`; found from the cursor
+    /// before it moves), then settle the budget and tell the profiler (with its feature, when
+    /// `report`). One body, so a step added to rewinding reaches both paths.
+    #[inline(always)]
+    #[cfg_attr(not(feature = "profiler"), allow(unused_variables))]
+    fn move_back(
+        &self,
+        page: Option<NonNull<PageHeader>>,
+        ptr: NonNull<u8>,
+        report: bool,
+        move_cursor: impl FnOnce(&Cursor),
+    ) {
+        self.close_run();
         if poison::ENABLED {
-            self.poison_from(marker.page, ptr);
+            self.poison_from(page, ptr);
         }
-        self.cursor.rewind(
-            marker.page,
-            self.page_bounds(marker.page),
-            ptr,
-            used_before,
-            marker.allocs,
-        );
+        move_cursor(&self.cursor);
         self.settle_budget();
         #[cfg(feature = "profiler")]
         if report {
