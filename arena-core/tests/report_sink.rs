@@ -5,6 +5,7 @@
 //! (`--no-default-features --features std`) the same holds.
 
 use std::cell::{Cell, RefCell};
+use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::Command;
 use std::sync::Mutex;
@@ -196,7 +197,7 @@ thread_local! {
 }
 
 /// Allocates `SINK_LAYOUT` from `REENTERED` (the arena whose warning this is) and keeps its
-/// address in `SINK_BLOCK`.
+/// address in `SINK_BLOCK` (left at 0 if the arena refuses).
 fn allocate_in_the_warning_arena(event: &Event) {
     record(event);
     REENTERED.with(|r| {
@@ -204,7 +205,10 @@ fn allocate_in_the_warning_arena(event: &Event) {
         let (Some(arena), Some(layout)) = (arena.as_ref(), SINK_LAYOUT.get()) else {
             return;
         };
-        SINK_BLOCK.set(arena.alloc_layout(layout).as_ptr() as usize);
+        // A refusal (the arena full) leaves `SINK_BLOCK` at 0.
+        if let Ok(block) = arena.try_alloc_layout(layout) {
+            SINK_BLOCK.set(block.as_ptr() as usize);
+        }
     });
 }
 
@@ -279,4 +283,106 @@ fn a_sink_allocating_during_a_grow_in_place_warning_gets_other_bytes() {
         inner + 8 <= start || start + len <= inner,
         "the sink's block {inner:#x} is inside the grown block {start:#x}..+{len}"
     );
+}
+
+/// SoA rows that need dropping, so a slice of them is two allocations: the columns, then the
+/// drop record.
+#[derive(Debug, Default, arena_kit_derive::Soa)]
+#[soa(crate = arena_kit_core, tiled)]
+struct Named {
+    id: u32,
+    name: String,
+}
+
+/// A two-part allocation (columns, then their drop record) whose first part crosses a `Warn`
+/// budget: the warning's sink allocates from the same arena. When the warning was raised between
+/// the parts, the sink's block came before the columns; a refused record then undid everything
+/// since the call began, the sink's block included, which the next allocation got again while
+/// the sink still held it. The warning now waits until both parts are made or undone.
+///
+/// `alloc` makes the two-part allocation and returns the bytes its columns span, or `None` if
+/// refused; `both_parts` is about what it uses in an arena of its own.
+fn two_part_allocation_keeps_the_sinks_block(
+    both_parts: usize,
+    alloc: impl Fn(&Arena) -> Option<Range<usize>>,
+) {
+    use std::alloc::Layout;
+    let in_sink = Layout::from_size_align(64, 8).unwrap();
+    // `[a, a + 64)` does not meet `span`.
+    let apart = |a: usize, span: &Range<usize>| a + 64 <= span.start || span.end <= a;
+    // Room for the sink's block and both parts but one byte (the old order refused the record
+    // and undid the sink's block); then room for both parts but one byte (the record is refused
+    // whichever way round, and the sink's block comes after the undo).
+    for capacity in [in_sink.size() + both_parts - 1, both_parts - 1] {
+        let arena = Tracked::new(Arena::with_capacity(capacity), "fixed", "Test")
+            .with_budget(Budget::warn(1));
+        let ((columns, used, next), inner) = with_reentrant_sink(arena, in_sink, |a| {
+            let columns = alloc(a);
+            let used = a.used();
+            let next = a.try_alloc_layout(in_sink).map(|p| p.as_ptr() as usize);
+            (columns, used, next)
+        });
+        if inner == 0 {
+            continue; // the sink's block did not fit
+        }
+        match columns {
+            None => assert_eq!(
+                used,
+                in_sink.size(),
+                "capacity {capacity}: the refused request gave back only its own parts"
+            ),
+            Some(columns) => assert!(
+                apart(inner, &columns),
+                "capacity {capacity}: the sink's block {inner:#x} is inside the rows {columns:x?}"
+            ),
+        }
+        if let Ok(next) = next {
+            assert!(
+                apart(next, &(inner..inner + 64)),
+                "capacity {capacity}: the next block {next:#x} overlaps the sink's {inner:#x}"
+            );
+        }
+    }
+}
+
+/// Row `i`.
+fn named(i: usize) -> Named {
+    Named {
+        id: i as u32,
+        name: String::new(),
+    }
+}
+
+/// The start and end of `len` values of `T` at `p`.
+fn span<T>(p: *const T, len: usize) -> Range<usize> {
+    p as usize..p as usize + len * size_of::<T>()
+}
+
+/// The smallest range holding both.
+fn union(a: Range<usize>, b: Range<usize>) -> Range<usize> {
+    a.start.min(b.start)..a.end.max(b.end)
+}
+
+#[test]
+fn a_soa_slice_never_gives_back_the_block_its_warning_sink_allocated() {
+    let probe = Arena::with_capacity(4096);
+    probe.alloc_soa(4, named);
+    two_part_allocation_keeps_the_sinks_block(probe.used(), |a| {
+        let rows = a.try_alloc_soa(4, named).ok()?;
+        let c = rows.slices();
+        Some(union(span(c.id.as_ptr(), 4), span(c.name.as_ptr(), 4)))
+    });
+}
+
+#[test]
+fn soa_tiles_never_give_back_the_block_their_warning_sink_allocated() {
+    let probe = Arena::with_capacity(4096);
+    probe.alloc_tiles::<Named, 4, _>(6, named);
+    two_part_allocation_keeps_the_sinks_block(probe.used(), |a| {
+        let tiles = a.try_alloc_tiles::<Named, 4, _>(6, named).ok()?;
+        tiles
+            .tiles()
+            .map(|t| union(span(t.id.as_ptr(), 4), span(t.name.as_ptr(), 4)))
+            .reduce(union)
+    });
 }

@@ -4,7 +4,7 @@ use core::ptr::NonNull;
 
 use super::cursor::Cursor;
 use super::page::{self, PageHeader};
-use super::{Arena, MarkerError};
+use super::{Arena, ArenaError, MarkerError};
 use crate::poison;
 
 /// A position in an arena: page index first, then address inside the page.
@@ -67,7 +67,7 @@ pub(super) struct ListHeads {
 
 /// A position and peak to undo a multi-part allocation to (see [`Arena::undo_to`]).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Checkpoint {
+struct Checkpoint {
     marker: Marker,
     peak: usize,
     /// The profiler reports the arena had sent (with that feature).
@@ -216,14 +216,56 @@ impl Arena {
     }
 
     /// The current position and peak, for [`undo_to`](Arena::undo_to).
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(crate) fn checkpoint(&self) -> Checkpoint {
+    fn checkpoint(&self) -> Checkpoint {
         Checkpoint {
             marker: self.mark(),
             peak: self.cursor.high_water(),
             #[cfg(feature = "profiler")]
             reports: self.profiler_reports.get(),
         }
+    }
+
+    /// Allocates `layout`, then the drop record `record` builds for the block, as one request:
+    /// when the record is refused, the block is given back and the record's error returned, so
+    /// a failed call leaves the arena's usage and peak as they were (a page taken for the block
+    /// stays, kept and empty). For containers carved from the arena whose values need dropping
+    /// (a SoA slice's columns, then the record that drops its rows).
+    ///
+    /// Budget warnings wait until both parts are made or the block is given back
+    /// ([`holding_warnings`](Arena::holding_warnings)): a warning's user code may allocate from
+    /// this arena, and giving the block back must not give that back too. The undo also checks
+    /// that the block is the only allocation since it began (a global allocator that allocated
+    /// from this arena while it took a page would be another); if not, the block stays used
+    /// until the next reset or rewind, and the error is returned all the same.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout) for the block and
+    /// [`try_alloc`](Arena::try_alloc) for the record.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[allow(clippy::mut_from_ref)] // handing out `&mut D` from `&self` is what an arena does
+    pub(crate) fn try_alloc_block_and_record<D: super::ArenaDrop + 'static>(
+        &self,
+        layout: core::alloc::Layout,
+        record: impl FnOnce(NonNull<u8>) -> D,
+    ) -> Result<(NonNull<u8>, &mut D), ArenaError> {
+        let before = self.checkpoint();
+        self.holding_warnings(|| {
+            let block = self.try_alloc_layout(layout)?;
+            match self.try_alloc(record(block)) {
+                Ok(record) => Ok((block, record)),
+                Err(e) => {
+                    let own = usize::from(layout.size() != 0);
+                    if self.cursor.allocs() == before.marker.allocs + own {
+                        // SAFETY: `before` was taken from this arena above, and the block is
+                        // the only allocation since (counted just now; no user code ran in
+                        // between, as warnings are held); it was never handed out.
+                        unsafe { self.undo_to(before) };
+                    }
+                    Err(e)
+                }
+            }
+        })
     }
 
     /// Gives back everything allocated since `checkpoint` through `&self`, peak included: a
@@ -234,8 +276,7 @@ impl Arena {
     ///
     /// - `checkpoint` was taken from this arena by the caller, and nothing allocated since is
     ///   borrowed or reachable any more (it was never handed out).
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(crate) unsafe fn undo_to(&self, checkpoint: Checkpoint) {
+    unsafe fn undo_to(&self, checkpoint: Checkpoint) {
         // When the profiler heard nothing since the checkpoint (a block's used range is
         // reported when the arena leaves it or at a frame end), the undo gives back only what
         // it never heard of: nothing to tell it.

@@ -149,6 +149,10 @@ pub struct Arena {
     /// The stamp of `budget`'s gate (0: none, or unstamped): what a wrapper compares on every
     /// allocation, one word instead of the gate.
     budget_stamp: Cell<usize>,
+    /// `Some` while a multi-part allocation runs ([`holding_warnings`](Arena::holding_warnings)),
+    /// with the budget warning its parts raised, if any, held back until its parts are made or
+    /// undone. `None` otherwise: warnings are raised as they happen.
+    held_warning: Cell<Option<Option<crate::tags::BudgetExceeded>>>,
     /// The root block: fixed capacity, user buffer, or empty for chained arenas.
     root_start: NonNull<u8>,
     root_end: NonNull<u8>,
@@ -312,6 +316,7 @@ impl Arena {
             guards: Cell::new(None),
             budget: Cell::new(None),
             budget_stamp: Cell::new(0),
+            held_warning: Cell::new(None),
             root_start: start,
             root_end: end,
             root_used_end: Cell::new(start),

@@ -132,20 +132,18 @@ impl Arena {
         })?;
         // Two allocations for types that need dropping: a refused second one gives the first
         // back, so a failed call leaves the arena unchanged.
-        let before = <T::Columns as Columns>::NEEDS_DROP.then(|| self.checkpoint());
-        let base = self.try_alloc_layout(layout)?;
+        let (base, record) = if <T::Columns as Columns>::NEEDS_DROP {
+            let (base, record) = self.try_alloc_block_and_record(layout, |base| DropColumns {
+                cols: place::<T>(base.as_ptr(), len),
+                len: 0,
+            })?;
+            (base, Some(record))
+        } else {
+            (self.try_alloc_layout(layout)?, None)
+        };
         let cols = place::<T>(base.as_ptr(), len);
         let mut written = 0;
-        if let Some(before) = before {
-            let record = match self.try_alloc(DropColumns { cols, len: 0 }) {
-                Ok(record) => record,
-                Err(e) => {
-                    // SAFETY: nothing allocated since `before` (the column block) was handed
-                    // out or written.
-                    unsafe { self.undo_to(before) };
-                    return Err(e);
-                }
-            };
+        if let Some(record) = record {
             while record.len < len {
                 let Some(row) = next(record.len) else { break };
                 let parts = row_to_raw(row);

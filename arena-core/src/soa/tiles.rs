@@ -1159,23 +1159,25 @@ impl Arena {
         };
         let (stride, _) = tile_shape::<T>(N).map_err(|_| overflow)?;
         let layout = tiles_layout::<T, N>(len.div_ceil(N)).map_err(|_| overflow)?;
-        let before = <T::Columns as Columns>::NEEDS_DROP.then(|| self.checkpoint());
-        let base = self.try_alloc_layout(layout)?;
-        let lanes = Lanes::<T, N> {
+        let lanes_at = |base: core::ptr::NonNull<u8>| Lanes::<T, N> {
             base: base.as_ptr(),
             stride,
             _marker: PhantomData,
         };
+        // Two allocations for types that need dropping: a refused second one gives the first
+        // back, so a failed call leaves the arena unchanged.
+        let (base, record) = if <T::Columns as Columns>::NEEDS_DROP {
+            let (base, record) = self.try_alloc_block_and_record(layout, |base| DropTiles {
+                lanes: lanes_at(base),
+                len: 0,
+            })?;
+            (base, Some(record))
+        } else {
+            (self.try_alloc_layout(layout)?, None)
+        };
+        let lanes = lanes_at(base);
         let mut written = 0;
-        if let Some(before) = before {
-            let record = match self.try_alloc(DropTiles { lanes, len: 0 }) {
-                Ok(record) => record,
-                Err(e) => {
-                    // SAFETY: nothing allocated since `before` (the block) was handed out.
-                    unsafe { self.undo_to(before) };
-                    return Err(e);
-                }
-            };
+        if let Some(record) = record {
             while record.len < len {
                 let parts = row_to_raw(init(record.len));
                 let (cols, lane) = lanes.at(record.len);
