@@ -91,7 +91,9 @@ impl Arena {
         if !self.within_budget(growth) {
             if fresh {
                 // A refused request leaves the arena unchanged: the page just taken goes back.
-                self.give_back_fresh_page(cur, target);
+                // SAFETY: `insert_page` just linked `target` after `cur`, and it was never
+                // current: nothing was allocated in it.
+                unsafe { self.give_back_fresh_page(cur, target) };
                 if self.pages.get() == pages {
                     // (unless the limit made room by giving kept pages back: see the ignored
                     // test `a_refused_aligned_request_under_a_limit_keeps_the_kept_pages`)
@@ -184,17 +186,27 @@ impl Arena {
         self.reshaped.set(true);
     }
 
-    /// Unlinks `page`, which [`insert_page`](Self::insert_page) just linked right after `cur`,
-    /// and gives it back to the system allocator.
+    /// Unlinks `page`, which [`insert_page`](Self::insert_page) linked right after `cur`, and
+    /// gives it back to the system allocator.
+    ///
+    /// # Safety
+    ///
+    /// - `page` is the page after `cur`, and nothing lives in it: no allocation, no drop or
+    ///   guard record, and no marker taken while it was current (it never was, or everything
+    ///   allocated in it since was rewound and no marker was handed out meanwhile).
     #[cfg(feature = "alloc")]
-    fn give_back_fresh_page(&self, cur: Option<NonNull<PageHeader>>, page: NonNull<PageHeader>) {
+    pub(super) unsafe fn give_back_fresh_page(
+        &self,
+        cur: Option<NonNull<PageHeader>>,
+        page: NonNull<PageHeader>,
+    ) {
         debug_assert!(self.next_page(cur) == Some(page));
         self.link_after(cur, page::header(page).next.get());
         self.pages.set(self.pages.get() - 1);
         self.system_bytes
             .set(self.system_bytes.get() - page::header(page).total);
-        // SAFETY: the page came from `alloc_page` and is unlinked. It was never current, so no
-        // allocation, drop or guard record and no marker points into it.
+        // SAFETY: the page came from `alloc_page` and is unlinked; the caller guarantees that
+        // nothing lives in it and no marker points into it.
         unsafe { page::free_page(page) };
     }
 

@@ -70,6 +70,9 @@ pub(super) struct ListHeads {
 struct Checkpoint {
     marker: Marker,
     peak: usize,
+    /// Pages held (see [`Arena::give_back_page_taken_since`]).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pages: usize,
     /// The profiler reports the arena had sent (with that feature).
     #[cfg(feature = "profiler")]
     reports: u64,
@@ -220,6 +223,7 @@ impl Arena {
         Checkpoint {
             marker: self.mark(),
             peak: self.cursor.high_water(),
+            pages: self.pages.get(),
             #[cfg(feature = "profiler")]
             reports: self.profiler_reports.get(),
         }
@@ -227,8 +231,9 @@ impl Arena {
 
     /// Allocates `layout`, then the drop record `record` builds for the block, as one request:
     /// when the record is refused, the block is given back and the record's error returned, so
-    /// a failed call leaves the arena's usage and peak as they were (a page taken for the block
-    /// stays, kept and empty). For containers carved from the arena whose values need dropping
+    /// a failed call leaves the arena's usage, peak and pages as they were (a new page the block
+    /// took goes back to the system allocator too, see
+    /// [`give_back_page_taken_since`](Arena::give_back_page_taken_since)). For containers carved from the arena whose values need dropping
     /// (a SoA slice's columns, then the record that drops its rows).
     ///
     /// Budget warnings wait until both parts are made or the block is given back
@@ -261,6 +266,8 @@ impl Arena {
                         // the only allocation since (counted just now; no user code ran in
                         // between, as warnings are held); it was never handed out.
                         unsafe { self.undo_to(before) };
+                        #[cfg(feature = "alloc")]
+                        self.give_back_page_taken_since(&before);
                     }
                     Err(e)
                 }
@@ -268,9 +275,39 @@ impl Arena {
         })
     }
 
+    /// After [`undo_to`](Self::undo_to) gave back the one block allocated since `checkpoint`:
+    /// if that block took a new page from the system allocator, gives the page back too, so
+    /// the refused request leaves [`Usage::reserved`](crate::tags::Usage::reserved) as it was.
+    ///
+    /// The block was one bump from the checkpoint's page, which the undo made current again,
+    /// so a page it inserted is the one right after it. It was inserted exactly when there is
+    /// one page more and no kept page was given back since (a limited arena making room; those
+    /// cannot come back, and the new page then stays, kept and empty). A kept page the block
+    /// took instead leaves the count as it was, and stays.
+    #[cfg(feature = "alloc")]
+    fn give_back_page_taken_since(&self, checkpoint: &Checkpoint) {
+        let cur = checkpoint.marker.page;
+        debug_assert!(
+            self.cursor.page() == cur,
+            "the undo made the checkpoint's page current"
+        );
+        if self.pages.get() != checkpoint.pages + 1
+            || self.page_frees.get() != checkpoint.marker.page_frees
+        {
+            return;
+        }
+        if let Some(page) = self.next_page(cur) {
+            // SAFETY: `page` follows `cur` (above). The undo rewound everything allocated in it:
+            // the block, and in a guarded arena its guard record (popped). The drop record was
+            // refused, and no marker was handed out since the checkpoint (no user code ran).
+            unsafe { self.give_back_fresh_page(cur, page) };
+        }
+    }
+
     /// Gives back everything allocated since `checkpoint` through `&self`, peak included: a
     /// multi-part allocation whose later part failed undoes its earlier parts, leaving the
-    /// arena's usage as it was (a page taken for an earlier part stays, kept and empty).
+    /// arena's usage as it was (a page taken for an earlier part stays, kept and empty, until
+    /// [`give_back_page_taken_since`](Arena::give_back_page_taken_since) returns it).
     ///
     /// # Safety
     ///

@@ -243,8 +243,6 @@ pub struct Labelled {
 /// refused. Undoing the columns must give their page back too, or the refusal changed
 /// `Usage::reserved`.
 #[test]
-#[ignore = "undo_to rewinds the columns but keeps the page they took (marker.rs documents it); \
-            giving it back needs the checkpoint to tell pages taken since from kept ones"]
 fn a_soa_refused_at_its_drop_record_takes_no_page() {
     let probe = Arena::chained(4096);
     probe.alloc_soa(8, |i| Labelled {
@@ -261,6 +259,56 @@ fn a_soa_refused_at_its_drop_record_takes_no_page() {
     });
     assert!(matches!(refused.err(), Some(ArenaError::OverBudget(_))));
     assert_eq!((arena.usage(), arena.stats()), before);
+}
+
+/// The same refusal in a guarded arena (the columns carry a guard record, which the undo
+/// pops before the page goes back) and after the arena already holds a page: the arena still
+/// allocates, checks its guards and drops its rows afterwards.
+#[test]
+fn a_soa_refused_at_its_drop_record_gives_back_its_page_in_every_arena_kind() {
+    let rows = |i: usize| Labelled {
+        id: i as u32,
+        label: i.to_string(),
+    };
+    for guarded in [false, true] {
+        // Nothing yet, or a page nearly full: either way the columns take a new page.
+        for earlier in [0, 4000] {
+            let make = || {
+                let arena = Arena::chained(4096);
+                let arena = if guarded { arena.with_guards() } else { arena };
+                if earlier > 0 {
+                    arena.alloc_slice_copy(&vec![1u8; earlier]);
+                }
+                arena
+            };
+            let probe = make();
+            let (before_probe, pages) = (probe.used(), probe.stats().pages);
+            probe.alloc_soa(8, rows);
+            let needed = probe.used() - before_probe;
+            assert_eq!(
+                probe.stats().pages,
+                pages + 1,
+                "the columns took a new page"
+            );
+            let mut arena = make();
+            arena.set_budget(Some(Budget::fail(arena.used() + needed - 1).into()));
+            let before = (arena.usage(), arena.stats());
+            let refused = arena.try_alloc_soa(8, rows);
+            assert!(
+                matches!(refused.err(), Some(ArenaError::OverBudget(_))),
+                "guarded {guarded}, earlier {earlier}"
+            );
+            assert_eq!(
+                (arena.usage(), arena.stats()),
+                before,
+                "guarded {guarded}, earlier {earlier}"
+            );
+            arena.set_budget(None);
+            let kept = arena.alloc_soa(8, rows);
+            assert_eq!(kept.slices().label[7], "7");
+            arena.reset();
+        }
+    }
 }
 
 /// A limited chained arena gives its kept pages back to make room for a new page; the budget
