@@ -9,6 +9,12 @@
 //! `Fail` the `try_` form returns [`ArenaError::OverBudget`] with nothing allocated, under
 //! `Panic` it panics. A reset, a rewind, or a give-back of the newest block through the
 //! `Allocator` impl that brings usage back under re-arms a lifted `Warn` budget.
+//!
+//! A refusal leaves the arena as it was, pages included. So when a chained arena at its
+//! [`limit`](Arena::with_limit) must give back its kept pages to take a new one, a `Fail` or
+//! `Panic` budget decides before they go, on the request plus the most alignment padding the new
+//! page can need (`align - 1` above the page alignment; the exact padding is known only once the
+//! page exists). Such a request can be refused where the exact padding would have fitted.
 
 use super::{Arena, ArenaError, BufferArena};
 #[cfg(feature = "alloc")]
@@ -36,6 +42,16 @@ impl Arena {
         self.budget.set(Some(gate));
         self.cursor.set_budget_limit(gate.limit());
         verdict.map_err(ArenaError::OverBudget)
+    }
+
+    /// Whether a `Fail` or `Panic` budget would refuse growing `used()` by `growth` bytes. Its
+    /// [`admit`](Arena::admit) then returns the error or panics, running no user code (only a
+    /// `Warn` budget's warning does).
+    #[cfg(feature = "alloc")]
+    pub(super) fn refuses(&self, growth: usize) -> bool {
+        self.budget.get().is_some_and(|gate| {
+            gate.budget().policy != crate::tags::Policy::Warn && !gate.allows(self.used(), growth)
+        })
     }
 
     /// Runs `parts`, the allocations of one request made of several (a SoA slice's columns and

@@ -240,6 +240,13 @@ impl Arena {
             // the arena unchanged.
             let (_, kept) = pages_from(self.next_page(cur));
             if kept > 0 && (self.system_bytes.get() - kept).saturating_add(needed) <= limit {
+                // Kept pages given back cannot come back, so a budget that would refuse the
+                // request decides first. The growth is known exactly only once the page exists
+                // (its data start may need padding for `align`), so this takes the most padding
+                // it can need. A `Warn` budget never refuses: it is left to the exact check.
+                if self.refuses(size + slack) {
+                    self.admit(size + slack)?;
+                }
                 self.free_pages_after(cur);
             }
         }

@@ -452,6 +452,11 @@ impl Arena {
     /// the arena gives back its kept empty pages (none of which holds the request) to make room;
     /// only a request that would still need more returns [`ArenaError::LimitReached`]. Has no
     /// effect on fixed arenas.
+    ///
+    /// A `Fail` or `Panic` budget decides before the kept pages go, since a refused request
+    /// leaves them: for a request aligned above 16 bytes it counts the most padding the new
+    /// page's data start can need (`align - 1`), as the exact padding is known only once the
+    /// page exists.
     #[must_use]
     pub fn with_limit(self, limit: usize) -> Arena {
         self.set_limit(Some(limit));

@@ -315,8 +315,6 @@ fn a_soa_refused_at_its_drop_record_gives_back_its_page_in_every_arena_kind() {
 /// then refuses the request once the page's padding is known. The kept pages are gone by then,
 /// so the refusal changed `Usage::reserved`.
 #[test]
-#[ignore = "insert_page frees the kept pages before the page whose padding the budget needs \
-            exists; fixing it needs the budget decided before the limit's give-back"]
 fn a_refused_aligned_request_under_a_limit_keeps_the_kept_pages() {
     let mut arena = Arena::chained(512).with_limit(5000);
     arena.alloc([0u8; 400]);
