@@ -162,31 +162,39 @@ fn a_sink_that_allocates_from_the_warning_arena() {
 }
 
 /// A sink that panics: the panic leaves the allocating call, nothing is allocated, and the next
-/// crossing warns again (the sink is not left marked as running).
+/// crossing warns again (the sink is not left marked as running). The same for a SoA slice whose
+/// rows need dropping (columns and drop record).
 #[test]
 fn a_panicking_sink_leaves_the_allocator_as_it_was() {
+    type Over = fn(&Tracked<Arena, &'static str>);
+    let values: Over = |a| {
+        a.alloc([2u8; 64]);
+    };
+    let rows: Over = |a| {
+        a.alloc_soa(4, named);
+    };
     let _turn = SINK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-    set_report_sink(Some(record));
-    let arena =
-        Tracked::new(Arena::with_capacity(4096), "particles", "FX").with_budget(Budget::warn(64));
-    arena.alloc([1u8; 32]);
-    PANIC_IN_SINK.with(|p| p.set(true));
-    let caught = catch_unwind(AssertUnwindSafe(|| {
-        arena.alloc([2u8; 64]);
-    }));
-    PANIC_IN_SINK.with(|p| p.set(false));
-    assert!(caught.is_err());
-    assert_eq!(arena.used(), 32);
-    assert_eq!(take_seen().len(), 1);
-    let v = arena.alloc([3u8; 64]);
-    assert_eq!(v[63], 3);
-    assert_eq!(arena.used(), 96);
-    set_report_sink(None);
-    assert_eq!(
-        take_seen().len(),
-        1,
-        "the second crossing reaches the sink again"
-    );
+    for over in [values, rows] {
+        set_report_sink(Some(record));
+        let arena = Tracked::new(Arena::with_capacity(4096), "particles", "FX")
+            .with_budget(Budget::warn(64));
+        arena.alloc([1u8; 32]);
+        PANIC_IN_SINK.with(|p| p.set(true));
+        let caught = catch_unwind(AssertUnwindSafe(|| over(&arena)));
+        PANIC_IN_SINK.with(|p| p.set(false));
+        assert!(caught.is_err());
+        assert_eq!(arena.used(), 32);
+        assert_eq!(take_seen().len(), 1);
+        let v = arena.alloc([3u8; 64]);
+        assert_eq!(v[63], 3);
+        assert_eq!(arena.used(), 96);
+        set_report_sink(None);
+        assert_eq!(
+            take_seen().len(),
+            1,
+            "the second crossing reaches the sink again"
+        );
+    }
 }
 
 thread_local! {
@@ -285,8 +293,7 @@ fn a_sink_allocating_during_a_grow_in_place_warning_gets_other_bytes() {
     );
 }
 
-/// SoA rows that need dropping, so a slice of them is two allocations: the columns, then the
-/// drop record.
+/// SoA rows that need dropping: a slice of them is the columns and a drop record.
 #[derive(Debug, Default, arena_kit_derive::Soa)]
 #[soa(crate = arena_kit_core, tiled)]
 struct Named {
@@ -294,14 +301,15 @@ struct Named {
     name: String,
 }
 
-/// A two-part allocation (columns, then their drop record) whose first part crosses a `Warn`
-/// budget: the warning's sink allocates from the same arena. When the warning was raised between
-/// the parts, the sink's block came before the columns; a refused record then undid everything
-/// since the call began, the sink's block included, which the next allocation got again while
-/// the sink still held it. The warning now waits until both parts are made or undone.
+/// A container with its drop record (a SoA slice, `SoaTiles`) that crosses a `Warn` budget: the
+/// warning's sink allocates from the same arena. When the columns and the record were two
+/// allocations, the warning came between them, so the sink's block came before the columns; a
+/// refused record then undid everything since the call began, the sink's block included, and
+/// the next allocation got those bytes again while the sink still held them. Now both are one
+/// bump.
 ///
-/// `alloc` makes the two-part allocation and returns the bytes its columns span, or `None` if
-/// refused; `both_parts` is about what it uses in an arena of its own.
+/// `alloc` makes the allocation and returns the bytes its columns span, or `None` if refused;
+/// `both_parts` is about what it uses in an arena of its own.
 fn two_part_allocation_keeps_the_sinks_block(
     both_parts: usize,
     alloc: impl Fn(&Arena) -> Option<Range<usize>>,
@@ -310,9 +318,8 @@ fn two_part_allocation_keeps_the_sinks_block(
     let in_sink = Layout::from_size_align(64, 8).unwrap();
     // `[a, a + 64)` does not meet `span`.
     let apart = |a: usize, span: &Range<usize>| a + 64 <= span.start || span.end <= a;
-    // Room for the sink's block and both parts but one byte (the old order refused the record
-    // and undid the sink's block); then room for both parts but one byte (the record is refused
-    // whichever way round, and the sink's block comes after the undo).
+    // Room for the sink's block and both parts but one byte (two allocations refused the record
+    // and undid the sink's block); then room for both parts but one byte.
     for capacity in [in_sink.size() + both_parts - 1, both_parts - 1] {
         let arena = Tracked::new(Arena::with_capacity(capacity), "fixed", "Test")
             .with_budget(Budget::warn(1));

@@ -32,13 +32,7 @@ impl Arena {
         if gate.allows(used, growth) {
             return Ok(());
         }
-        let verdict = match self.held_warning.get() {
-            None => gate.exceeded(used, growth),
-            // A multi-part allocation is under way: its warning waits for it.
-            Some(held) => gate.exceeded_holding(used, growth).map(|warning| {
-                self.held_warning.set(Some(held.or(warning)));
-            }),
-        };
+        let verdict = gate.exceeded(used, growth);
         self.budget.set(Some(gate));
         self.cursor.set_budget_limit(gate.limit());
         verdict.map_err(ArenaError::OverBudget)
@@ -52,38 +46,6 @@ impl Arena {
         self.budget.get().is_some_and(|gate| {
             gate.budget().policy != crate::tags::Policy::Warn && !gate.allows(self.used(), growth)
         })
-    }
-
-    /// Runs `parts`, the allocations of one request made of several (a SoA slice's columns and
-    /// its drop record), with budget warnings held back, and raises the one they raised, if any,
-    /// once they are all made or undone.
-    ///
-    /// A warning runs user code (a report sink, a logger), and that code may allocate from this
-    /// arena, or grow its newest block. If it ran between the parts, an undo of the first part
-    /// would give those allocations back while the user code still holds them: two holders of
-    /// the same bytes.
-    pub(crate) fn holding_warnings<R>(&self, parts: impl FnOnce() -> R) -> R {
-        /// Stops holding even if a part panics (a `Panic` budget): the held warning is dropped
-        /// then, as the panic says the same.
-        struct Hold<'a>(&'a Arena);
-        impl Drop for Hold<'_> {
-            fn drop(&mut self) {
-                self.0.held_warning.set(None);
-            }
-        }
-        debug_assert!(
-            self.held_warning.get().is_none(),
-            "multi-part allocations do not nest"
-        );
-        self.held_warning.set(Some(None));
-        let hold = Hold(self);
-        let made = parts();
-        let held = self.held_warning.get().flatten();
-        drop(hold);
-        if let Some(warning) = held {
-            crate::tags::raise_warning(&warning);
-        }
-        made
     }
 
     /// Whether `used()` may grow by `growth` bytes without the budget's policy running: for a

@@ -300,13 +300,6 @@ impl Cursor {
         self.allocs.set(allocs);
     }
 
-    /// Puts the peak back to `peak` after undoing a failed multi-part allocation (which folded
-    /// its partial usage in when it rewound).
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(super) fn restore_peak(&self, peak: usize) {
-        self.high.set(peak);
-    }
-
     /// Sets the most bytes `used()` may reach before the slow path must consult the budget
     /// (`usize::MAX` = unbounded) and re-clamps the current page.
     pub(super) fn set_budget_limit(&self, limit: usize) {

@@ -4,7 +4,7 @@ use core::ptr::NonNull;
 
 use super::cursor::Cursor;
 use super::page::{self, PageHeader};
-use super::{Arena, ArenaError, MarkerError};
+use super::{Arena, MarkerError};
 use crate::poison;
 
 /// A position in an arena: page index first, then address inside the page.
@@ -63,19 +63,6 @@ unsafe impl Sync for Marker {}
 pub(super) struct ListHeads {
     drops: usize,
     guards: usize,
-}
-
-/// A position and peak to undo a multi-part allocation to (see [`Arena::undo_to`]).
-#[derive(Debug, Clone, Copy)]
-struct Checkpoint {
-    marker: Marker,
-    peak: usize,
-    /// Pages held (see [`Arena::give_back_page_taken_since`]).
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pages: usize,
-    /// The profiler reports the arena had sent (with that feature).
-    #[cfg(feature = "profiler")]
-    reports: u64,
 }
 
 impl Marker {
@@ -218,113 +205,6 @@ impl Arena {
         Pos::new(Arena::page_index(page), ptr)
     }
 
-    /// The current position and peak, for [`undo_to`](Arena::undo_to).
-    fn checkpoint(&self) -> Checkpoint {
-        Checkpoint {
-            marker: self.mark(),
-            peak: self.cursor.high_water(),
-            pages: self.pages.get(),
-            #[cfg(feature = "profiler")]
-            reports: self.profiler_reports.get(),
-        }
-    }
-
-    /// Allocates `layout`, then the drop record `record` builds for the block, as one request:
-    /// when the record is refused, the block is given back and the record's error returned, so
-    /// a failed call leaves the arena's usage, peak and pages as they were (a new page the block
-    /// took goes back to the system allocator too, see
-    /// [`give_back_page_taken_since`](Arena::give_back_page_taken_since)). For containers carved from the arena whose values need dropping
-    /// (a SoA slice's columns, then the record that drops its rows).
-    ///
-    /// Budget warnings wait until both parts are made or the block is given back
-    /// ([`holding_warnings`](Arena::holding_warnings)): a warning's user code may allocate from
-    /// this arena, and giving the block back must not give that back too. The undo also checks
-    /// that the block is the only allocation since it began (a global allocator that allocated
-    /// from this arena while it took a page would be another); if not, the block stays used
-    /// until the next reset or rewind, and the error is returned all the same.
-    ///
-    /// # Errors
-    ///
-    /// As [`try_alloc_layout`](Arena::try_alloc_layout) for the block and
-    /// [`try_alloc`](Arena::try_alloc) for the record.
-    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    #[allow(clippy::mut_from_ref)] // handing out `&mut D` from `&self` is what an arena does
-    pub(crate) fn try_alloc_block_and_record<D: super::ArenaDrop + 'static>(
-        &self,
-        layout: core::alloc::Layout,
-        record: impl FnOnce(NonNull<u8>) -> D,
-    ) -> Result<(NonNull<u8>, &mut D), ArenaError> {
-        let before = self.checkpoint();
-        self.holding_warnings(|| {
-            let block = self.try_alloc_layout(layout)?;
-            match self.try_alloc(record(block)) {
-                Ok(record) => Ok((block, record)),
-                Err(e) => {
-                    let own = usize::from(layout.size() != 0);
-                    if self.cursor.allocs() == before.marker.allocs + own {
-                        // SAFETY: `before` was taken from this arena above, and the block is
-                        // the only allocation since (counted just now; no user code ran in
-                        // between, as warnings are held); it was never handed out.
-                        unsafe { self.undo_to(before) };
-                        #[cfg(feature = "alloc")]
-                        self.give_back_page_taken_since(&before);
-                    }
-                    Err(e)
-                }
-            }
-        })
-    }
-
-    /// After [`undo_to`](Self::undo_to) gave back the one block allocated since `checkpoint`:
-    /// if that block took a new page from the system allocator, gives the page back too, so
-    /// the refused request leaves [`Usage::reserved`](crate::tags::Usage::reserved) as it was.
-    ///
-    /// The block was one bump from the checkpoint's page, which the undo made current again,
-    /// so a page it inserted is the one right after it. It was inserted exactly when there is
-    /// one page more and no kept page was given back since (a limited arena making room; those
-    /// cannot come back, and the new page then stays, kept and empty). A kept page the block
-    /// took instead leaves the count as it was, and stays.
-    #[cfg(feature = "alloc")]
-    fn give_back_page_taken_since(&self, checkpoint: &Checkpoint) {
-        let cur = checkpoint.marker.page;
-        debug_assert!(
-            self.cursor.page() == cur,
-            "the undo made the checkpoint's page current"
-        );
-        if self.pages.get() != checkpoint.pages + 1
-            || self.page_frees.get() != checkpoint.marker.page_frees
-        {
-            return;
-        }
-        if let Some(page) = self.next_page(cur) {
-            // SAFETY: `page` follows `cur` (above). The undo rewound everything allocated in it:
-            // the block, and in a guarded arena its guard record (popped). The drop record was
-            // refused, and no marker was handed out since the checkpoint (no user code ran).
-            unsafe { self.give_back_fresh_page(cur, page) };
-        }
-    }
-
-    /// Gives back everything allocated since `checkpoint` through `&self`, peak included: a
-    /// multi-part allocation whose later part failed undoes its earlier parts, leaving the
-    /// arena's usage as it was (a page taken for an earlier part stays, kept and empty, until
-    /// [`give_back_page_taken_since`](Arena::give_back_page_taken_since) returns it).
-    ///
-    /// # Safety
-    ///
-    /// - `checkpoint` was taken from this arena by the caller, and nothing allocated since is
-    ///   borrowed or reachable any more (it was never handed out).
-    unsafe fn undo_to(&self, checkpoint: Checkpoint) {
-        // When the profiler heard nothing since the checkpoint (a block's used range is
-        // reported when the arena leaves it or at a frame end), the undo gives back only what
-        // it never heard of: nothing to tell it.
-        #[cfg(feature = "profiler")]
-        let told = self.profiler_reports.get() != checkpoint.reports;
-        #[cfg(not(feature = "profiler"))]
-        let told = true;
-        self.rewind_reporting(checkpoint.marker, told);
-        self.cursor.restore_peak(checkpoint.peak);
-    }
-
     /// The heads of the drop and guard lists. Both lists are stacks, so while a marker cannot
     /// be rewound past, the heads are what they were when it was taken exactly when no
     /// destructor and no guarded allocation was registered since.
@@ -348,7 +228,7 @@ impl Arena {
             // The cursor's page is `start`'s and still held (the cursor never left it), so its
             // provenance covers `start`'s address, as in `finish_rewind`.
             let ptr = self.cursor.page_start().with_addr(start.ptr.addr());
-            self.move_back(start.page, ptr, true, |cursor| {
+            self.move_back(start.page, ptr, |cursor| {
                 cursor.rewind_in_page(ptr, start.allocs);
             });
         } else {
@@ -360,22 +240,17 @@ impl Arena {
 
     /// Rewinds to a marker already known to be valid for this arena.
     pub(super) fn rewind_to(&self, marker: Marker) {
-        self.rewind_reporting(marker, true);
-    }
-
-    /// [`rewind_to`](Arena::rewind_to), telling the profiler (with its feature) when `report`.
-    fn rewind_reporting(&self, marker: Marker, report: bool) {
         /// Moves the bump pointer back even if a destructor panics.
-        struct Finish<'a>(&'a Arena, Marker, bool);
+        struct Finish<'a>(&'a Arena, Marker);
         impl Drop for Finish<'_> {
             fn drop(&mut self) {
-                self.0.finish_rewind(self.1, self.2);
+                self.0.finish_rewind(self.1);
             }
         }
         let pos = self.pos_of(marker.page, marker.ptr);
         let violation = self.check_guards_from(pos);
         self.pop_guards_from(pos);
-        let finish = Finish(self, marker, report);
+        let finish = Finish(self, marker);
         self.run_drops_from(pos);
         drop(finish);
         if let Some(v) = violation {
@@ -383,7 +258,7 @@ impl Arena {
         }
     }
 
-    fn finish_rewind(&self, marker: Marker, report: bool) {
+    fn finish_rewind(&self, marker: Marker) {
         // A marker the arena was rewound past and then regrew past may point beyond what is
         // used of a page the arena has since left: nothing lives there, so the bump pointer
         // goes to the page's used end instead (the same allocations are freed either way).
@@ -405,7 +280,7 @@ impl Arena {
         // differently (or inserted) since the marker was taken change what lies before it.
         let used_before = self.used_before_page(marker.page);
         let bounds = self.page_bounds(marker.page);
-        self.move_back(marker.page, ptr, report, |cursor| {
+        self.move_back(marker.page, ptr, |cursor| {
             cursor.rewind(marker.page, bounds, ptr, used_before, marker.allocs);
         });
     }
@@ -414,15 +289,13 @@ impl Arena {
     /// `move_cursor`, which moves the bump pointer back to `ptr` in `page`: close the open drop
     /// run (a value allocated next must start a record of its own), poison the bytes from `ptr`
     /// to the current position (in debug builds and with `debug-checks`; found from the cursor
-    /// before it moves), then settle the budget and tell the profiler (with its feature, when
-    /// `report`). One body, so a step added to rewinding reaches both paths.
+    /// before it moves), then settle the budget and tell the profiler (with its feature). One
+    /// body, so a step added to rewinding reaches both paths.
     #[inline(always)]
-    #[cfg_attr(not(feature = "profiler"), allow(unused_variables))]
     fn move_back(
         &self,
         page: Option<NonNull<PageHeader>>,
         ptr: NonNull<u8>,
-        report: bool,
         move_cursor: impl FnOnce(&Cursor),
     ) {
         self.close_run();
@@ -432,9 +305,7 @@ impl Arena {
         move_cursor(&self.cursor);
         self.settle_budget();
         #[cfg(feature = "profiler")]
-        if report {
-            self.profile_rewound();
-        }
+        self.profile_rewound();
     }
 
     /// Bytes used in the pages before `page`, which is the first block, the current page or a

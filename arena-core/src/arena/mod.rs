@@ -149,10 +149,6 @@ pub struct Arena {
     /// The stamp of `budget`'s gate (0: none, or unstamped): what a wrapper compares on every
     /// allocation, one word instead of the gate.
     budget_stamp: Cell<usize>,
-    /// `Some` while a multi-part allocation runs ([`holding_warnings`](Arena::holding_warnings)),
-    /// with the budget warning its parts raised, if any, held back until its parts are made or
-    /// undone. `None` otherwise: warnings are raised as they happen.
-    held_warning: Cell<Option<Option<crate::tags::BudgetExceeded>>>,
     /// The root block: fixed capacity, user buffer, or empty for chained arenas.
     root_start: NonNull<u8>,
     root_end: NonNull<u8>,
@@ -203,9 +199,6 @@ pub struct Arena {
     /// be the arena's blocks: the report being sent reports them again when it is done.
     #[cfg(feature = "profiler")]
     profiler_stale: Cell<bool>,
-    /// Reports sent to the profiler (a checkpoint compares them: see `undo_to`).
-    #[cfg(feature = "profiler")]
-    profiler_reports: Cell<u64>,
     /// Cells make the arena `!Sync`; see the `Send` impl.
     _not_sync: PhantomData<Cell<u8>>,
 }
@@ -316,7 +309,6 @@ impl Arena {
             guards: Cell::new(None),
             budget: Cell::new(None),
             budget_stamp: Cell::new(0),
-            held_warning: Cell::new(None),
             root_start: start,
             root_end: end,
             root_used_end: Cell::new(start),
@@ -341,8 +333,6 @@ impl Arena {
             profiler_busy: Cell::new(false),
             #[cfg(feature = "profiler")]
             profiler_stale: Cell::new(false),
-            #[cfg(feature = "profiler")]
-            profiler_reports: Cell::new(0),
             _not_sync: PhantomData,
         }
     }

@@ -81,24 +81,15 @@ impl Arena {
         }
     }
 
-    /// Counts a report about to be sent (see `undo_to`).
-    fn told(&self) {
-        self.profiler_reports
-            .set(self.profiler_reports.get().wrapping_add(1));
-    }
-
     fn tell_free(&self, label: Option<ProfilerLabel>, start: usize, size: usize) {
-        self.told();
         profiler::free(label, start, size);
     }
 
     fn tell_alloc(&self, label: Option<ProfilerLabel>, start: usize, size: usize) {
-        self.told();
         profiler::alloc_block(label, start, size);
     }
 
     fn tell_discard(&self, label: Option<ProfilerLabel>) {
-        self.told();
         profiler::discard(label);
     }
 

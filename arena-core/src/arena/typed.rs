@@ -448,6 +448,52 @@ impl Arena {
         Ok(unsafe { core::slice::from_raw_parts_mut(ptr.as_ptr(), len) })
     }
 
+    /// Allocates `layout`, a container's block, together with the value `record(block)` builds
+    /// to drop what the block will hold, in one bump: a drop record, the value, then the block.
+    /// The record covers the value as soon as it is written, so the arena drops it on reset,
+    /// rewind or drop. For containers carved from the arena whose rows need dropping (a SoA
+    /// slice's columns and `SoaTiles`' block).
+    ///
+    /// One bump, so a refusal leaves nothing behind, and nothing runs between the block and the
+    /// record: not a budget warning's sink, not the global allocator taking a page (both may
+    /// allocate from this arena; with two allocations, giving the first back after a refused
+    /// second would give theirs back too).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout), for the value and the block together.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn try_alloc_block_and_record<D: ArenaDrop + 'static>(
+        &self,
+        layout: Layout,
+        record: impl FnOnce(NonNull<u8>) -> D,
+    ) -> Result<(NonNull<u8>, &mut D), ArenaError> {
+        let overflow = ArenaError::SizeOverflow {
+            elem_size: layout.size(),
+            count: 1,
+        };
+        let (whole, block_at) = Layout::new::<D>().extend(layout).map_err(|_| overflow)?;
+        let (rec, value) = self.alloc_with_record::<false>(whole)?;
+        // SAFETY: `block_at` is inside the memory just bumped for `whole`.
+        let block = unsafe { value.add(block_at) };
+        if crate::poison::ENABLED {
+            // SAFETY: `block` is valid for `layout.size()` freshly allocated bytes.
+            unsafe { block.write_bytes(crate::poison::FRESH, layout.size()) };
+        }
+        let d = value.cast::<D>();
+        // SAFETY: the record slot precedes the value's in the memory just bumped, and covers
+        // nothing until the value is written; `value` is valid and aligned for a `D` (the offset
+        // `alloc_with_record` and `extend` gave it) and stays allocated for the arena's borrow.
+        unsafe {
+            self.push_drop::<D>(rec, value);
+            d.write(record(block));
+            self.set_drop_len::<D>(rec, 1);
+            // Nothing may join the record's run: its value is followed by the block.
+            self.close_run();
+            Ok((block, &mut *d.as_ptr()))
+        }
+    }
+
     /// [`try_alloc_slice_fill_with`](Arena::try_alloc_slice_fill_with), panicking on failure.
     ///
     /// # Panics

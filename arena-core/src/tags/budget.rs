@@ -283,29 +283,8 @@ impl BudgetGate {
     #[inline(never)]
     #[track_caller]
     pub fn exceeded(&mut self, current: usize, requested: usize) -> Result<(), BudgetExceeded> {
-        if let Some(e) = self.exceeded_holding(current, requested)? {
-            // Lifted only once the warning is out: a sink that panics leaves the budget armed,
-            // so the next crossing warns again.
-            self.lifted = false;
-            warn(&e);
-            self.lifted = true;
-        }
-        Ok(())
-    }
-
-    /// [`exceeded`](Self::exceeded), except that a `Warn` budget's warning is returned instead
-    /// of raised (the clamp is lifted all the same): for an allocator that must finish what it
-    /// is doing before user code (a report sink, a logger) may run. The caller raises it with
-    /// [`raise_warning`].
-    #[inline]
-    #[track_caller]
-    pub(crate) fn exceeded_holding(
-        &mut self,
-        current: usize,
-        requested: usize,
-    ) -> Result<Option<BudgetExceeded>, BudgetExceeded> {
         if self.allows(current, requested) {
-            return Ok(None);
+            return Ok(());
         }
         let e = BudgetExceeded {
             allocator: self.owner.allocator,
@@ -316,8 +295,9 @@ impl BudgetGate {
         };
         match self.budget.policy {
             Policy::Warn => {
+                warn(&e);
                 self.lifted = true;
-                Ok(Some(e))
+                Ok(())
             }
             Policy::Fail => Err(e),
             Policy::Panic => panic!("{e}"),
@@ -352,11 +332,6 @@ fn next_stamp() -> usize {
 /// Raises a budget warning (see [`set_report_sink`](super::set_report_sink) for where it goes).
 fn warn(e: &BudgetExceeded) {
     super::sink::emit(super::Event::Budget(*e));
-}
-
-/// Raises a warning [`BudgetGate::exceeded_holding`] held back.
-pub(crate) fn raise_warning(e: &BudgetExceeded) {
-    warn(e);
 }
 
 /// An allocator that enforces a [`Budget`] itself, where it already checks its own limit, so a

@@ -139,7 +139,6 @@ pub use crate::tagging_alloc::{
 /// The Tracy sink lives in core's `tracy_sink` module (its FFI half).
 #[cfg(feature = "tracy")]
 pub use crate::tracy_sink::TracySink;
-pub(crate) use budget::raise_warning;
 pub use budget::{Budget, BudgetExceeded, BudgetGate, Budgeted, Owner, Policy};
 #[cfg(feature = "std")]
 pub use global::{GlobalRow, TagScope, global_rows, tag_scope};

@@ -84,9 +84,7 @@ static SINK: std::sync::RwLock<Option<ReportSink>> = std::sync::RwLock::new(None
 /// The sink runs on the thread that raised the event, from inside the allocator (a budget
 /// warning from the allocation's slow path, a leak report from the wrapper's `drop`), with the
 /// allocator in order: it may allocate, even from that allocator (an arena reached through a
-/// thread-local). An arena request made of two allocations (a SoA slice whose rows need
-/// dropping: the columns, then their drop record) raises its warning once both are made, or the
-/// first is given back because the second was refused, so the sink never runs in between. An event raised while the sink runs on the same thread goes to stderr (as if
+/// thread-local). An event raised while the sink runs on the same thread goes to stderr (as if
 /// no sink were set), not to the sink again. A sink that panics unwinds out of the call that
 /// raised the event, as a [`Panic`](super::Policy::Panic) budget would there: the allocation is
 /// not made, the allocator is as it was, and its next crossing warns again; in a `drop` run by

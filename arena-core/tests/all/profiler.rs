@@ -811,9 +811,9 @@ fn one_quiet_frame_end_after_a_resync_gave_up_reports_every_block() {
     });
 }
 
-/// Rows that need dropping take two parts of an arena (the columns, then a drop record); when
-/// the second is refused the first is given back, which the profiler never saw: it hears
-/// nothing, where a rewind would discard and report every block again.
+/// Rows that need dropping take the columns and a drop record in one bump; a refused one
+/// allocates nothing, so the profiler hears nothing (a rewind would discard and report every
+/// block again).
 #[test]
 fn a_refused_soa_allocation_tells_the_profiler_nothing() {
     start();

@@ -19,7 +19,7 @@ const BUDGET: usize = 512;
 /// Bytes allocated before the request: 64 bytes of headroom remain.
 const FILL: usize = 448;
 
-/// SoA rows that need dropping: the arena carves the columns and a drop record, two parts.
+/// SoA rows that need dropping: the arena carves the columns and a drop record (one bump).
 #[derive(Debug, Default, Soa)]
 #[soa(crate = arena_kit_core)]
 pub struct Named {
@@ -78,7 +78,7 @@ fn assert_panics_over_budget(before: Usage, usage: impl Fn() -> Usage, f: impl F
 //   try_alloc_str / alloc_str
 //   try_alloc_slice_fill_with / alloc_slice_fill_with   (also a type needing drop)
 //   try_alloc_soa / alloc_soa                      (soa/arena.rs; also rows needing drop:
-//                                                   columns and drop record, two parts)
+//                                                   columns and drop record, one bump)
 //   try_alloc_soa_from_iter / alloc_soa_from_iter  (soa/arena.rs)
 // and `Allocator for &Arena` (allocator_api2): allocate, grow (in place and moving). The arena
 // has no other iterator or uninit allocation methods: `alloc_slice_fill_with` and
@@ -246,7 +246,7 @@ macro_rules! arena_fail_policy_tests {
             fill(&probe);
             probe.alloc_soa(8, |_| Named::default());
             let growth = probe.used() - FILL;
-            // Every budget between the two parts; Miri takes every eighth and the last.
+            // Every budget short of the columns and record; Miri takes every eighth and the last.
             let budgets = (1..growth).filter(|e| !cfg!(miri) || e % 8 == 1 || *e == growth - 1);
             for extra in budgets {
                 let mut owner = $owner;

@@ -231,7 +231,7 @@ fn every_refused_arena_allocation_changes_nothing() {
     }
 }
 
-/// SoA rows that need dropping: the columns and a drop record are two allocations.
+/// SoA rows that need dropping: the columns and a drop record (taken in one bump).
 #[derive(Debug, Default, arena_kit_derive::Soa)]
 #[soa(crate = arena_kit_core)]
 pub struct Labelled {
@@ -239,18 +239,19 @@ pub struct Labelled {
     pub label: String,
 }
 
-/// The columns take a chained arena's first page and fill its budget; the drop record is then
-/// refused. Undoing the columns must give their page back too, or the refusal changed
+/// The columns and their drop record would take a chained arena's first page and pass its
+/// budget by one byte. When they were two allocations, the columns took the page and the
+/// record was refused; undoing the columns kept the page, so the refusal changed
 /// `Usage::reserved`.
 #[test]
-fn a_soa_refused_at_its_drop_record_takes_no_page() {
+fn a_refused_soa_with_a_drop_record_takes_no_page() {
     let probe = Arena::chained(4096);
     probe.alloc_soa(8, |i| Labelled {
         id: i as u32,
         label: String::new(),
     });
     let mut arena = Arena::chained(4096);
-    // One byte short of both parts: the columns (the first part) fit, the record does not.
+    // One byte short of the columns and the record together.
     arena.set_budget(Some(Budget::fail(probe.used() - 1).into()));
     let before = (arena.usage(), arena.stats());
     let refused = arena.try_alloc_soa(8, |i| Labelled {
@@ -261,11 +262,11 @@ fn a_soa_refused_at_its_drop_record_takes_no_page() {
     assert_eq!((arena.usage(), arena.stats()), before);
 }
 
-/// The same refusal in a guarded arena (the columns carry a guard record, which the undo
-/// pops before the page goes back) and after the arena already holds a page: the arena still
-/// allocates, checks its guards and drops its rows afterwards.
+/// The same refusal in a guarded arena (whose block carries a guard record too) and after the
+/// arena already holds a nearly full page: nothing is taken, and the arena still allocates,
+/// checks its guards and drops its rows afterwards.
 #[test]
-fn a_soa_refused_at_its_drop_record_gives_back_its_page_in_every_arena_kind() {
+fn a_refused_soa_with_a_drop_record_takes_no_page_in_any_arena_kind() {
     let rows = |i: usize| Labelled {
         id: i as u32,
         label: i.to_string(),
@@ -309,6 +310,26 @@ fn a_soa_refused_at_its_drop_record_gives_back_its_page_in_every_arena_kind() {
             arena.reset();
         }
     }
+}
+
+/// A `Panic` budget that the columns and drop record would pass panics before either is
+/// taken: the arena keeps only what it held.
+#[test]
+fn a_soa_with_a_drop_record_over_a_panic_budget_takes_nothing() {
+    let rows = |i: usize| Labelled {
+        id: i as u32,
+        label: String::new(),
+    };
+    let probe = Arena::with_capacity(4096);
+    probe.alloc_soa(4, rows);
+    let mut arena = Arena::with_capacity(4096);
+    arena.set_budget(Some(Budget::panic(32 + probe.used() - 1).into()));
+    arena.alloc([1u8; 32]);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        arena.alloc_soa(4, rows);
+    }));
+    assert!(caught.is_err());
+    assert_eq!((arena.used(), arena.stats().allocations), (32, 1));
 }
 
 /// A limited chained arena gives its kept pages back to make room for a new page; the budget

@@ -212,11 +212,11 @@ fn zero_sized_values_with_a_destructor_are_dropped_at_the_scope_end() {
     assert_eq!(arena.used(), used, "the drop records are freed too");
 }
 
-/// SoA rows that need dropping: the columns and a drop record are two allocations.
+/// SoA rows that need dropping: the columns and a drop record, taken in one bump.
 use super::review_findings::Labelled;
 
 #[test]
-fn a_two_part_allocation_refused_inside_a_scope_leaves_the_scope_end_nothing_to_do() {
+fn a_soa_with_a_drop_record_refused_inside_a_scope_leaves_the_scope_end_nothing_to_do() {
     let probe = Arena::with_capacity(4096);
     probe.alloc_soa(8, |i| Labelled {
         id: i as u32,
@@ -224,8 +224,8 @@ fn a_two_part_allocation_refused_inside_a_scope_leaves_the_scope_end_nothing_to_
     });
     let mut arena = Arena::with_capacity(4096);
     bytes(&arena, 16);
-    // One byte short of both parts once the scope's first value is in: the columns fit, the
-    // drop record does not, and the columns are undone.
+    // One byte short of the columns and drop record once the scope's first value is in: the
+    // request is refused, allocating nothing.
     arena.set_budget(Some(Budget::fail(16 + 8 + probe.used() - 1).into()));
     {
         let scope = arena.scope();
