@@ -39,8 +39,9 @@ impl Arena {
     }
 
     /// Whether a `Fail` or `Panic` budget would refuse growing `used()` by `growth` bytes. Its
-    /// [`admit`](Arena::admit) then returns the error or panics, running no user code (only a
-    /// `Warn` budget's warning does).
+    /// [`admit`](Arena::admit) then returns the error or panics: no report sink runs (only a
+    /// `Warn` budget's warning does), and a panic hook that allocates from the arena finds it
+    /// unchanged.
     #[cfg(feature = "alloc")]
     pub(super) fn refuses(&self, growth: usize) -> bool {
         self.budget.get().is_some_and(|gate| {

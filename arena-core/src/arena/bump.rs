@@ -95,8 +95,8 @@ impl Arena {
                 // current: nothing was allocated in it.
                 unsafe { self.give_back_fresh_page(cur, target) };
                 if self.pages.get() == pages {
-                    // (unless the limit made room by giving kept pages back: see the ignored
-                    // test `a_refused_aligned_request_under_a_limit_keeps_the_kept_pages`)
+                    // (unless the limit made room by giving kept pages back, which only a
+                    // `Warn` budget lets happen before this check: see `insert_page`)
                     self.reshaped.set(reshaped);
                 }
             }
@@ -109,14 +109,21 @@ impl Arena {
             Some(c) => page::header(c).used_end.set(self.cursor.ptr()),
         }
         self.enter_page(Some(target), page::data_start(target), used_before);
-        let p = self
+        // The page left is reported once the arena is consistent and before the request takes
+        // its bytes: the sink may allocate from this arena (values with destructors, markers),
+        // and what it allocates must come before the caller's drop record, which the caller
+        // links after this returns (the drop list is kept in position order). The request then
+        // starts over in the page, which may no longer hold it.
+        #[cfg(feature = "profiler")]
+        {
+            self.profile_left(cur);
+            self.bump::<false>(layout)
+        }
+        #[cfg(not(feature = "profiler"))]
+        Ok(self
             .cursor
             .bump_fast::<false>(size, align)
-            .expect("a page chosen to fit the request and admitted by the budget holds it");
-        // Reported once the arena is consistent: the sink may allocate from it.
-        #[cfg(feature = "profiler")]
-        self.profile_left(cur);
-        Ok(p)
+            .expect("a page chosen to fit the request and admitted by the budget holds it"))
     }
 
     /// The first kept page after `cur` that holds the request, moved up to follow `cur` if it

@@ -454,10 +454,14 @@ impl Arena {
     /// rewind or drop. For containers carved from the arena whose rows need dropping (a SoA
     /// slice's columns and `SoaTiles`' block).
     ///
-    /// One bump, so a refusal leaves nothing behind, and nothing runs between the block and the
-    /// record: not a budget warning's sink, not the global allocator taking a page (both may
-    /// allocate from this arena; with two allocations, giving the first back after a refused
-    /// second would give theirs back too).
+    /// One bump, so a refusal leaves nothing behind, and no user code runs between the block
+    /// and the record: a budget warning's sink and the global allocator taking a page run
+    /// before the bump, and the profiler's report of a page left runs before the bump takes its
+    /// bytes (all three may allocate from this arena; with two allocations, giving the first
+    /// back after a refused second would give theirs back too).
+    ///
+    /// The record and the value come first, so they are padded to the block's alignment: an
+    /// over-aligned block (`#[soa(align = 4096)]`) costs up to that alignment more.
     ///
     /// # Errors
     ///

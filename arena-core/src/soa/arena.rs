@@ -51,8 +51,8 @@ impl Arena {
     ///
     /// As [`Arena::try_alloc_layout`]: the arena is full (or its limit reached), or the columns
     /// of `len` rows overflow the address space ([`ArenaError::SizeOverflow`]). `init` is not
-    /// called then. If the arena has room for the columns but not for the small drop record of a
-    /// type that needs dropping, the columns' space stays used until the next reset.
+    /// called then. For a type that needs dropping, the columns and their drop record are taken
+    /// in one bump, so a refusal leaves the arena unchanged.
     pub fn try_alloc_soa<T, F>(
         &self,
         len: usize,
@@ -130,8 +130,7 @@ impl Arena {
             elem_size: row_bytes::<T>(),
             count: len,
         })?;
-        // Two allocations for types that need dropping: a refused second one gives the first
-        // back, so a failed call leaves the arena unchanged.
+        // Types that need dropping take the columns with their drop record, in one bump.
         let (base, record) = if <T::Columns as Columns>::NEEDS_DROP {
             let (base, record) = self.try_alloc_block_and_record(layout, |base| DropColumns {
                 cols: place::<T>(base.as_ptr(), len),

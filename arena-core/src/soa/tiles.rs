@@ -1164,8 +1164,7 @@ impl Arena {
             stride,
             _marker: PhantomData,
         };
-        // Two allocations for types that need dropping: a refused second one gives the first
-        // back, so a failed call leaves the arena unchanged.
+        // Types that need dropping take the block with its drop record, in one bump.
         let (base, record) = if <T::Columns as Columns>::NEEDS_DROP {
             let (base, record) = self.try_alloc_block_and_record(layout, |base| DropTiles {
                 lanes: lanes_at(base),
