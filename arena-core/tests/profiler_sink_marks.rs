@@ -64,14 +64,14 @@ impl ProfilerSink for MarkingSink {
 
 static SINK: MarkingSink = MarkingSink;
 
-/// The sink is process-wide: the tests take turns.
-static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// The sink is process-wide and set once (it acts only on a thread whose `SINK_ARENA` is set);
+/// replacing it would leak the previous registration.
+static INSTALL: std::sync::Once = std::sync::Once::new();
 
 /// The sink's value is dropped by a rewind to its marker (with the request's values, which
 /// came after it), and every value is dropped exactly once. `values` is what `alloc` allocates.
 fn rewind_to_the_sinks_marker(values: &[u32], alloc: impl FnOnce(&Arena)) {
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
-    set_profiler_sink(Some(&SINK));
+    INSTALL.call_once(|| set_profiler_sink(Some(&SINK)));
     let mut arena = Arena::chained(512);
     arena.set_profiler_label(Some(ProfilerLabel::new("marking", "Test")));
     arena.alloc([0u8; 400]);
@@ -95,7 +95,6 @@ fn rewind_to_the_sinks_marker(values: &[u32], alloc: impl FnOnce(&Arena)) {
     expected.push(4242);
     expected.sort_unstable();
     assert_eq!(dropped, expected, "every value is dropped once");
-    set_profiler_sink(None);
 }
 
 #[test]
