@@ -73,6 +73,20 @@ impl Arena {
         Ok(p)
     }
 
+    /// A typed container's block of `layout`: [`try_alloc_layout`](Arena::try_alloc_layout),
+    /// except that a zero-sized block (an empty SoA slice, rows of zero-sized columns) gets a
+    /// dangling aligned pointer and is not counted, as an empty slice from
+    /// [`alloc_slice_copy`](Arena::alloc_slice_copy) is not: typed forms take nothing for
+    /// nothing. Off the hot path (one call per container), so the test costs nothing there.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn try_alloc_block(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        if layout.size() == 0 {
+            return Ok(dangling(layout.align()));
+        }
+        self.try_alloc_layout(layout)
+    }
+
     /// [`try_alloc_layout`](Arena::try_alloc_layout), panicking on failure.
     ///
     /// # Panics

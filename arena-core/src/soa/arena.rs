@@ -138,7 +138,7 @@ impl Arena {
             })?;
             (base, Some(record))
         } else {
-            (self.try_alloc_layout(layout)?, None)
+            (self.try_alloc_block(layout)?, None)
         };
         let cols = place::<T>(base.as_ptr(), len);
         let mut written = 0;

@@ -1172,7 +1172,7 @@ impl Arena {
             })?;
             (base, Some(record))
         } else {
-            (self.try_alloc_layout(layout)?, None)
+            (self.try_alloc_block(layout)?, None)
         };
         let lanes = lanes_at(base);
         let mut written = 0;

@@ -138,3 +138,16 @@ fn an_arena_slice_sorts_in_place() {
     assert_eq!(v.slices().name[0], "n6");
     assert_eq!(*v.get(0).unwrap().id, 2);
 }
+
+#[test]
+fn an_empty_soa_slice_takes_nothing_and_is_not_counted() {
+    // as an empty `alloc_slice_copy`: a dangling aligned block, whatever the bump pointer
+    let arena = Arena::with_capacity(1024);
+    arena.alloc_layout(core::alloc::Layout::from_size_align(3, 1).unwrap());
+    let before = (arena.used(), arena.allocation_count());
+    let rows = arena.alloc_soa(0, |_| Particle::default());
+    assert_eq!(rows.len(), 0);
+    let rows = arena.alloc_soa_from_iter(core::iter::empty::<Particle>());
+    assert_eq!(rows.len(), 0);
+    assert_eq!((arena.used(), arena.allocation_count()), before);
+}

@@ -641,6 +641,16 @@ fn into_vec_moves_every_row_out_once() {
 // ---- arena tiles ----
 
 #[test]
+fn arena_tiles_of_no_rows_take_nothing_and_are_not_counted() {
+    let arena = Arena::with_capacity(1024);
+    arena.alloc_layout(core::alloc::Layout::from_size_align(3, 1).unwrap());
+    let before = (arena.used(), arena.allocation_count());
+    let t = arena.alloc_tiles::<Particle, 4, _>(0, |_| Particle::default());
+    assert_eq!(t.len(), 0);
+    assert_eq!((arena.used(), arena.allocation_count()), before);
+}
+
+#[test]
 fn arena_tiles_are_dropped_once_when_the_arena_resets() {
     let drops = Arc::new(AtomicUsize::new(0));
     let mut arena = Arena::with_capacity(miri_or(1 << 16, 4096));
