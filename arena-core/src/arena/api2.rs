@@ -25,6 +25,8 @@
 //!
 //! Freeing or shrinking the newest allocation gives its bytes back, and growing it extends it in
 //! place, so a lone growing `Vec` does not waste the arena. Other frees are no-ops until reset.
+//! A zero-sized block is handed out as [`Arena::try_alloc_layout`] hands one out (it never
+//! fails or takes a page, and may take alignment padding); freeing it gives nothing back.
 
 use core::alloc::Layout;
 use core::ptr::NonNull;

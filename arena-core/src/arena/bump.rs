@@ -44,9 +44,17 @@ impl Arena {
     }
 
     /// Moves to the next page that can hold `layout`, inserting a new page if needed.
+    ///
+    /// A zero-sized layout lands here only when the bump pointer rounded up to its alignment
+    /// is past the current page's clamped end (no page yet, a full page, a budget used up): it
+    /// gets a dangling aligned pointer, never a page, a budget check or an error
+    /// ([`Arena::try_alloc_layout`]).
     #[cold]
     #[inline(never)]
     fn bump_slow(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        if layout.size() == 0 {
+            return Ok(super::typed::dangling(layout.align()));
+        }
         if let Some(growth) = self.cursor.growth_in_page(layout.size(), layout.align()) {
             // It fits the page: only the budget clamp sent it here.
             self.admit(growth)?;

@@ -73,10 +73,17 @@ impl fmt::Display for GuardViolation {
 impl core::error::Error for GuardViolation {}
 
 impl Arena {
-    /// Allocates `layout` with guard bytes on both sides and a record to find them again.
+    /// Allocates `layout` with guard bytes on both sides and a record to find them again. A
+    /// zero-sized layout (only [`Arena::try_alloc_layout`] passes one) has no bytes to guard:
+    /// it gets a dangling aligned pointer and counts as a live allocation, as in an unguarded
+    /// arena whose page cannot take it; it never takes a page or fails.
     #[cold]
     #[inline(never)]
     pub(super) fn alloc_guarded(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+        if layout.size() == 0 {
+            self.cursor.count_alloc();
+            return Ok(super::typed::dangling(layout.align()));
+        }
         self.alloc_guarded_after(Layout::new::<()>(), layout)
             .map(|(_, value)| value)
     }

@@ -51,7 +51,18 @@ impl Arena {
     /// reset, rewound past it or dropped; nothing is ever dropped in it. This is the building
     /// block for typed layers (the SoA containers use it).
     ///
-    /// Zero-sized layouts get a dangling, well-aligned pointer and use no space.
+    /// A zero-sized layout never fails and never takes a page. It is bumped like any other
+    /// (there is no separate test for it on the fast path): where the bump pointer rounded up to
+    /// `layout.align()` still lies in the current page and under the budget, that is the pointer
+    /// handed out, and [`used`](Arena::used) grows by the alignment padding (as in bumpalo and
+    /// bump-scope); otherwise (no page yet, a full fixed arena, a budget used up, a padding that
+    /// would cross the page end) it gets a dangling pointer aligned to `layout.align()` and uses
+    /// no space. A guarded arena ([`with_guards`](Arena::with_guards)) always hands out the
+    /// dangling pointer: there are no bytes to guard. Either way the pointer is valid for
+    /// zero-sized accesses only, and the call counts as one live allocation in
+    /// [`allocation_count`](Arena::allocation_count) until a reset or rewind, like any
+    /// `alloc_layout` (the typed forms do not count zero-sized values that need no dropping, nor
+    /// empty slices).
     ///
     /// # Errors
     ///
@@ -62,12 +73,12 @@ impl Arena {
     /// The arena is unchanged then.
     #[inline(always)]
     pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
-        if layout.size() == 0 {
-            return Ok(dangling(layout.align()));
-        }
+        // A zero-sized layout takes the same path: the cold ones (`bump_slow`,
+        // `alloc_guarded`) give it a dangling pointer when the bump cannot.
         let p = self.raw_alloc::<false>(layout)?;
         if crate::poison::ENABLED {
-            // SAFETY: `p` is valid for `layout.size()` freshly allocated bytes.
+            // SAFETY: `p` is valid for `layout.size()` freshly allocated bytes (none for a
+            // zero-sized layout: a write of no bytes through a non-null aligned pointer).
             unsafe { p.write_bytes(crate::poison::FRESH, layout.size()) };
         }
         Ok(p)

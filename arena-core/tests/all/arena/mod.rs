@@ -18,3 +18,4 @@ mod scope_end;
 mod steady_growth;
 mod worked_examples;
 mod workers;
+mod zero_sized;

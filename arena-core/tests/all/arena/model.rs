@@ -51,6 +51,8 @@ struct Live {
     fill: u8,
     /// Drop ids owned by this allocation (values with drop glue).
     drops: Vec<u32>,
+    /// From `try_alloc_layout`: counted as a live allocation even when zero-sized.
+    raw: bool,
 }
 
 struct Model {
@@ -94,6 +96,7 @@ fn alloc_raw(arena: &Arena, m: &mut Model, size: usize, align: usize) {
                 size,
                 fill,
                 drops: vec![],
+                raw: true,
             });
         }
         Err(_) => assert_eq!(arena.stats(), before, "a failed allocation changes nothing"),
@@ -113,6 +116,7 @@ fn alloc_drop(arena: &Arena, m: &mut Model, log: &Arc<Mutex<Vec<u32>>>) {
             size: 0,
             fill: 0,
             drops: vec![id],
+            raw: false,
         });
     } else {
         // the value was dropped by the failed try_alloc
@@ -134,6 +138,7 @@ fn alloc_slice(arena: &Arena, m: &mut Model, log: &Arc<Mutex<Vec<u32>>>, len: us
             size: 0,
             fill: 0,
             drops: (first..first + len as u32).collect(),
+            raw: false,
         });
     }
 }
@@ -163,7 +168,9 @@ fn check(arena: &Arena, m: &Model, log: &Arc<Mutex<Vec<u32>>>) {
         arena.allocation_count(),
         m.live
             .iter()
-            .filter(|l| l.size > 0 || !l.drops.is_empty())
+            // every `try_alloc_layout` counts, zero-sized ones included; typed values count when
+            // they take bytes or need dropping (an empty slice does not)
+            .filter(|l| l.raw || !l.drops.is_empty())
             .count()
     );
     // values of one type allocated back to back share a record, so records <= values
