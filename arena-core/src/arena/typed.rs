@@ -57,8 +57,9 @@ impl Arena {
     /// handed out, and [`used`](Arena::used) grows by the alignment padding (as in bumpalo and
     /// bump-scope); otherwise (no page yet, a full fixed arena, a budget used up, a padding that
     /// would cross the page end) it gets a dangling pointer aligned to `layout.align()` and uses
-    /// no space. A guarded arena ([`with_guards`](Arena::with_guards)) always hands out the
-    /// dangling pointer: there are no bytes to guard. Either way the pointer is valid for
+    /// no space. A guarded arena ([`with_guards`](Arena::with_guards), in builds where guards
+    /// are on) always hands out the dangling pointer: there are no bytes to guard, and none is
+    /// taken for guards around nothing. Either way the pointer is valid for
     /// zero-sized accesses only, and the call counts as one live allocation in
     /// [`allocation_count`](Arena::allocation_count) until a reset or rewind, like any
     /// `alloc_layout` (the typed forms do not count zero-sized values that need no dropping, nor
