@@ -685,6 +685,8 @@ impl Arena {
         }
     }
 
+    /// The index of `page` (0 for the root block). Inline: every new drop record stores it.
+    #[inline]
     fn page_index(page: Option<NonNull<PageHeader>>) -> usize {
         page.map_or(0, |p| page::header(p).index.get())
     }
