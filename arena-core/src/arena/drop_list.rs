@@ -284,6 +284,9 @@ impl Arena {
         }
         // The records run here may include the open run's: nothing may extend it afterwards.
         self.close_run();
+        // One guard for the whole walk: each record is unlinked before its destructor runs, so
+        // if one panics, the guard picks up at the next.
+        let resume = Resume(self, pos);
         while let Some(rec_ptr) = self.drops.get() {
             // SAFETY: records in the list are live: they are only unlinked here, and the memory
             // they sit in is only reused after they were unlinked.
@@ -297,13 +300,12 @@ impl Arena {
             }
             self.drops.set(rec.prev);
             let (drop_fn, value, len) = (rec.drop_fn, rec.value, rec.len);
-            let resume = Resume(self, pos);
             // SAFETY: the record was pushed by `push_drop` for the live values in
             // `[value, end)` (`len` of a zero-sized type), and it is unlinked, so this is the
             // only time they are dropped.
             unsafe { drop_fn(value, end.as_ptr(), len) };
-            core::mem::forget(resume);
         }
+        core::mem::forget(resume);
     }
 
     /// Number of drop records pending: one per run of same-typed values allocated back to back
