@@ -80,34 +80,56 @@ pub(super) fn closed_run() -> NonNull<DropRecord> {
 /// - `value` points to initialised values of `T` up to `end` (`len` of them for a zero-sized
 ///   `T`) that are not used afterwards.
 unsafe fn drop_values<T>(value: NonNull<u8>, end: *mut u8, len: usize) {
-    /// The values not dropped yet: `[0, left)`.
+    /// The values not dropped yet: `[start, end)`, dropped last to first.
     struct Rest<T> {
-        ptr: *mut T,
-        left: usize,
+        start: *mut T,
+        end: *mut T,
     }
-    impl<T> Drop for Rest<T> {
-        fn drop(&mut self) {
-            while self.left > 0 {
-                self.left -= 1;
-                // SAFETY: the values below `left` are initialised and not dropped yet.
-                unsafe { core::ptr::drop_in_place(self.ptr.add(self.left)) };
+    impl<T> Rest<T> {
+        /// Drops the values left, last to first; each leaves `[start, end)` before it is
+        /// dropped, so a panicking one is not dropped again.
+        ///
+        /// # Safety
+        ///
+        /// - `[start, end)` holds initialised values of `T` not used afterwards: `end - start`
+        ///   of them counted in `T`s, or for a zero-sized `T`, `end - start` counted in bytes,
+        ///   all at `start`.
+        unsafe fn drop_all(&mut self) {
+            while self.end != self.start {
+                if size_of::<T>() == 0 {
+                    // A counter, never dereferenced: every zero-sized value is at `start`.
+                    self.end = self.end.cast::<u8>().wrapping_sub(1).cast::<T>();
+                    // SAFETY: guaranteed by the caller: one more value is left, and `start` is
+                    // non-null and aligned for a `T` (the values' address).
+                    unsafe { core::ptr::drop_in_place(self.start) };
+                } else {
+                    // SAFETY: guaranteed by the caller: `end` is past at least one value, so
+                    // one step back is the last value left.
+                    unsafe {
+                        self.end = self.end.sub(1);
+                        core::ptr::drop_in_place(self.end);
+                    }
+                }
             }
         }
     }
-    let len = if size_of::<T>() == 0 {
-        len
-    } else {
-        (end as usize - value.as_ptr() as usize) / size_of::<T>()
-    };
-    let mut rest = Rest {
-        ptr: value.cast::<T>().as_ptr(),
-        left: len,
-    };
-    while rest.left > 0 {
-        rest.left -= 1;
-        // SAFETY: guaranteed by the caller; each value is dropped once, highest index first.
-        unsafe { core::ptr::drop_in_place(rest.ptr.add(rest.left)) };
+    impl<T> Drop for Rest<T> {
+        fn drop(&mut self) {
+            // SAFETY: what is left in `[start, end)` is initialised and not dropped yet.
+            unsafe { self.drop_all() };
+        }
     }
+    let start = value.cast::<T>().as_ptr();
+    // A zero-sized `T` takes no bytes: `end` only counts its `len` values, one byte each, and
+    // is never dereferenced.
+    let end = if size_of::<T>() == 0 {
+        start.cast::<u8>().wrapping_add(len).cast::<T>()
+    } else {
+        end.cast::<T>()
+    };
+    let mut rest = Rest { start, end };
+    // SAFETY: guaranteed by the caller: `[value, end)` holds the record's values.
+    unsafe { rest.drop_all() };
     core::mem::forget(rest);
 }
 

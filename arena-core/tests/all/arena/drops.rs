@@ -346,3 +346,38 @@ fn values_after_with_guards_do_not_join_a_run_opened_before() {
     arena.reset();
     assert_eq!(taken(&log), [2, 1, 0]);
 }
+
+#[test]
+fn over_aligned_zero_sized_values_are_dropped_at_an_aligned_address_once_each_even_past_a_panic() {
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    static PANICS: AtomicUsize = AtomicUsize::new(0);
+    #[repr(align(64))]
+    struct Marker;
+    impl Drop for Marker {
+        fn drop(&mut self) {
+            assert_eq!(
+                (self as *mut Marker).addr() % 64,
+                0,
+                "dropped at an aligned address"
+            );
+            if DROPS.fetch_add(1, Ordering::Relaxed) == 2 && PANICS.load(Ordering::Relaxed) == 0 {
+                PANICS.fetch_add(1, Ordering::Relaxed);
+                panic!("the third destructor panics");
+            }
+        }
+    }
+    let mut arena = Arena::with_capacity(1024);
+    arena.alloc(0u8);
+    for _ in 0..5 {
+        arena.alloc(Marker);
+    }
+    arena.alloc_slice_fill_with(3, |_| Marker);
+    let r = catch_unwind(AssertUnwindSafe(|| arena.reset()));
+    assert!(r.is_err(), "the panic reaches the caller");
+    assert_eq!(
+        DROPS.load(Ordering::Relaxed),
+        8,
+        "every value dropped exactly once"
+    );
+    assert_eq!(arena.pending_drops(), 0);
+}
