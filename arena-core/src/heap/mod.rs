@@ -367,9 +367,11 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline]
     #[track_caller]
     pub fn alloc(&mut self, layout: Layout) -> NonNull<u8> {
-        match self.try_alloc(layout) {
-            Ok(p) => p,
-            Err(e) => alloc_failed(&e),
+        // Everything past the segregated fast path is one tail call, so the inlined fast path
+        // keeps no value alive across a call and needs no callee-saved registers.
+        match self.alloc_fast(layout) {
+            Some(p) => p,
+            None => self.alloc_general(layout),
         }
     }
 
@@ -388,17 +390,12 @@ impl<'buf> FreeListHeap<'buf> {
     #[track_caller]
     pub fn try_alloc(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
         // The fast path answers with a pointer or nothing, so that no error value (a budget
-        // error is 56 bytes) is built or moved on it; the cold path says why, or allocates past
-        // a `Warn` budget.
-        let p = match self.alloc_fast(layout) {
+        // error is 56 bytes) is built or moved on it; the general path says why, or allocates
+        // past a `Warn` budget.
+        match self.alloc_fast(layout) {
             Some(p) => Ok(p),
-            None => self.alloc_slow(layout),
-        };
-        #[cfg(feature = "profiler")]
-        if let Ok(p) = p {
-            crate::tags::profiler::alloc(self.profiler, p.addr().get(), layout.size());
+            None => self.try_alloc_general(layout),
         }
-        p
     }
 
     /// Frees the live block starting at `ptr` and merges it with free neighbours.
@@ -549,24 +546,69 @@ impl<'buf> FreeListHeap<'buf> {
 
     // ----- internals ---------------------------------------------------------------------
 
-    /// A block for `layout` if one fits within `limit` (the capacity, or a budget below it):
-    /// the heap's one limit check, so a budget costs the fast path nothing. `None` for anything
-    /// else (an error, a request near the limit, the budget's say), which
+    /// The need of `layout`'s block if it fits within `limit` (the capacity, or a budget below
+    /// it): the heap's one limit check, so a budget costs the fast path nothing. `None` for
+    /// anything else (an error, a request near the limit, the budget's say), which
     /// [`alloc_slow`](Self::alloc_slow) sorts out.
-    #[inline]
-    fn alloc_fast(&mut self, layout: Layout) -> Option<NonNull<u8>> {
+    #[inline(always)]
+    fn need_within_limit(&self, layout: Layout) -> Option<usize> {
         if layout.size() == 0 || layout.align() > MAX_ALIGN {
             return None;
         }
         let need = block_size_for(layout.size())?;
-        // Both terms are at most about `isize::MAX`, so the sum cannot wrap.
-        if self.used + need > self.limit {
-            return None;
+        // Both terms are at most about `isize::MAX`, so the sum cannot wrap. `limit` leaves
+        // room for the largest block a search can return for `need`, so there is nothing more
+        // to check.
+        (self.used + need <= self.limit).then_some(need)
+    }
+
+    /// The inlined part of an allocation: a block from the segregated fit (the default policy,
+    /// alignment up to 16) within `limit`, reported to the profiler. It calls nothing; `None`
+    /// sends the request to [`try_alloc_general`](Self::try_alloc_general), which decides
+    /// everything else.
+    #[inline(always)]
+    #[track_caller]
+    fn alloc_fast(&mut self, layout: Layout) -> Option<NonNull<u8>> {
+        let need = self.need_within_limit(layout)?;
+        // Under `limit` no block found can pass it (`used + whole > usize::MAX` folds away).
+        let p = self
+            .place_segregated(need, layout.align(), layout.size(), usize::MAX)?
+            .ok()?;
+        #[cfg(feature = "profiler")]
+        crate::tags::profiler::alloc(self.profiler, p.addr().get(), layout.size());
+        Some(p)
+    }
+
+    /// [`alloc`](Self::alloc) past the fast path: the general search, or the panic that says
+    /// why there is no block.
+    #[inline(never)]
+    #[track_caller]
+    fn alloc_general(&mut self, layout: Layout) -> NonNull<u8> {
+        match self.try_alloc_general(layout) {
+            Ok(p) => p,
+            Err(e) => alloc_failed(&e),
         }
-        // `limit` leaves room for the largest block `place` can return for `need`, so there is
-        // nothing more to check (`used + whole > usize::MAX` folds away).
-        self.place(need, layout.align(), layout.size(), usize::MAX)
-            .ok()
+    }
+
+    /// [`try_alloc`](Self::try_alloc) past the fast path: the search of the heap's [`Fit`]
+    /// (alignments above 16, an overwritten list head) within `limit`, else the slow path.
+    #[inline(never)]
+    #[track_caller]
+    fn try_alloc_general(&mut self, layout: Layout) -> Result<NonNull<u8>, RequestError> {
+        // The segregated fit changed nothing when it declined, so the search starts afresh.
+        let found = self.need_within_limit(layout).and_then(|need| {
+            self.place_searched(need, layout.align(), layout.size(), usize::MAX)
+                .ok()
+        });
+        let p = match found {
+            Some(p) => Ok(p),
+            None => self.alloc_slow(layout),
+        };
+        #[cfg(feature = "profiler")]
+        if let Ok(p) = p {
+            crate::tags::profiler::alloc(self.profiler, p.addr().get(), layout.size());
+        }
+        p
     }
 
     /// [`try_alloc`](Self::try_alloc) past the fast path: the error that says why there is no
@@ -598,7 +640,7 @@ impl<'buf> FreeListHeap<'buf> {
     /// `requested` bytes. Fails, changing nothing, with `Err(0)` when no free block fits and with
     /// `Err(whole)` when the block would keep a tail too small to split off (so it is `whole`
     /// bytes, up to `MIN_BLOCK - 16` more than `need`) and that would take `used` past `limit`.
-    #[inline(always)]
+    #[inline]
     fn place(
         &mut self,
         need: usize,
@@ -606,41 +648,55 @@ impl<'buf> FreeListHeap<'buf> {
         requested: usize,
         limit: usize,
     ) -> Result<NonNull<u8>, usize> {
-        // The default policy and alignments up to 16: the head of the list found is taken
-        // whole (no alignment gap), and its class is already known for unlinking it.
-        if self.fit == Fit::Segregated
-            && align <= GRANULE
-            && let Some((fl, sl)) = self.lists.good_fit_class(need)
-        {
-            let b = self.lists.head(fl, sl);
-            let size = self.free_block_size(b);
-            // Every block of a rounded-up class holds `need`; a smaller one means its tags
-            // were overwritten, and the general search below deals with it.
-            if size >= need {
-                let split = size - need >= MIN_BLOCK;
-                if !split && self.used + size > limit {
-                    return Err(size);
-                }
-                // SAFETY: `free_block_size` proved `first <= b` and `b + size <= end <= len`,
-                // and `size >= need >= MIN_BLOCK`, so `b`'s links lie inside the block; `b` is
-                // the head of `(fl, sl)`.
-                unsafe {
-                    self.lists
-                        .remove_head_unchecked(&mut self.region, fl, sl, b);
-                }
-                // SAFETY: the block `[b, b + size)` lies in block space (above), is off its
-                // list, has no gap, and `need <= size`, `split` as required.
-                let payload = unsafe { self.carve(b, 0, size, split, need, requested) };
-                self.allocations += 1;
-                return Ok(self.region.ptr(payload));
-            }
+        match self.place_segregated(need, align, requested, limit) {
+            Some(placed) => placed,
+            None => self.place_searched(need, align, requested, limit),
         }
-        self.place_searched(need, align, requested, limit)
+    }
+
+    /// [`place`](Self::place) by the default policy for alignments up to 16: the head of the
+    /// list found is taken whole (no alignment gap), and its class is already known for
+    /// unlinking it. `None`, having changed nothing, when this does not apply (another policy,
+    /// a larger alignment, no list qualifies, or the head's tags were overwritten).
+    #[inline(always)]
+    fn place_segregated(
+        &mut self,
+        need: usize,
+        align: usize,
+        requested: usize,
+        limit: usize,
+    ) -> Option<Result<NonNull<u8>, usize>> {
+        if self.fit != Fit::Segregated || align > GRANULE {
+            return None;
+        }
+        let (fl, sl) = self.lists.good_fit_class(need)?;
+        let b = self.lists.head(fl, sl);
+        let size = self.free_block_size(b);
+        // Every block of a rounded-up class holds `need`; a smaller one means its tags were
+        // overwritten, and the general search deals with it.
+        if size < need {
+            return None;
+        }
+        let split = size - need >= MIN_BLOCK;
+        if !split && self.used + size > limit {
+            return Some(Err(size));
+        }
+        // SAFETY: `free_block_size` proved `first <= b` and `b + size <= end <= len`, and
+        // `size >= need >= MIN_BLOCK`, so `b`'s links lie inside the block; `b` is the head of
+        // `(fl, sl)`.
+        unsafe {
+            self.lists
+                .remove_head_unchecked(&mut self.region, fl, sl, b);
+        }
+        // SAFETY: the block `[b, b + size)` lies in block space (above), is off its list, has
+        // no gap, and `need <= size`, `split` as required.
+        let payload = unsafe { self.carve(b, 0, size, split, need, requested) };
+        self.allocations += 1;
+        Some(Ok(self.region.ptr(payload)))
     }
 
     /// [`place`](Self::place) past the segregated fast path: the search of the heap's
-    /// [`Fit`], alignments above 16, and a list head whose tags were overwritten. Out of line,
-    /// so that the fast path keeps few registers live.
+    /// [`Fit`], alignments above 16, and a list head whose tags were overwritten.
     #[inline(never)]
     fn place_searched(
         &mut self,
