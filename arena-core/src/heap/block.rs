@@ -147,6 +147,23 @@ impl Region {
         unsafe { self.base.add(off) }
     }
 
+    /// [`ptr`](Self::ptr) without the bounds check.
+    ///
+    /// # Safety
+    ///
+    /// `off <= len`.
+    #[inline(always)]
+    pub(crate) unsafe fn ptr_unchecked(&self, off: usize) -> NonNull<u8> {
+        debug_assert!(
+            off <= self.len,
+            "unchecked pointer at {off} past {}",
+            self.len
+        );
+        // SAFETY: `off <= len` by the caller's contract, so the result stays inside (or one
+        // past) the region's allocation.
+        unsafe { self.base.add(off) }
+    }
+
     /// Fills `len` bytes at `off` with `byte`.
     pub(crate) fn fill(&mut self, off: usize, len: usize, byte: u8) {
         self.check(off, len);

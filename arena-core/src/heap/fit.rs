@@ -49,15 +49,20 @@ pub(crate) fn class_of(size: usize) -> (usize, usize) {
     }
 }
 
-/// The first class whose every block holds `size` bytes, or `None` past the largest class.
+/// The first class whose every block holds `size` bytes (a multiple of [`GRANULE`]); a first
+/// level of [`FL_COUNT`] past the largest class, which no list has.
 #[inline]
-fn class_at_least(size: usize) -> Option<(usize, usize)> {
+fn class_at_least(size: usize) -> (usize, usize) {
     if size < LINEAR {
-        return Some((0, size / GRANULE));
+        return (0, size / GRANULE);
     }
+    // `size` rounded up to its class's step, in steps: 16..=32. One bit scan serves both
+    // levels (32 steps is the first class of the next power of two), and it cannot overflow.
     let msb = usize::BITS - 1 - size.leading_zeros();
-    let rounded = size.checked_add((1 << (msb - SL_BITS)) - 1)?;
-    Some(class_of(rounded))
+    let shift = msb - SL_BITS;
+    let steps = ((size - 1) >> shift) + 1;
+    let fl = (msb - LINEAR_BITS + 1) as usize + (steps >> (SL_BITS + 1));
+    (fl, steps & (SL_COUNT - 1))
 }
 
 /// Where a block can serve a request: the block, its size, and the payload offset.
@@ -214,7 +219,8 @@ impl FreeLists {
     /// non-empty list whose every block holds `need` bytes.
     #[inline(always)]
     pub(crate) fn good_fit_class(&self, need: usize) -> Option<(usize, usize)> {
-        class_at_least(need).and_then(|(f, s)| self.non_empty_from(f, s))
+        let (fl, sl) = class_at_least(need);
+        self.non_empty_from(fl, sl)
     }
 
     /// The first non-empty list at or after class `(fl, sl)`.
@@ -298,8 +304,8 @@ impl FreeLists {
         } else {
             need
         };
-        if let Some((fl, sl)) = class_at_least(search).and_then(|(f, s)| self.non_empty_from(f, s))
-        {
+        let (fl, sl) = class_at_least(search);
+        if let Some((fl, sl)) = self.non_empty_from(fl, sl) {
             let b = self.heads[fl][sl];
             let placed = place(region, b, region.header(b).size, need, align);
             debug_assert!(
@@ -358,11 +364,42 @@ mod tests {
             let c = class_of(size);
             assert!(c >= last, "class of {size} went backwards");
             last = c;
-            let up = class_at_least(size).unwrap();
+            let up = class_at_least(size);
             assert!(up >= c);
         }
         assert_eq!(class_of(256), (1, 0));
         assert_eq!(class_of(511), (1, 15));
         assert_eq!(class_of(usize::MAX & !15).0, FL_COUNT - 1);
+    }
+
+    /// `class_at_least` as it was written first: round up, then classify the rounded size
+    /// (`FL_COUNT` when rounding overflows).
+    fn class_at_least_by_rounding(size: usize) -> (usize, usize) {
+        if size < LINEAR {
+            return (0, size / GRANULE);
+        }
+        let msb = usize::BITS - 1 - size.leading_zeros();
+        match size.checked_add((1 << (msb - SL_BITS)) - 1) {
+            Some(rounded) => class_of(rounded),
+            None => (FL_COUNT, 0),
+        }
+    }
+
+    #[test]
+    fn rounded_class_from_one_bit_scan_matches_rounding_the_size() {
+        let small = (0..1 << 14).step_by(GRANULE);
+        // Around every class boundary of every power of two: the boundary and a granule either
+        // side, up to the largest granule-multiple size.
+        let bounds = (LINEAR_BITS..usize::BITS).flat_map(|p| {
+            (0..SL_COUNT).flat_map(move |k| {
+                let at = (1usize << p) + k * ((1usize << p) >> SL_BITS);
+                [at - GRANULE, at, at.saturating_add(GRANULE)]
+            })
+        });
+        for size in small.chain(bounds).chain([usize::MAX & !(GRANULE - 1)]) {
+            let (fl, sl) = class_at_least(size);
+            assert_eq!((fl, sl), class_at_least_by_rounding(size), "size {size}");
+            assert!(fl <= FL_COUNT && sl < SL_COUNT);
+        }
     }
 }

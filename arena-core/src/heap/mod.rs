@@ -569,6 +569,11 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline(always)]
     #[track_caller]
     fn alloc_fast(&mut self, layout: Layout) -> Option<NonNull<u8>> {
+        // The segregated fit takes alignments up to 16; tested first, this also settles
+        // `MAX_ALIGN`.
+        if layout.align() > GRANULE {
+            return None;
+        }
         let need = self.need_within_limit(layout)?;
         // Under `limit` no block found can pass it (`used + whole > usize::MAX` folds away).
         let p = self
@@ -692,7 +697,8 @@ impl<'buf> FreeListHeap<'buf> {
         // no gap, and `need <= size`, `split` as required.
         let payload = unsafe { self.carve(b, 0, size, split, need, requested) };
         self.allocations += 1;
-        Some(Ok(self.region.ptr(payload)))
+        // SAFETY: `payload = b + 8 < b + size <= end <= len`.
+        Some(Ok(unsafe { self.region.ptr_unchecked(payload) }))
     }
 
     /// [`place`](Self::place) past the segregated fast path: the search of the heap's
