@@ -111,7 +111,7 @@ impl Region {
     #[inline(always)]
     fn check(&self, off: usize, bytes: usize) {
         if bytes > self.len || off > self.len - bytes {
-            out_of_bounds(off, bytes, self.len);
+            self.out_of_bounds(off, bytes);
         }
     }
 
@@ -119,7 +119,7 @@ impl Region {
     #[inline(always)]
     fn check_word(&self, off: usize) {
         if off >= self.word_lim {
-            out_of_bounds(off, TAG, self.len);
+            self.out_of_bounds(off, TAG);
         }
     }
 
@@ -235,7 +235,7 @@ impl Region {
     #[inline(always)]
     fn check_two_words(&self, off: usize) {
         if off >= self.pair_lim {
-            out_of_bounds(off, 2 * TAG, self.len);
+            self.out_of_bounds(off, 2 * TAG);
         }
     }
 
@@ -439,6 +439,17 @@ impl Region {
         w & mask != 0
     }
 
+    /// The failure path of the bounds checks, kept out of the hot path (it reads the length
+    /// itself, so the callers keep nothing live for it).
+    #[cold]
+    #[inline(never)]
+    fn out_of_bounds(&self, off: usize, bytes: usize) -> ! {
+        panic!(
+            "heap bookkeeping out of bounds: {bytes} bytes at {off} in a {}-byte region",
+            self.len
+        )
+    }
+
     // ----- the side bitmap of live block starts --------------------------------------------
 
     /// Whether bit `i` of the bitmap at `bitmap` is set.
@@ -446,13 +457,6 @@ impl Region {
     pub(crate) fn bit(&self, bitmap: usize, i: usize) -> bool {
         self.word(bitmap + (i / 64) * TAG) & (1 << (i % 64)) != 0
     }
-}
-
-/// The failure path of [`Region`]'s bounds checks, kept out of the hot path.
-#[cold]
-#[inline(never)]
-fn out_of_bounds(off: usize, bytes: usize, len: usize) -> ! {
-    panic!("heap bookkeeping out of bounds: {bytes} bytes at {off} in a {len}-byte region")
 }
 
 #[cfg(test)]

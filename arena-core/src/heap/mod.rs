@@ -411,7 +411,9 @@ impl<'buf> FreeListHeap<'buf> {
     /// were overwritten.
     #[inline]
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
-        let (b, size, requested) = self.live_block(ptr)?;
+        let Ok((b, size, requested)) = self.check_live(ptr, |_| ()) else {
+            return Err(self.rejected(ptr));
+        };
         // SAFETY: `live_block` just returned the block and nothing released it since.
         unsafe { self.release(b, size, requested) };
         #[cfg(feature = "profiler")]
@@ -832,27 +834,26 @@ impl<'buf> FreeListHeap<'buf> {
     /// length.
     #[inline]
     fn live_block(&self, ptr: NonNull<u8>) -> Result<(usize, usize, usize), FreeError> {
+        self.check_live(ptr, |failure| self.free_error(ptr, failure))
+    }
+
+    /// [`live_block`](Self::live_block), with the error made by `not_live` from the check that
+    /// failed. [`free`](Self::free) passes one that ignores it, so that its checks carry no
+    /// error data, and builds the error out of line.
+    #[inline(always)]
+    fn check_live<E>(
+        &self,
+        ptr: NonNull<u8>,
+        not_live: impl FnOnce(NotLive) -> E,
+    ) -> Result<(usize, usize, usize), E> {
         let off = match self.region.offset_of(ptr) {
             Some(off) if off >= self.first + TAG && off < self.end => off,
-            // The first block's header is inside the heap but never a payload.
-            Some(off) if off >= self.first && off < self.end => {
-                return Err(FreeError::NotAllocated {
-                    offset: off - self.first,
-                });
-            }
-            _ => {
-                return Err(FreeError::ForeignPointer {
-                    addr: ptr.as_ptr().addr(),
-                });
-            }
-        };
-        let not_allocated = FreeError::NotAllocated {
-            offset: off - self.first,
+            _ => return Err(not_live(NotLive::NotPayload)),
         };
         let b = off - TAG;
         let rel = b - self.first;
         if !rel.is_multiple_of(GRANULE) {
-            return Err(not_allocated);
+            return Err(not_live(NotLive::NotAllocated));
         }
         let i = rel / GRANULE;
         // SAFETY: `rel < end - first`, so bit `i` is in the bitmap, which lies in the region
@@ -861,23 +862,52 @@ impl<'buf> FreeListHeap<'buf> {
             & (1 << (i % 64))
             != 0;
         if !live {
-            return Err(not_allocated);
+            return Err(not_live(NotLive::NotAllocated));
         }
         // SAFETY: `b` is 16-aligned relative to `first` and `b + 8 < end`, and `end - first` is a
         // multiple of 16, so `b + 16 <= end <= len`.
         let h = unsafe { self.region.header_unchecked(b) };
-        let requested = if !h.used || h.size < MIN_BLOCK || h.size > self.end - b {
-            None
-        } else {
-            // SAFETY: `MIN_BLOCK <= h.size <= end - b`, and `end <= len`.
-            unsafe { self.region.footer_unchecked(b, h.size) }.err()
-        };
-        match requested {
-            Some(requested) => Ok((b, h.size, requested)),
-            None => Err(FreeError::Corrupt(Corruption {
-                offset: b - self.first,
+        if !h.used || h.size < MIN_BLOCK || h.size > self.end - b {
+            return Err(not_live(NotLive::Overwritten));
+        }
+        // SAFETY: `MIN_BLOCK <= h.size <= end - b`, and `end <= len`.
+        match unsafe { self.region.footer_unchecked(b, h.size) } {
+            Err(requested) => Ok((b, h.size, requested)),
+            Ok(_) => Err(not_live(NotLive::Overwritten)),
+        }
+    }
+
+    /// The error for freeing `ptr`, which failed [`check_live`](Self::check_live): the checks
+    /// again, now keeping which one failed. (They read what the failed run read, so one fails
+    /// again; were none to, the pointer would still not be freed.)
+    #[cold]
+    #[inline(never)]
+    fn rejected(&self, ptr: NonNull<u8>) -> FreeError {
+        let failure = self
+            .check_live(ptr, |failure| failure)
+            .err()
+            .unwrap_or(NotLive::NotAllocated);
+        self.free_error(ptr, failure)
+    }
+
+    /// The error that says why `ptr` is not a live block's payload.
+    #[cold]
+    #[inline(never)]
+    fn free_error(&self, ptr: NonNull<u8>, failure: NotLive) -> FreeError {
+        // Inside block space, the offset of `ptr` from its start.
+        let offset = || ptr.as_ptr().addr() - self.region.addr_of(self.first);
+        match failure {
+            // The first block's header is inside the heap but never a payload.
+            NotLive::NotPayload if !self.contains(ptr) => FreeError::ForeignPointer {
+                addr: ptr.as_ptr().addr(),
+            },
+            NotLive::NotPayload | NotLive::NotAllocated => {
+                FreeError::NotAllocated { offset: offset() }
+            }
+            NotLive::Overwritten => FreeError::Corrupt(Corruption {
+                offset: offset() - TAG,
                 problem: "live block's tags were overwritten",
-            })),
+            }),
         }
     }
 
@@ -1092,6 +1122,17 @@ impl core::fmt::Debug for FreeListHeap<'_> {
             .field("stats", &self.stats())
             .finish()
     }
+}
+
+/// Which check of a pointer to free failed.
+#[derive(Clone, Copy)]
+enum NotLive {
+    /// Not in `[first + 8, end)`.
+    NotPayload,
+    /// Not a live block's start (granule, live-start bit).
+    NotAllocated,
+    /// A live block's header or footer was overwritten.
+    Overwritten,
 }
 
 /// The panic of [`FreeListHeap::alloc`], out of line so the inlined fast path stays small.

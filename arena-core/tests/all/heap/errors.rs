@@ -234,3 +234,70 @@ fn corrupted_tags_are_reported_not_followed() {
     assert!(err.to_string().contains("write past the end"));
     assert!(matches!(heap.free(q), Err(FreeError::Corrupt(_))));
 }
+
+/// Every way `free` can refuse a pointer, with the exact error (variant and offset) and no change
+/// to the heap: the errors are built out of line from the pointer alone, and must say the same
+/// as the checks that failed.
+#[test]
+fn free_errors_name_the_exact_offset() {
+    let mut heap = FreeListHeap::with_capacity(1024);
+    let p = heap.try_alloc(layout(100, 8)).unwrap(); // block at 0, payload at 8
+    let q = heap.try_alloc(layout(100, 8)).unwrap(); // block at 128, payload at 136
+    let before = (heap.to_string(), heap.stats());
+    let at = |d: isize| {
+        // SAFETY: every `d` used stays inside the heap's memory, which starts at least 8 bytes
+        // below `p` (the first block's header) and holds both blocks.
+        unsafe { p.offset(d) }
+    };
+    // The first block's header: inside the heap, never a payload.
+    assert_eq!(
+        heap.free(at(-8)),
+        Err(FreeError::NotAllocated { offset: 0 })
+    );
+    // Off the granule, and on a granule where no block starts.
+    assert_eq!(
+        heap.free(at(8)),
+        Err(FreeError::NotAllocated { offset: 16 })
+    );
+    assert_eq!(
+        heap.free(at(16)),
+        Err(FreeError::NotAllocated { offset: 24 })
+    );
+    let outside = Box::new(0u64);
+    let foreign = NonNull::from(&*outside).cast::<u8>();
+    assert_eq!(
+        heap.free(foreign),
+        Err(FreeError::ForeignPointer {
+            addr: foreign.as_ptr().addr()
+        })
+    );
+    assert_eq!((heap.to_string(), heap.stats()), before);
+    // A live block whose footer was overwritten, then one whose header was (its `used` bit).
+    // SAFETY: `q`'s footer is the 8 bytes at `q + 112`, and its header the 8 bytes before `q`,
+    // both inside the heap's memory; the words are restored before the heap is used again.
+    unsafe {
+        let footer = q.add(112).cast::<u64>();
+        let saved = footer.read_unaligned();
+        footer.write_unaligned(0);
+        let corrupt = heap.free(q).unwrap_err();
+        footer.write_unaligned(saved);
+        assert!(
+            matches!(&corrupt, FreeError::Corrupt(c) if c.offset == 128),
+            "{corrupt:?}"
+        );
+        let header = q.sub(8).cast::<u64>();
+        let saved = header.read_unaligned();
+        header.write_unaligned(saved & !1);
+        let corrupt = heap.free(q).unwrap_err();
+        header.write_unaligned(saved);
+        assert!(
+            matches!(&corrupt, FreeError::Corrupt(c) if c.offset == 128),
+            "{corrupt:?}"
+        );
+    }
+    assert_eq!((heap.to_string(), heap.stats()), before);
+    heap.free(q).unwrap();
+    assert_eq!(heap.free(q), Err(FreeError::NotAllocated { offset: 136 }));
+    heap.free(p).unwrap();
+    heap.check().unwrap();
+}
