@@ -851,12 +851,18 @@ impl<'buf> FreeListHeap<'buf> {
         ptr: NonNull<u8>,
         not_live: impl FnOnce(NotLive) -> E,
     ) -> Result<(usize, usize, usize), E> {
-        let off = match self.region.offset_of(ptr) {
-            Some(off) if off >= self.first + TAG && off < self.end => off,
-            _ => return Err(not_live(NotLive::NotPayload)),
-        };
-        let b = off - TAG;
-        let rel = b - self.first;
+        // The distance of `ptr` from the first payload (`first + 8`), wrapping: below
+        // `end - first - 8` exactly when `ptr` lies in `[first + 8, end)` (the region does not
+        // wrap around the address space), and then it is also its block's start relative to
+        // `first`. One subtraction and one compare for the whole range check.
+        let rel = ptr
+            .as_ptr()
+            .addr()
+            .wrapping_sub(self.region.addr_of(self.first + TAG));
+        if rel >= self.end - self.first - TAG {
+            return Err(not_live(NotLive::NotPayload));
+        }
+        let b = self.first + rel;
         if !rel.is_multiple_of(GRANULE) {
             return Err(not_live(NotLive::NotAllocated));
         }
