@@ -141,10 +141,14 @@ impl FreeLists {
         unsafe { region.set_links_unchecked(b, head, NIL) };
         if head != NIL {
             region.set_prev_free(head, b);
+        } else {
+            // A non-empty list is marked in both levels already: the bits are cleared only
+            // where a list's head becomes `NIL` (`unlink_head`).
+            self.sl_bitmap[fl] |= 1 << sl;
+            self.fl_bitmap |= 1 << fl;
         }
+        debug_assert!(self.marked(fl, sl));
         self.heads[fl][sl] = b;
-        self.sl_bitmap[fl] |= 1 << sl;
-        self.fl_bitmap |= 1 << fl;
         self.count += 1;
     }
 
