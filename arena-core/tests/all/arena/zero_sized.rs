@@ -258,3 +258,75 @@ fn allocator_api2_zero_sized_blocks_never_fail_or_take_a_page() {
     let shrunk = unsafe { (&arena).shrink(grown.cast(), big, zst(8)) }.unwrap();
     assert_eq!(shrunk.len(), 0);
 }
+
+#[test]
+fn shrinking_the_newest_block_to_zero_bytes_gives_its_bytes_back() {
+    // The module doc of the `Allocator` impl: "Freeing or shrinking the newest allocation gives
+    // its bytes back". Shrunk to no bytes, the block is a zero-sized block at its own start,
+    // which is where a zero-sized `allocate` would have put it: its bytes go back, it still
+    // counts as one live allocation (as a zero-sized `allocate` does), and the peak is kept.
+    let arena = Arena::with_capacity(1024);
+    arena.alloc_layout(Layout::from_size_align(3, 1).unwrap());
+    let count = arena.allocation_count();
+    let big = Layout::from_size_align(24, 8).unwrap();
+    let block = (&arena).allocate(big).unwrap().cast::<u8>();
+    assert_eq!((arena.used(), arena.high_water()), (32, 32));
+    // SAFETY: `block` is a live block of `big`; 0 <= 24 and the alignment is kept.
+    let shrunk = unsafe { (&arena).shrink(block, big, zst(8)) }.unwrap();
+    assert_eq!(shrunk.len(), 0);
+    assert_eq!(shrunk.cast::<u8>(), block);
+    assert_eq!(
+        arena.used(),
+        8,
+        "the 24 bytes are given back, the padding stays"
+    );
+    assert_eq!(arena.allocation_count(), count + 1, "still one live block");
+    assert_eq!(arena.high_water(), 32);
+    // SAFETY: `shrunk` is a live block of `zst(8)`.
+    unsafe { (&arena).deallocate(shrunk.cast(), zst(8)) };
+    assert_eq!(arena.used(), 8);
+    // the bytes are handed out again, and are writable whole
+    let again = (&arena).allocate(big).unwrap().cast::<u8>();
+    assert_eq!(again, block);
+    // SAFETY: `again` is a fresh block of 24 bytes.
+    unsafe { again.write_bytes(0xAB, 24) };
+    // a block that is not the newest keeps its bytes
+    let older = (&arena).allocate(big).unwrap().cast::<u8>();
+    let newest = (&arena).allocate(big).unwrap().cast::<u8>();
+    let used = arena.used();
+    // SAFETY: `older` is a live block of `big`.
+    unsafe { (&arena).shrink(older, big, zst(8)) }.unwrap();
+    assert_eq!(arena.used(), used);
+    // SAFETY: `newest` is a live block of `big`, still the newest.
+    unsafe { newest.write_bytes(0xCD, 24) };
+}
+
+#[test]
+fn a_full_arena_hands_out_its_end_for_an_alignment_the_bump_pointer_meets() {
+    // `try_alloc_layout`'s doc: a zero-sized layout is handed out at the rounded bump pointer
+    // wherever that is at most the page's clamped end, a full page included (the end itself);
+    // only a request whose padding would cross the end gets the dangling pointer.
+    let mut buf = [MaybeUninit::<u8>::uninit(); 16];
+    let end = buf.as_ptr_range().end as usize;
+    let arena = Arena::from_buffer(&mut buf);
+    arena.alloc_layout(Layout::from_size_align(16, 1).unwrap());
+    let p = one(&arena, 1);
+    assert_eq!(
+        p.as_ptr() as usize,
+        end,
+        "the end of the buffer, not a dangling pointer"
+    );
+    assert_eq!(
+        arena.offset_of(p.as_ptr()),
+        None,
+        "one past the end is not in the arena"
+    );
+    assert_eq!(arena.used(), 16);
+    if !end.is_multiple_of(64) {
+        assert_eq!(
+            one(&arena, 64).as_ptr() as usize,
+            64,
+            "dangling where padding is needed"
+        );
+    }
+}
