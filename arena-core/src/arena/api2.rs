@@ -27,6 +27,8 @@
 //! place, so a lone growing `Vec` does not waste the arena. Other frees are no-ops until reset.
 //! A zero-sized block is handed out as [`Arena::try_alloc_layout`] hands one out (it never
 //! fails or takes a page, and may take alignment padding); freeing it gives nothing back.
+//! Shrinking the newest block to no bytes gives all its bytes back; it stays a live zero-sized
+//! block until a reset or rewind.
 
 use core::alloc::Layout;
 use core::ptr::NonNull;

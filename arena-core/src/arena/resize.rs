@@ -65,10 +65,12 @@ impl Arena {
         }
     }
 
-    /// Shrinks the newest block `[ptr, ptr + old)` to `new > 0` bytes, giving the tail back
-    /// (nothing happens if it is not the newest).
+    /// Shrinks the newest block `[ptr, ptr + old)` to `new` bytes, giving the tail back
+    /// (nothing happens if it is not the newest). Shrunk to no bytes, the block is a zero-sized
+    /// block at the bump pointer, as a zero-sized `try_alloc_layout` there is: all its bytes go
+    /// back and it still counts as live.
     pub(crate) fn shrink_last(&self, ptr: NonNull<u8>, old: usize, new: usize) {
-        if old != 0 && new != 0 && new < old && self.is_last(ptr, old) {
+        if new < old && self.is_last(ptr, old) {
             // (the cursor folds the peak in before giving the tail back)
             self.cursor.move_to(ptr.as_ptr() as usize + new, false);
             self.settle_budget();
