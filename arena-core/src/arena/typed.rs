@@ -53,17 +53,19 @@ impl Arena {
     ///
     /// A zero-sized layout never fails and never takes a page. It is bumped like any other
     /// (there is no separate test for it on the fast path): where the bump pointer rounded up to
-    /// `layout.align()` still lies in the current page and under the budget, that is the pointer
-    /// handed out, and [`used`](Arena::used) grows by the alignment padding (as in bumpalo and
-    /// bump-scope); otherwise (no page yet, a full fixed arena, a budget used up, a padding that
-    /// would cross the page end) it gets a dangling pointer aligned to `layout.align()` and uses
-    /// no space. A guarded arena ([`with_guards`](Arena::with_guards), in builds where guards
-    /// are on) always hands out the dangling pointer: there are no bytes to guard, and none is
-    /// taken for guards around nothing. Either way the pointer is valid for
-    /// zero-sized accesses only, and the call counts as one live allocation in
-    /// [`allocation_count`](Arena::allocation_count) until a reset or rewind, like any
-    /// `alloc_layout` (the typed forms do not count zero-sized values that need no dropping, nor
-    /// empty slices).
+    /// `layout.align()` is at most the current page's end as clamped by the budget (never below
+    /// the bump pointer), that is the pointer handed out, and [`used`](Arena::used) grows by the
+    /// alignment padding (as in bumpalo and bump-scope). So a full page, or a budget used up,
+    /// still hands out the bump pointer itself when it already meets the alignment: at a full
+    /// page's end, one past its last byte (which [`offset_of`](Arena::offset_of) does not
+    /// place). Otherwise (no page yet, a padding that would cross the page end or the budget) it
+    /// gets a dangling pointer aligned to `layout.align()` and uses no space. A guarded arena
+    /// ([`with_guards`](Arena::with_guards), in builds where guards are on) always hands out the
+    /// dangling pointer: there are no bytes to guard, and none is taken for guards around
+    /// nothing. Either way the pointer is valid for zero-sized accesses only, and the call
+    /// counts as one live allocation in [`allocation_count`](Arena::allocation_count) until a
+    /// reset or rewind, like any `alloc_layout` (the typed forms do not count zero-sized values
+    /// that need no dropping, nor empty slices).
     ///
     /// # Errors
     ///
