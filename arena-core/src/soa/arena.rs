@@ -131,7 +131,8 @@ impl Arena {
             count: len,
         })?;
         // Types that need dropping take the columns with their drop record, in one bump.
-        let (base, record) = if <T::Columns as Columns>::NEEDS_DROP {
+        // (No rows need no record: an empty block is dangling and uncounted, as an empty slice.)
+        let (base, record) = if <T::Columns as Columns>::NEEDS_DROP && len != 0 {
             let (base, record) = self.try_alloc_block_and_record(layout, |base| DropColumns {
                 cols: place::<T>(base.as_ptr(), len),
                 len: 0,

@@ -1165,7 +1165,8 @@ impl Arena {
             _marker: PhantomData,
         };
         // Types that need dropping take the block with its drop record, in one bump.
-        let (base, record) = if <T::Columns as Columns>::NEEDS_DROP {
+        // (No rows need no record: an empty block is dangling and uncounted, as an empty slice.)
+        let (base, record) = if <T::Columns as Columns>::NEEDS_DROP && len != 0 {
             let (base, record) = self.try_alloc_block_and_record(layout, |base| DropTiles {
                 lanes: lanes_at(base),
                 len: 0,
