@@ -341,7 +341,59 @@ impl Cursor {
 
 #[cfg(test)]
 mod tests {
-    use super::round_up;
+    use super::{Cursor, SLACK, round_up};
+    use core::num::NonZeroUsize;
+    use core::ptr::NonNull;
+
+    /// A pointer with address `addr` and no provenance: zero-sized bumps never dereference.
+    fn at(addr: usize) -> NonNull<u8> {
+        NonNull::without_provenance(NonZeroUsize::new(addr).unwrap())
+    }
+
+    #[test]
+    fn zero_sized_bumps_never_wrap_or_pass_the_end_at_the_edges_of_the_address_space() {
+        // A zero-sized request takes the run-time branch of `bump_fast` since 9600417: the
+        // rounded cursor is handed out iff it is at most `end`, whatever the alignment, also
+        // where rounding passes the top of the address space (wrapping to 0) or half of it.
+        let top = usize::MAX - SLACK;
+        let starts = [
+            1,
+            2,
+            4095,
+            4096,
+            isize::MAX as usize - 1,
+            isize::MAX as usize,
+            isize::MAX as usize + 1,
+            top - 4097,
+            top - 1,
+            top,
+            usize::MAX - 1,
+        ];
+        for start in starts {
+            for len in [0usize, 1, 63, 4096] {
+                let end = start.saturating_add(len);
+                let cursor = Cursor::new(at(start), at(end));
+                let bound = cursor.end().as_ptr() as usize;
+                assert!(bound <= top.max(start) && bound >= start);
+                for shift in 0..usize::BITS {
+                    let align = 1usize << shift;
+                    let before = cursor.ptr();
+                    let got = cursor.bump_fast::<false>(0, align);
+                    let want = start
+                        .checked_next_multiple_of(align)
+                        .filter(|&a| a <= bound);
+                    assert_eq!(
+                        got.map(|p| p.as_ptr() as usize),
+                        want,
+                        "start {start:#x} end {end:#x} align {align:#x}"
+                    );
+                    // a zero-sized bump moves the cursor to the handed-out pointer or not at all
+                    assert_eq!(cursor.ptr(), got.unwrap_or(before));
+                    cursor.ptr.set(at(start));
+                }
+            }
+        }
+    }
 
     /// The textbook rounding, wrapping to 0 past the top of the address space.
     fn reference(addr: usize, align: usize) -> usize {
