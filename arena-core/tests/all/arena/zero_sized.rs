@@ -330,3 +330,42 @@ fn a_full_arena_hands_out_its_end_for_an_alignment_the_bump_pointer_meets() {
         );
     }
 }
+
+#[test]
+fn a_warn_budget_warns_once_whatever_zero_sized_layouts_do_around_it() {
+    // A zero-sized layout never runs the policy: it takes padding only up to the clamp (the
+    // budget exactly), gets a dangling pointer past it, and takes padding freely once a
+    // warning has lifted the clamp; a real byte over the budget warns once, and usage falling
+    // back under re-arms it.
+    let mut arena = Arena::with_capacity(4096);
+    arena.set_budget(Some(Budget::warn(100).into()));
+    arena.alloc_layout(Layout::from_size_align(97, 1).unwrap());
+    let base = arena.alloc_layout(zst(1)).as_ptr() as usize; // at the bump pointer, 97 in
+    let pad = base.wrapping_neg() % 4;
+    one(&arena, 4);
+    assert_eq!(arena.used(), 97 + pad);
+    assert_eq!(arena.budget().unwrap().limit(), 100, "armed: no warning");
+    let p = one(&arena, 4096);
+    if arena.offset_of(p.as_ptr()).is_none() {
+        assert_eq!(
+            arena.used(),
+            97 + pad,
+            "padding past the budget: dangling, nothing taken"
+        );
+    }
+    assert_eq!(arena.budget().unwrap().limit(), 100, "still armed");
+    {
+        let scope = arena.scope();
+        scope.alloc_layout(Layout::from_size_align(8, 1).unwrap()); // over: warns, lifts
+        assert_eq!(scope.budget().unwrap().limit(), usize::MAX);
+        let used = scope.used();
+        one(&scope, 64); // lifted: padding taken, no second warning
+        assert!(scope.used() >= used && scope.used() < used + 64);
+        assert_eq!(scope.budget().unwrap().limit(), usize::MAX);
+    }
+    assert_eq!(
+        arena.budget().unwrap().limit(),
+        100,
+        "re-armed by the scope's end"
+    );
+}
