@@ -369,3 +369,72 @@ fn a_warn_budget_warns_once_whatever_zero_sized_layouts_do_around_it() {
         "re-armed by the scope's end"
     );
 }
+
+#[test]
+fn a_zero_sized_block_at_the_bump_pointer_is_never_taken_for_the_newest_block() {
+    // A zero-sized block handed out at the bump pointer ends there too, but freeing, growing
+    // or shrinking it moves nothing: only a block with bytes is given back or grown in place.
+    // The newest block with bytes before it still is, and may grow over its address (no bytes
+    // are shared).
+    let arena = Arena::with_capacity(1024);
+    let small = Layout::from_size_align(16, 8).unwrap();
+    let big = Layout::from_size_align(32, 8).unwrap();
+    let a = (&arena).allocate(small).unwrap().cast::<u8>();
+    let z = (&arena).allocate(zst(8)).unwrap().cast::<u8>();
+    // SAFETY: `a` is valid for 16 bytes.
+    assert_eq!(z, unsafe { a.add(16) }, "at the bump pointer, no padding");
+    let stats = arena.stats();
+    // SAFETY: `z` is a live block of `zst(8)` (each call below keeps it one).
+    unsafe {
+        (&arena).deallocate(z, zst(8));
+        assert_eq!(arena.stats(), stats, "freeing it gives nothing back");
+        let z2 = (&arena).shrink(z, zst(8), zst(1)).unwrap().cast::<u8>();
+        assert_eq!((z2, arena.stats()), (z, stats), "nor does shrinking it");
+    }
+    // growing it moves it: the bytes come after it, and it is counted as a new block
+    // SAFETY: `z` is a live block of `zst(8)`; 16 >= 0.
+    let zg = unsafe { (&arena).grow(z, zst(8), small) }
+        .unwrap()
+        .cast::<u8>();
+    assert_eq!(zg, z, "the bytes after the block are the fresh ones");
+    assert_eq!(arena.allocation_count(), stats.allocations + 1);
+    // SAFETY: `zg` is valid for 16 fresh bytes; `a` for its own 16.
+    unsafe {
+        zg.write_bytes(0x22, 16);
+        a.write_bytes(0x11, 16);
+    }
+    // `a` is no longer the newest: it grows by moving
+    // SAFETY: `a` is a live block of `small`.
+    let ag = unsafe { (&arena).grow(a, small, big) }
+        .unwrap()
+        .cast::<u8>();
+    assert_ne!(ag, a);
+    // SAFETY: `ag` holds `a`'s 16 bytes and 16 fresh ones; `zg` is still live and untouched.
+    unsafe {
+        assert_eq!(ag.read(), 0x11);
+        ag.add(16).write_bytes(0x33, 16);
+        assert_eq!(zg.add(15).read(), 0x22);
+    }
+    // the newest block with bytes before a zero-sized one grows in place over its address
+    let arena = Arena::with_capacity(1024);
+    let a = (&arena).allocate(small).unwrap().cast::<u8>();
+    let z = (&arena).allocate(zst(1)).unwrap().cast::<u8>();
+    // SAFETY: `a` is the newest block with bytes, of `small`.
+    let ag = unsafe { (&arena).grow(a, small, big) }
+        .unwrap()
+        .cast::<u8>();
+    assert_eq!(ag, a, "in place");
+    // SAFETY: `ag` is valid for 32 bytes; `z` for none.
+    unsafe {
+        ag.write_bytes(0x44, 32);
+        z.cast::<()>().read();
+    }
+    let next = (&arena).allocate(small).unwrap().cast::<u8>();
+    // SAFETY: `ag` is valid for 32 bytes.
+    let after = unsafe { ag.add(32) };
+    assert_eq!(
+        next, after,
+        "nothing after the grown block is handed out twice"
+    );
+    assert_eq!(arena.allocation_count(), 3);
+}
