@@ -381,3 +381,44 @@ fn over_aligned_zero_sized_values_are_dropped_at_an_aligned_address_once_each_ev
     );
     assert_eq!(arena.pending_drops(), 0);
 }
+
+/// A second type that logs like [`Logged`], so that two types alternate and every value gets a
+/// drop record of its own.
+struct Other(#[allow(dead_code)] Logged); // held for its destructor only
+
+#[test]
+fn a_panicking_destructor_among_many_records_still_drops_the_rest_on_rewind_and_reset() {
+    for panicking in 0..6 {
+        let log = Arc::default();
+        let mut arena = Arena::chained(256);
+        arena.alloc(logged(100, &log));
+        let marker = arena.mark();
+        for id in 0..6 {
+            let value = Logged {
+                id,
+                log: Arc::clone(&log),
+                panic_on_drop: id == panicking,
+            };
+            if id % 2 == 0 {
+                arena.alloc(value);
+            } else {
+                arena.alloc(Other(value));
+            }
+        }
+        assert!(arena.pending_drops() >= 6, "one record per value");
+        let r = catch_unwind(AssertUnwindSafe(|| arena.rewind(marker)));
+        assert!(r.is_err(), "the panic reaches the caller");
+        assert_eq!(
+            taken(&log),
+            [5, 4, 3, 2, 1, 0],
+            "every value past the marker dropped once, newest first (panic at {panicking})"
+        );
+        assert_eq!(
+            arena.pending_drops(),
+            1,
+            "the value before the marker is still pending"
+        );
+        arena.reset();
+        assert_eq!(taken(&log), [100]);
+    }
+}
