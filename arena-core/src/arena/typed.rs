@@ -87,14 +87,40 @@ impl Arena {
         Ok(p)
     }
 
-    /// A typed container's block of `layout`: [`try_alloc_layout`](Arena::try_alloc_layout),
-    /// except that a zero-sized block (an empty SoA slice, rows of zero-sized columns) gets a
-    /// dangling aligned pointer and is not counted, as an empty slice from
-    /// [`alloc_slice_copy`](Arena::alloc_slice_copy) is not: typed forms take nothing for
-    /// nothing. Off the hot path (one call per container), so the test costs nothing there.
+    /// The memory of a typed container carved from the arena (a SoA slice's columns,
+    /// `SoaTiles`' block): the block of `layout` for `rows` rows, and, when the rows need
+    /// dropping (`needs_drop`) and there are any, the drop record `record` makes for them,
+    /// in the same bump ([`try_alloc_block_and_record`](Arena::try_alloc_block_and_record)).
+    /// No rows take no record, as an empty slice of values that need dropping takes none.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout).
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(crate) fn try_alloc_rows<D: ArenaDrop + 'static>(
+        &self,
+        layout: Layout,
+        rows: usize,
+        needs_drop: bool,
+        record: impl FnOnce(NonNull<u8>) -> D,
+    ) -> Result<(NonNull<u8>, Option<&mut D>), ArenaError> {
+        if needs_drop && rows != 0 {
+            let (base, record) = self.try_alloc_block_and_record(layout, record)?;
+            Ok((base, Some(record)))
+        } else {
+            Ok((self.try_alloc_block(layout)?, None))
+        }
+    }
+
+    /// A typed container's block of `layout` without a record:
+    /// [`try_alloc_layout`](Arena::try_alloc_layout), except that a zero-sized block (an empty
+    /// SoA slice, rows of zero-sized columns) gets a dangling aligned pointer and is not
+    /// counted, as an empty slice from [`alloc_slice_copy`](Arena::alloc_slice_copy) is not:
+    /// typed forms take nothing for nothing. Off the hot path (one call per container), so the
+    /// test costs nothing there.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     #[inline]
-    pub(crate) fn try_alloc_block(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
+    fn try_alloc_block(&self, layout: Layout) -> Result<NonNull<u8>, ArenaError> {
         if layout.size() == 0 {
             return Ok(dangling(layout.align()));
         }
@@ -495,7 +521,7 @@ impl Arena {
     ///
     /// As [`try_alloc_layout`](Arena::try_alloc_layout), for the value and the block together.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-    pub(crate) fn try_alloc_block_and_record<D: ArenaDrop + 'static>(
+    fn try_alloc_block_and_record<D: ArenaDrop + 'static>(
         &self,
         layout: Layout,
         record: impl FnOnce(NonNull<u8>) -> D,

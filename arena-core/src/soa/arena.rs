@@ -130,17 +130,12 @@ impl Arena {
             elem_size: row_bytes::<T>(),
             count: len,
         })?;
-        // Types that need dropping take the columns with their drop record, in one bump.
-        // (No rows need no record: an empty block is dangling and uncounted, as an empty slice.)
-        let (base, record) = if <T::Columns as Columns>::NEEDS_DROP && len != 0 {
-            let (base, record) = self.try_alloc_block_and_record(layout, |base| DropColumns {
-                cols: place::<T>(base.as_ptr(), len),
-                len: 0,
-            })?;
-            (base, Some(record))
-        } else {
-            (self.try_alloc_block(layout)?, None)
-        };
+        // Rows that need dropping take the columns with their drop record, in one bump.
+        let needs_drop = <T::Columns as Columns>::NEEDS_DROP;
+        let (base, record) = self.try_alloc_rows(layout, len, needs_drop, |base| DropColumns {
+            cols: place::<T>(base.as_ptr(), len),
+            len: 0,
+        })?;
         let cols = place::<T>(base.as_ptr(), len);
         let mut written = 0;
         if let Some(record) = record {

@@ -1164,17 +1164,12 @@ impl Arena {
             stride,
             _marker: PhantomData,
         };
-        // Types that need dropping take the block with its drop record, in one bump.
-        // (No rows need no record: an empty block is dangling and uncounted, as an empty slice.)
-        let (base, record) = if <T::Columns as Columns>::NEEDS_DROP && len != 0 {
-            let (base, record) = self.try_alloc_block_and_record(layout, |base| DropTiles {
-                lanes: lanes_at(base),
-                len: 0,
-            })?;
-            (base, Some(record))
-        } else {
-            (self.try_alloc_block(layout)?, None)
-        };
+        // Rows that need dropping take the block with its drop record, in one bump.
+        let needs_drop = <T::Columns as Columns>::NEEDS_DROP;
+        let (base, record) = self.try_alloc_rows(layout, len, needs_drop, |base| DropTiles {
+            lanes: lanes_at(base),
+            len: 0,
+        })?;
         let lanes = lanes_at(base);
         let mut written = 0;
         if let Some(record) = record {
