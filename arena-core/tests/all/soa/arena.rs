@@ -158,11 +158,7 @@ fn an_empty_soa_slice_of_rows_that_need_dropping_takes_nothing_and_is_not_counte
     // rows (the CHANGELOG: "empty SoA blocks still take and count nothing").
     let arena = Arena::with_capacity(1024);
     arena.alloc_layout(core::alloc::Layout::from_size_align(3, 1).unwrap());
-    let before = (
-        arena.used(),
-        arena.allocation_count(),
-        arena.pending_drops(),
-    );
+    let before = super::arena_footprint(&arena);
     let rows = arena.alloc_soa(0, |_| Tracked {
         id: 0,
         name: String::new(),
@@ -172,12 +168,5 @@ fn an_empty_soa_slice_of_rows_that_need_dropping_takes_nothing_and_is_not_counte
     assert_eq!(rows.len(), 0);
     let empty = arena.alloc_slice_fill_with(0, |_| String::new());
     assert!(empty.is_empty());
-    assert_eq!(
-        (
-            arena.used(),
-            arena.allocation_count(),
-            arena.pending_drops()
-        ),
-        before
-    );
+    assert_eq!(super::arena_footprint(&arena), before);
 }

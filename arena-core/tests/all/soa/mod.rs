@@ -11,3 +11,12 @@ mod pool_serde;
 mod tiles;
 mod vec;
 mod vec_parity;
+
+/// What an arena holds: bytes used, live allocations and pending drop records.
+fn arena_footprint(arena: &arena_kit_core::arena::Arena) -> (usize, usize, usize) {
+    (
+        arena.used(),
+        arena.allocation_count(),
+        arena.pending_drops(),
+    )
+}

@@ -645,21 +645,10 @@ fn arena_tiles_of_no_rows_that_need_dropping_take_nothing_and_are_not_counted() 
     // no drop record for no rows, as for an empty slice of values that need dropping
     let arena = Arena::with_capacity(1024);
     arena.alloc_layout(core::alloc::Layout::from_size_align(3, 1).unwrap());
-    let before = (
-        arena.used(),
-        arena.allocation_count(),
-        arena.pending_drops(),
-    );
+    let before = super::arena_footprint(&arena);
     let t = arena.alloc_tiles::<Mixed, 4, _>(0, |_| unreachable!("no rows"));
     assert_eq!(t.len(), 0);
-    assert_eq!(
-        (
-            arena.used(),
-            arena.allocation_count(),
-            arena.pending_drops()
-        ),
-        before
-    );
+    assert_eq!(super::arena_footprint(&arena), before);
 }
 
 #[test]
