@@ -889,16 +889,16 @@ impl<'buf> FreeListHeap<'buf> {
     }
 
     /// The error for freeing `ptr`, which failed [`check_live`](Self::check_live): the checks
-    /// again, now keeping which one failed. (They read what the failed run read, so one fails
-    /// again; were none to, the pointer would still not be freed.)
+    /// again through [`live_block`](Self::live_block), which names the one that failed. (They
+    /// read what the failed run read, so one fails again; were none to, the pointer would still
+    /// not be freed.)
     #[cold]
     #[inline(never)]
     fn rejected(&self, ptr: NonNull<u8>) -> FreeError {
-        let failure = self
-            .check_live(ptr, |failure| failure)
-            .err()
-            .unwrap_or(NotLive::NotAllocated);
-        self.free_error(ptr, failure)
+        match self.live_block(ptr) {
+            Err(e) => e,
+            Ok(_) => self.free_error(ptr, NotLive::NotAllocated),
+        }
     }
 
     /// The error that says why `ptr` is not a live block's payload.
