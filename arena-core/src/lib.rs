@@ -55,6 +55,9 @@ pub mod pool;
 pub mod soa;
 #[cfg(feature = "alloc")]
 mod sync;
+// Address-space reservations (`mmap`), for containers that grow in place.
+#[cfg(feature = "alloc")]
+mod vm;
 
 /// Marks the path it is called on as unlikely (an empty `#[cold]` function, inlined): the
 /// compiler then keeps each test of a fast path a branch of its own instead of merging tests

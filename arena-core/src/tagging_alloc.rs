@@ -280,6 +280,20 @@ pub(crate) fn swap_current(slot: u8) -> u8 {
     CURRENT.try_with(|c| c.replace(slot)).unwrap_or(UNTRACKED)
 }
 
+/// The slot memory taken outside the global allocator (the committed pages of a reserved range)
+/// is charged to, as an allocation made now would be: the current thread's innermost slot (a
+/// [`PageCharge`](crate::tags::PageCharge) makes that the allocator's own tag). `None` while no
+/// [`TaggingAllocator`] is installed: charge nothing then.
+pub(crate) fn external_slot() -> Option<u8> {
+    installed().then(current_slot)
+}
+
+/// Adds `bytes` and `count` (allocations) to `slot` (from [`external_slot`]), from any thread;
+/// negative to take them back.
+pub(crate) fn charge_external(slot: u8, bytes: isize, count: isize) {
+    charge(slot, bytes, count);
+}
+
 /// Adds `bytes` and `count` to `slot` in the current thread's block.
 #[inline(always)]
 fn charge(slot: u8, bytes: isize, count: isize) {
