@@ -1,6 +1,15 @@
 //! [`Chunks<T>`]: the pool's slot memory. One block for a fixed pool, or equal power-of-two
-//! chunks for a growable one. A block is allocated once and never moved or resized, so a value's
-//! address is stable for its whole life; blocks are freed only when the pool is dropped.
+//! chunks for a growable one. A block is allocated once and never moved, so a value's address is
+//! stable for its whole life; blocks are freed only when the pool is dropped or shrunk past them.
+//!
+//! **Block 0 of a growable pool grows in place** where the platform can reserve address space
+//! ([`Reservation`], 64-bit Unix): its first chunk reserves a range for up to
+//! [`RESERVE_BYTES`] of slots and every later chunk is committed right after the one before,
+//! so block 0 keeps one base pointer and every lookup stays on block 0's path (one compare),
+//! as in a fixed pool. Only once the range is full (or where there is none: other platforms,
+//! Miri, [`MAX_RESERVATIONS`](crate::vm::MAX_RESERVATIONS) ranges live) do chunks come from the
+//! global allocator, reached through the chunk table. Committed pages are charged to the
+//! tagging allocator's tags as the chunks they replace would be.
 //!
 //! Blocks are kept as raw pointers (not `Box`es) so that pointers into several slots at once (for
 //! [`Pool::get_disjoint_mut`](super::Pool::get_disjoint_mut)) never have to be re-derived from a
@@ -13,6 +22,24 @@ use core::marker::PhantomData;
 use core::ptr::{self, NonNull};
 
 use super::slot::Slot;
+use crate::vm::Reservation;
+
+/// The most address space block 0 of a growable pool reserves: 1 GiB, 14.9 million slots of
+/// 72 bytes (a 64-byte value). Past it, chunks come from the global allocator.
+pub(crate) const RESERVE_BYTES: usize = 1 << 30;
+
+/// The address space block 0 may reserve: [`RESERVE_BYTES`], or in this crate's unit tests what
+/// the test set for its thread (to reach the end of a range with a few small values).
+fn reserve_limit() -> usize {
+    #[cfg(test)]
+    {
+        tests::RESERVE_LIMIT.with(core::cell::Cell::get)
+    }
+    #[cfg(not(test))]
+    {
+        RESERVE_BYTES
+    }
+}
 
 /// The largest number of slots a pool can have: indexes are `u32` and `u32::MAX` ends the free
 /// list.
@@ -31,7 +58,16 @@ pub(crate) struct Chunks<T> {
     rest_shift: u32,
     rest_mask: u32,
     capacity: u32,
+    /// Block 0's reserved range, if it has one (see the module docs); `first` is its base then.
+    reserved: Option<Reserved>,
     _owns: PhantomData<Slot<T>>,
+}
+
+/// A growable block 0's reserved range.
+struct Reserved {
+    range: Reservation,
+    /// The slots block 0 may grow to: a whole number of chunks within the range.
+    slots: u32,
 }
 
 // SAFETY: `Chunks<T>` owns its slots (values of `T` or `u32` links) like a `Vec<Slot<T>>` and
@@ -86,15 +122,15 @@ impl<T> Chunks<T> {
             rest_shift: 0,
             rest_mask: 0,
             capacity,
+            reserved: None,
             _owns: PhantomData,
         })
     }
 
     /// One chunk of `1 << shift` slots, growing by more of the same; `None` if out of memory.
     pub(crate) fn growable(shift: u32, generation: u32) -> Option<Self> {
-        let mut chunks = Chunks::fixed(1 << shift, generation)?;
-        chunks.set_shift(shift);
-        Some(chunks)
+        let mut chunks = Chunks::lazy(shift)?;
+        chunks.grow(generation).then_some(chunks)
     }
 
     /// Chunks of `1 << shift` slots, none allocated yet: block 0 is empty (and allocates nothing)
@@ -113,10 +149,95 @@ impl<T> Chunks<T> {
         self.rest_mask = (1 << shift) - 1;
     }
 
-    /// Whether this is a growable layout whose block 0 is not allocated yet.
+    /// Whether this is a growable layout whose block 0 has no slots yet.
     #[inline]
     fn is_lazy(&self) -> bool {
         self.first_len == 0 && self.shift.is_some()
+    }
+
+    /// The bytes of the first `slots` slots of block 0 (within the reserved range: no overflow).
+    const fn bytes_of(slots: u32) -> usize {
+        slots as usize * size_of::<Slot<T>>()
+    }
+
+    /// Gives a lazy growable layout a reserved range for block 0, if the platform has one and
+    /// it holds at least two chunks; `false` (nothing changed) otherwise.
+    fn reserve_first(&mut self, shift: u32) -> bool {
+        debug_assert!(self.is_lazy() && self.rest.is_empty() && self.reserved.is_none());
+        let Some(chunk_bytes) = size_of::<Slot<T>>().checked_mul(1 << shift) else {
+            return false;
+        };
+        let chunks = reserve_limit() / chunk_bytes;
+        // At most `MAX_CAPACITY` slots, in whole chunks.
+        let slots = chunks
+            .checked_mul(1 << shift)
+            .map_or(0, |s| s.min(MAX_CAPACITY >> shift << shift));
+        if chunks < 2 || slots == 0 {
+            return false;
+        }
+        let Some(range) = Reservation::new(slots * size_of::<Slot<T>>()) else {
+            return false;
+        };
+        if range.base().as_ptr().align_offset(align_of::<Slot<T>>()) != 0 {
+            return false;
+        }
+        // SAFETY: the empty block 0 came from `alloc_block(0, _)` and is replaced here.
+        unsafe { free_block(self.first, 0) };
+        self.first = range.base().cast();
+        self.reserved = Some(Reserved {
+            range,
+            slots: slots as u32,
+        });
+        true
+    }
+
+    /// Grows block 0 in place by one chunk of `len` slots, within its reserved range: commits
+    /// the chunk's pages (charged to the current tag, see [`Reservation::commit`]) and writes
+    /// vacant slots of `generation` (fresh pages already read as vacant slots of generation 0).
+    /// `false`, with nothing changed, if block 0 has no range, the range is full, or the system
+    /// refused.
+    fn grow_in_place(&mut self, len: u32, generation: u32) -> bool {
+        let Some(reserved) = &mut self.reserved else {
+            return false;
+        };
+        let Some(end) = self
+            .first_len
+            .checked_add(len)
+            .filter(|&e| e <= reserved.slots)
+        else {
+            return false;
+        };
+        if !reserved.range.commit(Self::bytes_of(end)) {
+            return false;
+        }
+        if generation != 0 {
+            for index in self.first_len..end {
+                // SAFETY: slots `first_len..end` of block 0 lie in committed pages of the range
+                // and hold no value: they were never handed out (or were given back).
+                unsafe {
+                    self.first
+                        .as_ptr()
+                        .add(index as usize)
+                        .write(Slot::vacant(generation))
+                };
+            }
+        }
+        self.first_len = end;
+        true
+    }
+
+    /// Shrinks block 0 within its reserved range to its first `keep` chunks, giving the pages
+    /// of the others back. Their slots must hold no values.
+    fn shrink_in_place(&mut self, keep: usize, shift: u32) {
+        let Some(reserved) = &mut self.reserved else {
+            return;
+        };
+        let kept = (keep << shift) as u32;
+        // SAFETY: the slots past `kept` hold no values (the caller's guarantee) and nothing
+        // references them.
+        unsafe { reserved.range.decommit(Self::bytes_of(kept)) };
+        self.capacity -= self.first_len - kept;
+        self.first_len = kept;
     }
 
     /// `capacity` slots laid out as a fixed pool (`chunk_len` = `None`) or as whole chunks of
@@ -173,9 +294,13 @@ impl<T> Chunks<T> {
         self.shift.map(|s| 1 << s)
     }
 
-    /// The number of allocated blocks (a fixed pool of capacity 0 counts its empty block).
+    /// The number of allocated blocks: 1 for a fixed layout (even of capacity 0), the number of
+    /// chunks for a growable one (those block 0 grew by in place included).
     pub(crate) fn blocks(&self) -> usize {
-        usize::from(!self.is_lazy()) + self.rest.len()
+        match self.shift {
+            None => 1,
+            Some(shift) => (self.first_len >> shift) as usize + self.rest.len(),
+        }
     }
 
     /// Adds one chunk of vacant slots (block 0 first, if it is not allocated yet); `false` if not
@@ -188,6 +313,19 @@ impl<T> Chunks<T> {
         let Some(capacity) = self.capacity.checked_add(len) else {
             return false;
         };
+        if self.rest.is_empty() {
+            if self.is_lazy() && self.reserved.is_none() {
+                self.reserve_first(shift);
+            }
+            if self.grow_in_place(len, generation) {
+                self.capacity = capacity;
+                return true;
+            }
+            if self.is_lazy() && self.reserved.take().is_some() {
+                // A range that cannot take even its first chunk: back to the global allocator.
+                self.first = alloc_block(0, 0).expect("an empty block allocates nothing");
+            }
+        }
         if self.is_lazy() {
             let Some(block) = alloc_block(len, generation) else {
                 return false;
@@ -244,21 +382,22 @@ impl<T> Chunks<T> {
             return 0;
         };
         let before = self.capacity;
-        // Chunk `i` of `rest` starts at `first_len + (i << shift)`: keep those starting below.
-        let keep = used.saturating_sub(self.first_len).div_ceil(1 << shift) as usize;
-        let blocks = if used == 0 { 0 } else { 1 + keep };
-        self.release_blocks_after(blocks);
+        // Every chunk has `1 << shift` slots and block 0 is a whole number of them: keep the
+        // chunks that start below `used`.
+        self.release_blocks_after(used.div_ceil(1 << shift) as usize);
         before - self.capacity
     }
 
-    /// Frees every block after the first `blocks` (a growable layout's block 0 too if `blocks`
-    /// is 0, leaving it lazy); their slots must hold no values.
+    /// Frees every chunk after the first `blocks` (as [`blocks`](Self::blocks) counts them;
+    /// block 0 shrinks in place, or, without a range, is freed if `blocks` is 0, leaving the
+    /// layout lazy); their slots must hold no values.
     fn release_blocks_after(&mut self, blocks: usize) {
         let Some(shift) = self.shift else {
             return;
         };
         let len = 1u32 << shift;
-        let keep_rest = blocks.saturating_sub(1);
+        let first_chunks = (self.first_len >> shift) as usize;
+        let keep_rest = blocks.saturating_sub(first_chunks);
         while self.rest.len() > keep_rest {
             let block = self.rest.pop().expect("more blocks than kept");
             // SAFETY: every chunk in `rest` came from `alloc_block(len, _)`; it is out of `rest`
@@ -266,7 +405,12 @@ impl<T> Chunks<T> {
             unsafe { free_block(block, len) };
             self.capacity -= len;
         }
-        if blocks == 0 && !self.is_lazy() {
+        if blocks >= first_chunks {
+            return;
+        }
+        if self.reserved.is_some() {
+            self.shrink_in_place(blocks, shift);
+        } else if blocks == 0 && !self.is_lazy() {
             let Some(empty) = alloc_block::<T>(0, 0) else {
                 return; // cannot happen: an empty block allocates nothing
             };
@@ -351,9 +495,12 @@ impl<T> Chunks<T> {
 impl<T> Drop for Chunks<T> {
     fn drop(&mut self) {
         let chunk = self.chunk_len().unwrap_or(0);
-        // SAFETY: every block was made by `alloc_block` with these lengths and is dropped once.
+        // SAFETY: every block was made by `alloc_block` with these lengths and is dropped once
+        // (block 0 only if it is not a reserved range's, which is unmapped with `reserved`).
         unsafe {
-            free_block(self.first, self.first_len);
+            if self.reserved.is_none() {
+                free_block(self.first, self.first_len);
+            }
             for &block in &self.rest {
                 free_block(block, chunk);
             }
@@ -364,7 +511,123 @@ impl<T> Drop for Chunks<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::string::String;
+    use crate::pool::{Handle, Pool};
+    use alloc::string::{String, ToString};
+    use core::cell::Cell;
+
+    std::thread_local! {
+        /// [`reserve_limit`] for this test thread.
+        pub(super) static RESERVE_LIMIT: Cell<usize> = const { Cell::new(RESERVE_BYTES) };
+    }
+
+    /// Runs `f` with block 0 reserving at most `bytes` on this thread.
+    fn with_reserve_limit<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
+        let old = RESERVE_LIMIT.with(|l| l.replace(bytes));
+        let r = f();
+        RESERVE_LIMIT.with(|l| l.set(old));
+        r
+    }
+
+    /// Whether this platform reserves address space (64-bit Unix, not Miri).
+    fn reserves() -> bool {
+        cfg!(all(
+            unix,
+            target_pointer_width = "64",
+            feature = "std",
+            not(miri)
+        ))
+    }
+
+    /// The layout of a pool's memory: (slots in block 0, chunks from the global allocator,
+    /// whether block 0 is a reserved range).
+    fn shape<T>(pool: &Pool<T>) -> (u32, usize, bool) {
+        let c = pool.slots.chunks();
+        (c.first_len, c.rest.len(), c.reserved.is_some())
+    }
+
+    /// A growable pool whose reserved range holds two chunks of four: block 0 grows in place to
+    /// eight slots, then chunks come from the global allocator. Every value stays where it was
+    /// and every walk sees the same values as a plain list, across removes, reinserts, growth by
+    /// `reserve` and `shrink_to_fit` back into the range.
+    #[test]
+    fn a_pool_past_its_reserved_range_keeps_every_value_in_place() {
+        let chunk_bytes = 4 * size_of::<Slot<String>>();
+        with_reserve_limit(2 * chunk_bytes, || {
+            let mut pool = Pool::growable(4);
+            let mut model: Vec<(Handle<String>, String, usize)> = Vec::new();
+            let check = |pool: &Pool<String>, model: &[(Handle<String>, String, usize)]| {
+                assert_eq!(pool.len(), model.len());
+                for (h, v, at) in model {
+                    assert_eq!(pool.get(*h), Some(v));
+                    assert_eq!(core::ptr::from_ref(&pool[*h]).addr(), *at, "{v} moved");
+                }
+                let walked: Vec<_> = pool.iter().map(|(h, v)| (h, v.clone())).collect();
+                let mut expected: Vec<_> = model.iter().map(|(h, v, _)| (*h, v.clone())).collect();
+                expected.sort_by_key(|(h, _)| h.index());
+                assert_eq!(walked, expected);
+                let mut back: Vec<_> = pool.iter().rev().map(|(h, _)| h).collect();
+                back.reverse();
+                assert_eq!(back, expected.iter().map(|(h, _)| *h).collect::<Vec<_>>());
+            };
+            let insert = |pool: &mut Pool<String>, model: &mut Vec<_>, v: String| {
+                let h = pool.insert(v.clone());
+                let at = core::ptr::from_ref(&pool[h]).addr();
+                model.push((h, v, at));
+            };
+            for i in 0..20 {
+                insert(&mut pool, &mut model, i.to_string());
+            }
+            let in_range = if reserves() { 8 } else { 4 };
+            assert_eq!(
+                shape(&pool),
+                (in_range, (20 - in_range as usize) / 4, reserves())
+            );
+            assert_eq!((pool.capacity(), pool.stats().blocks), (20, 5));
+            check(&pool, &model);
+            // Remove every third value (in the range and past it), then fill the holes again.
+            let mut i = 0;
+            model.retain(|(h, _, _)| {
+                i += 1;
+                i % 3 != 0 || pool.remove(*h).is_none()
+            });
+            check(&pool, &model);
+            for i in 20..30 {
+                insert(&mut pool, &mut model, i.to_string());
+            }
+            check(&pool, &model);
+            pool.reserve(40);
+            assert!(pool.shrink_to_fit() > 0);
+            check(&pool, &model);
+            for (h, ..) in model.drain(..) {
+                pool.remove(h).unwrap();
+            }
+            check(&pool, &model);
+
+            // A pool that never held a value gives every chunk back, the range's too, and grows
+            // in place again afterwards.
+            let mut fresh: Pool<String> = Pool::growable(4);
+            fresh.reserve(6);
+            let two_chunks = if reserves() {
+                (8, 0, true)
+            } else {
+                (4, 1, false)
+            };
+            assert_eq!(shape(&fresh), two_chunks);
+            assert_eq!(fresh.shrink_to_fit(), 8);
+            assert_eq!((fresh.capacity(), fresh.stats().blocks), (0, 0));
+            let h = fresh.insert("again".to_string());
+            assert_eq!((fresh[h].as_str(), fresh.capacity()), ("again", 4));
+            assert_eq!(shape(&fresh), (4, 0, reserves()));
+        });
+        // A range that could not hold two chunks is not taken: chunks come from the global
+        // allocator from the first.
+        with_reserve_limit(chunk_bytes * 3 / 2, || {
+            let mut pool = Pool::growable(4);
+            let hs: Vec<_> = (0..9).map(|i| pool.insert(i.to_string())).collect();
+            assert_eq!(shape(&pool), (4, 2, false));
+            assert_eq!(pool[hs[8]], "8");
+        });
+    }
 
     /// Generation 0 takes the zeroed-allocation path (release pools); Miri checks the zero bytes
     /// read as vacant slots and that the block is freed with the layout it was allocated with.

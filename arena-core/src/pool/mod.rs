@@ -9,8 +9,10 @@
 //! **Pick it** for many objects of one type with independent lifetimes (bullets, particles,
 //! enemies, network packets) when you want to refer to them by a small `Copy` key that survives
 //! their death safely, and want their addresses to stay put. Capacity is fixed at construction
-//! ([`Pool::with_capacity`]); [`Pool::growable`] adds fixed-size chunks instead of reallocating,
-//! and [`Pool::new`] does the same with 4 KiB chunks, allocating nothing before the first insert.
+//! ([`Pool::with_capacity`]); [`Pool::growable`] adds fixed-size chunks instead of reallocating
+//! (on 64-bit Unix, one after the other in a reserved address range, so lookups stay as fast as
+//! a fixed pool's), and [`Pool::new`] does the same with 4 KiB chunks, allocating nothing before
+//! the first insert.
 //!
 //! **Don't pick it** for values that all die together (a frame arena frees them in one step), for
 //! values of many sizes (a general heap), or when you mostly iterate and rarely look up (a dense
@@ -260,8 +262,15 @@ impl<T> Pool<T> {
 
     /// A pool that starts with one chunk of `chunk_capacity` slots (rounded up to a power of two)
     /// and adds another chunk of the same size whenever it is full. Chunks are never moved, so
-    /// addresses stay stable; lookups into the first chunk are as fast as in a fixed pool, later
-    /// chunks cost one more indirection.
+    /// addresses stay stable.
+    ///
+    /// On 64-bit Unix the pool reserves address space for up to 1 GiB of slots when it takes its
+    /// first chunk (no memory: the pages are committed chunk by chunk as it grows), and every
+    /// chunk lands right after the one before: all of it is looked up, inserted into and removed
+    /// from as in a fixed pool. Past that range, and on other platforms (or when the process
+    /// already holds 1,024 such ranges), chunks come from the global allocator and lookups past
+    /// the first chunk cost one more indirection. The committed pages count as the pool's
+    /// memory under a [`TaggingAllocator`](crate::tags::TaggingAllocator), as chunks would.
     ///
     /// # Panics
     /// If the chunk size exceeds 2^31 slots or the memory cannot be allocated; see

@@ -340,7 +340,7 @@ impl<P> SlotMap<P> {
             .filter(|&n| n <= l.max_slots)
             .ok_or(too_many.clone())?;
         let target = self.chunks.capacity_for(slots).ok_or(too_many)?;
-        let was_lazy = self.chunks.first_len() == 0;
+        let first_len = self.chunks.first_len();
         let charge = self.ledger.page_tag.charge();
         let grown = self.chunks.grow_to(target, self.ledger.generations.first());
         drop(charge);
@@ -350,7 +350,7 @@ impl<P> SlotMap<P> {
                 slots: (target - self.chunks.capacity()) as usize,
             });
         }
-        if was_lazy {
+        if self.chunks.first_len() != first_len {
             self.ledger.refresh_fast_end(self.chunks.first_len(), 0);
         }
         Ok(())
@@ -729,11 +729,11 @@ impl<P> SlotMap<P> {
         Some((slot, index, from_free))
     }
 
-    /// Adds a chunk; `false` if the map cannot grow. The first chunk of a lazy map is block 0,
-    /// which the inlined paths serve: `fast_end` is recomputed for it, counting the slot the
-    /// caller is about to fill.
+    /// Adds a chunk; `false` if the map cannot grow. A chunk that lands in block 0 (a lazy
+    /// map's first, or any that block 0 grows by in place) is served by the inlined paths:
+    /// `fast_end` is recomputed for it, counting the slot the caller is about to fill.
     fn grow(&mut self) -> bool {
-        let was_lazy = self.chunks.first_len() == 0;
+        let first_len = self.chunks.first_len();
         if self.chunks.capacity() >= self.ledger.max_slots {
             return false;
         }
@@ -743,7 +743,7 @@ impl<P> SlotMap<P> {
         if !grown {
             return false;
         }
-        if was_lazy {
+        if self.chunks.first_len() != first_len {
             self.ledger.refresh_fast_end(self.chunks.first_len(), 1);
         }
         true

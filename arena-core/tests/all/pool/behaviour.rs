@@ -444,6 +444,38 @@ fn addresses_are_stable_in_a_growable_pool() {
     assert_eq!(seen, (0..n).collect::<Vec<_>>());
 }
 
+/// Growable pools of values aligned past a page, or of values with destructors, still grow, keep their addresses and alignment, and drop every
+/// value once.
+#[test]
+fn growable_pools_of_odd_values_grow_and_keep_their_alignment() {
+    #[repr(align(8192))]
+    struct Paged(u8);
+    let mut paged = Pool::growable(2);
+    let hs: Vec<_> = (0..9u8).map(|i| paged.insert(Paged(i))).collect();
+    for (i, h) in hs.iter().enumerate() {
+        assert_eq!(std::ptr::from_ref(&paged[*h]).addr() % 8192, 0);
+        assert_eq!(paged[*h].0, i as u8);
+    }
+    assert_eq!(paged.stats().blocks, 5);
+
+    let drops = std::rc::Rc::new(std::cell::Cell::new(0));
+    struct Counted(std::rc::Rc<std::cell::Cell<usize>>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+    let mut units = Pool::growable(4);
+    let n = support::miri_or(100, 20);
+    let hs: Vec<_> = (0..n)
+        .map(|_| units.insert(Counted(drops.clone())))
+        .collect();
+    units.remove(hs[3]);
+    assert_eq!(drops.get(), 1);
+    drop(units);
+    assert_eq!(drops.get(), n);
+}
+
 #[test]
 fn fixed_pool_never_reallocates() {
     let mut pool = Pool::with_capacity(64);
