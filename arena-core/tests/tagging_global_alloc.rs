@@ -516,7 +516,7 @@ fn tracked_allocators_charge_their_growth_to_their_own_tag() {
         "growable pool",
         || Pool::growable(16),
         |p| {
-            // Past the first 64 KiB, which a pool growing in place commits with its first chunk.
+            // Past the first page, which a pool growing in place commits with its first chunk.
             for _ in 0..2000 {
                 p.insert([0u64; 8]);
             }
@@ -547,7 +547,7 @@ fn tracked_allocators_charge_their_growth_to_their_own_tag() {
     let mut plain = Pool::growable(16);
     {
         let _audio = tag_scope(T::Audio);
-        // Past the 64 KiB committed with the first chunk (4,096 slots of 16 bytes).
+        // Past the page committed with the first chunk (256 slots of 16 bytes).
         for _ in 0..5000 {
             plain.insert(0u64);
         }
