@@ -629,6 +629,28 @@ mod tests {
         });
     }
 
+    /// A clone lays its slots out afresh: a pool whose block 0 grew in place, cloned where no
+    /// range can be had, gets a block 0 of one chunk and the rest in chunks. The copy's inline
+    /// insert must not take a free-list head past its own block 0 (the original's `fast_end`).
+    #[test]
+    fn a_clone_with_a_smaller_block_0_inserts_through_its_chunks() {
+        let mut pool: Pool<u64> = Pool::growable(4);
+        let hs: Vec<_> = (0..16).map(|i| pool.insert(i)).collect();
+        let mut copy = with_reserve_limit(0, || pool.clone());
+        assert_eq!(shape(&copy), (4, 3, false));
+        assert_eq!(shape(&pool).0, if reserves() { 16 } else { 4 });
+        // Slot 12 heads the copy's free list: in its fourth chunk, past its block 0.
+        assert_eq!(copy.remove(hs[12]), Some(12));
+        let h = copy.insert(99);
+        assert_eq!(h.index(), 12);
+        assert_eq!(copy.get(h), Some(&99));
+        assert_eq!(copy.len(), 16);
+        assert_eq!(
+            copy.iter().map(|(_, v)| *v).sum::<u64>(),
+            (0..16).sum::<u64>() - 12 + 99
+        );
+    }
+
     /// Generation 0 takes the zeroed-allocation path (release pools); Miri checks the zero bytes
     /// read as vacant slots and that the block is freed with the layout it was allocated with.
     #[test]

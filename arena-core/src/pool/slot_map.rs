@@ -1040,6 +1040,10 @@ impl<P> SlotMap<P> {
             }
         }
         out.ledger = self.ledger;
+        // The copy's block 0 need not be as long as this one's (this one may have grown in place
+        // where the copy could reserve no range, or the other way round): `fast_end` is the
+        // copy's own, or the inline insert would take a head past its block 0.
+        out.ledger.refresh_fast_end(out.chunks.first_len(), 0);
         // The copy's slots were never reported: it raises nothing until it is labelled itself.
         #[cfg(feature = "profiler")]
         {

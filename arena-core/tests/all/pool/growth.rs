@@ -226,3 +226,32 @@ fn clone_and_drop_of_an_unallocated_pool() {
     drop(counted);
     assert_eq!(drops.get(), 1);
 }
+
+/// A clone lays its slots out afresh, so its block 0 can differ from the original's: here the
+/// original grew in place in a reserved range, and the clone is made while the process holds as
+/// many ranges as it may (1,024), so it gets chunks from the global allocator. A value removed
+/// past the copy's first chunk and inserted again must go back to its slot (the copy's inline
+/// insert once took the original's block-0 length as its own and wrote past its first chunk).
+#[test]
+fn a_clone_made_when_no_range_is_left_reuses_its_slots() {
+    let mut pool: Pool<u64> = Pool::growable(4);
+    let hs: Vec<_> = (0..64).map(|i| pool.insert(i)).collect();
+    let held: Vec<Pool<u8>> = (0..support::miri_or(1100, 2))
+        .map(|_| Pool::growable(1))
+        .collect();
+    let mut copy = pool.clone();
+    drop(held);
+    for &i in &[40, 13, 63] {
+        assert_eq!(copy.remove(hs[i]), Some(i as u64));
+    }
+    let again: Vec<_> = (0..3).map(|i| copy.insert(100 + i)).collect();
+    let mut indexes: Vec<_> = again.iter().map(|h| h.index()).collect();
+    indexes.sort_unstable();
+    assert_eq!(indexes, [13, 40, 63]);
+    for (i, &h) in again.iter().enumerate() {
+        assert_eq!(copy[h], 100 + i as u64);
+    }
+    assert_eq!(copy.len(), 64);
+    assert_eq!(copy.iter().filter(|(_, v)| **v >= 100).count(), 3);
+    assert_eq!(pool.len(), 64);
+}
