@@ -557,12 +557,76 @@ fn tracked_allocators_charge_their_growth_to_their_own_tag() {
     assert_eq!(bytes(T::Audio), before);
 }
 
+/// A growable pool's reserved range, charged by runs of (tag, pages): made under `Streaming`
+/// (its first committed pages), grown untracked under `Audio`, then tracked as `Ai` and grown
+/// under `Audio` again (those pages are `Ai`'s), shrunk back into its first page (every run but
+/// the first's page given back to its own tag), grown again, then sent to another thread and
+/// dropped there under `Receiver`. Every tag's bytes and allocations come back exactly to where
+/// they were.
+fn a_reserved_range_gives_every_tag_its_pages_back() {
+    let tags = [T::Streaming, T::Ai, T::Audio, T::Receiver, T::Untracked];
+    let snapshot = || tags.map(|t| (usage(t).current, usage(t).allocations));
+    let before = snapshot();
+    let mut pool = {
+        let _scope = tag_scope(T::Streaming);
+        let mut pool = Pool::growable(16);
+        pool.insert([0u64; 8]);
+        pool
+    };
+    let made = bytes(T::Streaming);
+    assert!(made > before[0].0, "the first pages are the scope's");
+    {
+        let _audio = tag_scope(T::Audio);
+        // 400 KiB of slots: past the first 64 KiB.
+        pool.reserve(400 << 10 >> 6);
+    }
+    assert!(
+        bytes(T::Audio) > before[2].0,
+        "an untracked pool grows under the scope"
+    );
+    let mut tracked = Tracked::new(pool, "range", T::Ai).forgive_leaks();
+    {
+        let _audio = tag_scope(T::Audio);
+        tracked.reserve(100_000);
+        tracked.insert([1u64; 8]);
+    }
+    assert!(bytes(T::Ai) > before[1].0, "growth is the tracked tag's");
+    assert!(tracked.shrink_to_fit() > 0);
+    assert_eq!(
+        (usage(T::Ai).current, usage(T::Ai).allocations),
+        before[1],
+        "shrinking gives the tracked tag's pages back"
+    );
+    // (The range's list of runs, a few bytes, was allocated when its second run began, under
+    // `Audio`, and lives as long as the range.)
+    assert!(
+        usage(T::Audio).current < before[2].0 + 1024,
+        "and the scope's"
+    );
+    assert!(
+        bytes(T::Streaming) < made,
+        "and all but the first page of the first run"
+    );
+    {
+        let _audio = tag_scope(T::Audio);
+        tracked.reserve(50_000);
+    }
+    assert!(bytes(T::Ai) > before[1].0);
+    std::thread::spawn(move || {
+        let _scope = tag_scope(T::Receiver);
+        drop(tracked);
+    })
+    .join()
+    .unwrap();
+    assert_eq!(snapshot(), before, "(current, allocations) of {tags:?}");
+}
+
 fn main() {
     if cfg!(miri) {
         println!("tagging global allocator: not installed under Miri (see the comment on ALLOC)");
         return;
     }
-    let checks: [(&str, fn()); 12] = [
+    let checks: [(&str, fn()); 13] = [
         ("nested scopes", nested_scopes_charge_the_innermost_tag),
         ("untracked", untracked_counts_memory_with_no_scope),
         (
@@ -585,6 +649,10 @@ fn main() {
         (
             "tracked allocators' own tag",
             tracked_allocators_charge_their_growth_to_their_own_tag,
+        ),
+        (
+            "reserved ranges",
+            a_reserved_range_gives_every_tag_its_pages_back,
         ),
         (
             "full slot table",
