@@ -350,12 +350,24 @@ mod os {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use alloc::vec::Vec;
+    use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+
+    /// Taken by [`live_ranges_are_bounded`], which holds every range the process may have, so
+    /// that no test counting on getting a range runs meanwhile (they hold [`ranges_to_spare`]).
+    static RANGES: RwLock<()> = RwLock::new(());
+
+    /// Keeps [`live_ranges_are_bounded`] from taking every range while it is held: for the
+    /// tests that check a range was taken.
+    pub(crate) fn ranges_to_spare() -> RwLockReadGuard<'static, ()> {
+        RANGES.read().unwrap_or_else(PoisonError::into_inner)
+    }
 
     #[test]
     fn commits_from_the_start_and_gives_pages_back() {
+        let _ranges = ranges_to_spare();
         let Some(page) = os::page_size() else {
             assert!(
                 Reservation::new(1 << 20).is_none(),
@@ -400,6 +412,7 @@ mod tests {
     /// allocator); a dropped range makes room again.
     #[test]
     fn live_ranges_are_bounded() {
+        let _all = RANGES.write().unwrap_or_else(PoisonError::into_inner);
         let Some(page) = os::page_size() else {
             assert!(Reservation::new(1).is_none());
             return;
