@@ -551,6 +551,7 @@ mod tests {
     /// `reserve` and `shrink_to_fit` back into the range.
     #[test]
     fn a_pool_past_its_reserved_range_keeps_every_value_in_place() {
+        let _ranges = crate::vm::tests::ranges_to_spare();
         let chunk_bytes = 4 * size_of::<Slot<String>>();
         with_reserve_limit(2 * chunk_bytes, || {
             let mut pool = Pool::growable(4);
@@ -634,6 +635,7 @@ mod tests {
     /// insert must not take a free-list head past its own block 0 (the original's `fast_end`).
     #[test]
     fn a_clone_with_a_smaller_block_0_inserts_through_its_chunks() {
+        let _ranges = crate::vm::tests::ranges_to_spare();
         let mut pool: Pool<u64> = Pool::growable(4);
         let hs: Vec<_> = (0..16).map(|i| pool.insert(i)).collect();
         let mut copy = with_reserve_limit(0, || pool.clone());
@@ -649,6 +651,237 @@ mod tests {
             copy.iter().map(|(_, v)| *v).sum::<u64>(),
             (0..16).sum::<u64>() - 12 + 99
         );
+    }
+
+    /// A small xorshift generator for the randomized tests.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// Every slot of `pool` past its high water, committed again after a shrink or fresh, is
+    /// vacant with the pool's first generation.
+    fn check_fresh<T, H: crate::pool::PoolHandle<T>>(pool: &Pool<T, H>) {
+        let first = pool.slots.scheme().1;
+        let c = pool.slots.chunks();
+        for index in pool.slots.high_water()..c.capacity() {
+            let slot = c.get(index).unwrap();
+            assert_eq!(
+                (slot.generation(), slot.is_occupied()),
+                (first, false),
+                "slot {index}"
+            );
+        }
+    }
+
+    /// A `Handle32` pool (generation 0, zeroed pages, in debug builds too) and a `Handle` pool
+    /// (tagged generations in debug builds, written on commit) shrunk and grown again, in place
+    /// and past the range: the slots committed again are vacant, with the first generation, and
+    /// values below the high water keep theirs.
+    #[test]
+    fn slots_committed_again_are_vacant_with_the_first_generation() {
+        fn cycle<H: crate::pool::PoolHandle<u64>>(mut pool: Pool<u64, H>) {
+            let hs: Vec<_> = (0..10).map(|i| pool.insert(i)).collect();
+            for round in 0..6 {
+                pool.reserve(20 + round * 8);
+                check_fresh(&pool);
+                pool.shrink_to_fit();
+                check_fresh(&pool);
+                for (i, h) in hs.iter().enumerate() {
+                    assert_eq!(pool.get(*h), Some(&(i as u64)));
+                }
+            }
+            for h in hs {
+                pool.remove(h);
+            }
+            pool.shrink_to_fit();
+            check_fresh(&pool);
+            let again: Vec<_> = (0..40).map(|i| pool.insert(i)).collect();
+            check_fresh(&pool);
+            assert!(again.iter().enumerate().all(|(i, h)| pool[*h] == i as u64));
+        }
+        // 64 slots of 16 bytes in the range: a page holds many chunks, so a shrink keeps the
+        // rest of a page whose slots must still read as never used.
+        with_reserve_limit(64 * size_of::<Slot<u64>>(), || {
+            cycle(Pool::<u64, crate::pool::Handle32<u64>>::growable_with_key(
+                4,
+            ));
+            cycle(Pool::<u64>::growable(4));
+        });
+    }
+
+    /// Checks `pool` against `model` (live handles and values, in any order) and `dead`
+    /// (handles whose values were removed): lookups, both walks, the counts and the layout.
+    fn check_model(
+        pool: &Pool<String>,
+        model: &[(Handle<String>, String)],
+        dead: &[Handle<String>],
+    ) {
+        assert_eq!(pool.len(), model.len());
+        for (h, v) in model {
+            assert_eq!(pool.get(*h), Some(v));
+        }
+        for h in dead {
+            assert!(pool.get(*h).is_none(), "{h:?} was removed");
+        }
+        let mut expected: Vec<_> = model.iter().map(|(h, v)| (*h, v.clone())).collect();
+        expected.sort_by_key(|(h, _)| h.index());
+        let walked: Vec<_> = pool.iter().map(|(h, v)| (h, v.clone())).collect();
+        assert_eq!(walked, expected);
+        let mut back: Vec<_> = pool.iter().rev().map(|(h, v)| (h, v.clone())).collect();
+        back.reverse();
+        assert_eq!(back, expected);
+        check_fresh(pool);
+        let c = pool.slots.chunks();
+        let chunk = c.chunk_len().unwrap();
+        assert_eq!(c.capacity, c.first_len + c.rest.len() as u32 * chunk);
+        assert_eq!(c.first_len % chunk, 0);
+        if let Some(r) = &c.reserved {
+            assert!(c.first_len <= r.slots);
+            assert!(Chunks::<String>::bytes_of(c.first_len) <= r.range.committed());
+        }
+    }
+
+    /// Random inserts, removes, reserves, shrinks, retains, drains and clones of a growable pool
+    /// whose range holds three chunks (block 0 grows in place, then chunks follow), under a
+    /// `Fail` budget of `FIT` values: checked against a model after every step. Clones are made
+    /// with and without a range, so a copy's block 0 can differ from the original's; the budget
+    /// must refuse exactly the insert past `FIT` whichever path the insert takes.
+    #[test]
+    fn random_operations_across_the_end_of_the_range_match_a_model() {
+        use crate::tags::{Budget, Tracked};
+        const FIT: usize = 20;
+        let chunk = 4;
+        let limit = 3 * chunk * size_of::<Slot<String>>();
+        let seeds = if cfg!(miri) { 3 } else { 60 };
+        for seed in 1..=seeds {
+            with_reserve_limit(limit, || {
+                let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
+                let budget = Budget::fail(FIT * size_of::<String>());
+                let mut pool =
+                    Tracked::new(Pool::growable(chunk), "model", "model").with_budget(budget);
+                let mut model: Vec<(Handle<String>, String)> = Vec::new();
+                let mut dead: Vec<Handle<String>> = Vec::new();
+                let mut next = 0u32;
+                for _ in 0..if cfg!(miri) { 150 } else { 600 } {
+                    match rng.below(100) {
+                        0..40 => {
+                            next += 1;
+                            let v = next.to_string();
+                            match pool.try_insert(v.clone()) {
+                                Ok(h) => {
+                                    assert!(model.len() < FIT, "over the budget");
+                                    model.push((h, v));
+                                }
+                                Err(e) => {
+                                    assert_eq!(model.len(), FIT, "refused under the budget");
+                                    assert_eq!(e.into_inner(), v);
+                                }
+                            }
+                        }
+                        40..65 if !model.is_empty() => {
+                            let (h, v) = model.swap_remove(rng.below(model.len()));
+                            assert_eq!(pool.remove(h), Some(v));
+                            dead.push(h);
+                        }
+                        65..70 if !dead.is_empty() => {
+                            assert!(pool.remove(dead[rng.below(dead.len())]).is_none());
+                        }
+                        70..76 => pool.reserve(rng.below(3 * chunk)),
+                        76..82 => {
+                            pool.shrink_to_fit();
+                        }
+                        82..86 => {
+                            let cut = rng.below(3);
+                            pool.retain(|h, _| h.index() % 3 != cut as u32);
+                            model.retain(|(h, _)| {
+                                let kept = h.index() % 3 != cut as u32;
+                                if !kept {
+                                    dead.push(*h);
+                                }
+                                kept
+                            });
+                        }
+                        86..88 => {
+                            let mut d = pool.drain();
+                            let (a, b) = (d.next(), d.next_back());
+                            drop(d);
+                            assert_eq!(a.is_some(), !model.is_empty());
+                            assert_eq!(b.is_some(), model.len() > 1);
+                            dead.extend(model.drain(..).map(|(h, _)| h));
+                        }
+                        88..94 => {
+                            let reserve = if rng.below(2) == 0 { 0 } else { limit };
+                            let mut copy = with_reserve_limit(reserve, || (*pool).clone());
+                            check_model(&copy, &model, &dead);
+                            // Free a few, then fill the copy to its budget and one more.
+                            let mut live = model.clone();
+                            for _ in 0..rng.below(live.len() + 1) {
+                                let (h, v) = live.swap_remove(rng.below(live.len()));
+                                assert_eq!(copy.remove(h), Some(v));
+                            }
+                            while live.len() < FIT {
+                                let h = copy.try_insert("copy".to_string()).expect("in budget");
+                                live.push((h, "copy".to_string()));
+                            }
+                            assert!(copy.try_insert("over".to_string()).is_err());
+                            check_model(&copy, &live, &[]);
+                        }
+                        _ => {}
+                    }
+                    assert!(pool.len() <= FIT);
+                    check_model(&pool, &model, &dead);
+                }
+            });
+        }
+    }
+
+    /// Serialization writes a pool's slots and chunk size, not where its blocks are: a pool
+    /// grown past its range and shrunk back reads back with the same capacity, blocks, handles
+    /// and free list whether the reader gets a range (and one of another size) or not, and the
+    /// same operations then give the same handles.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_pool_across_the_end_of_its_range_reads_back_the_same() {
+        let chunk_bytes = 4 * size_of::<Slot<String>>();
+        let mut pool = with_reserve_limit(2 * chunk_bytes, || {
+            let mut pool = Pool::growable(4);
+            let hs: Vec<_> = (0..30).map(|i| pool.insert(i.to_string())).collect();
+            for i in [3, 29, 9, 17, 0] {
+                pool.remove(hs[i]);
+            }
+            pool.reserve(40);
+            assert!(pool.shrink_to_fit() > 0);
+            pool
+        });
+        let json = serde_json::to_string(&pool).unwrap();
+        for limit in [0, chunk_bytes * 3, RESERVE_BYTES] {
+            let mut back: Pool<String> =
+                with_reserve_limit(limit, || serde_json::from_str(&json).unwrap());
+            assert_eq!(back.stats(), pool.stats());
+            assert_eq!(serde_json::to_string(&back).unwrap(), json);
+            let walked =
+                |p: &Pool<String>| -> Vec<_> { p.iter().map(|(h, v)| (h, v.clone())).collect() };
+            assert_eq!(walked(&back), walked(&pool));
+            let mut again = pool.clone();
+            for i in 0..12 {
+                let (a, b) = (again.insert(i.to_string()), back.insert(i.to_string()));
+                assert_eq!(a, b);
+                if i % 3 == 0 {
+                    assert_eq!(again.remove(a), back.remove(b));
+                }
+            }
+            assert_eq!(walked(&back), walked(&again));
+            assert_eq!(back.stats(), again.stats());
+        }
+        pool.clear();
+        assert_eq!(pool.shrink_to_fit(), 0, "every chunk left held a value");
     }
 
     /// Generation 0 takes the zeroed-allocation path (release pools); Miri checks the zero bytes
