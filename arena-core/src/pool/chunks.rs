@@ -759,7 +759,7 @@ mod tests {
         const FIT: usize = 20;
         let chunk = 4;
         let limit = 3 * chunk * size_of::<Slot<String>>();
-        let seeds = if cfg!(miri) { 3 } else { 60 };
+        let seeds = if cfg!(miri) { 2 } else { 60 };
         for seed in 1..=seeds {
             with_reserve_limit(limit, || {
                 let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
@@ -769,7 +769,7 @@ mod tests {
                 let mut model: Vec<(Handle<String>, String)> = Vec::new();
                 let mut dead: Vec<Handle<String>> = Vec::new();
                 let mut next = 0u32;
-                for _ in 0..if cfg!(miri) { 150 } else { 600 } {
+                for _ in 0..if cfg!(miri) { 100 } else { 600 } {
                     match rng.below(100) {
                         0..40 => {
                             next += 1;
