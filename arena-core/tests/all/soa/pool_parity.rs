@@ -215,3 +215,29 @@ fn clone_iter_mut_and_drop_report() {
     drop(copy);
     assert_eq!(REPORTED_LIVE.load(Ordering::Relaxed), 4);
 }
+
+/// As `Pool`'s clone (tests/all/pool/growth.rs): a growable `SoaPool` that grew in place in a
+/// reserved range, cloned while the process holds every range it may (1,024), gets a copy whose
+/// slots are in chunks; a row removed past the copy's first chunk and inserted again goes back to
+/// its slot.
+#[test]
+fn a_soa_pool_clone_made_when_no_range_is_left_reuses_its_slots() {
+    let mut pool = SoaPool::growable(4);
+    let hs: Vec<_> = (0..64).map(|i| pool.insert(enemy(i))).collect();
+    let held: Vec<Pool<u8>> = (0..crate::support::miri_or(1100, 2))
+        .map(|_| Pool::growable(1))
+        .collect();
+    let mut copy = pool.clone();
+    drop(held);
+    for &i in &[40, 13, 63] {
+        assert_eq!(copy.remove(hs[i]).map(|e| e.id), Some(i as i32));
+    }
+    let again: Vec<_> = (100..103).map(|i| copy.insert(enemy(i))).collect();
+    let mut indexes: Vec<_> = again.iter().map(|h| h.index()).collect();
+    indexes.sort_unstable();
+    assert_eq!(indexes, [13, 40, 63]);
+    for (i, &h) in again.iter().enumerate() {
+        assert_eq!(*copy.row_of(h).id, 100 + i as i32);
+    }
+    assert_eq!((copy.len(), pool.len()), (64, 64));
+}
