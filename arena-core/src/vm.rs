@@ -13,15 +13,19 @@
 //!   committed pages count as an allocation of the tag current when they were committed (a
 //!   [`PageCharge`](crate::tags::PageCharge) makes that the container's own tag), and are taken
 //!   back from it when decommitted or unmapped, as blocks from the global allocator would be.
-//! - **Decommitting** gives a tail's pages back to the system (a fresh `PROT_NONE` mapping over
-//!   them, `MAP_FIXED`), so pages committed again read as zero again.
+//! - **Decommitting** gives a tail's pages back to the system (`madvise(MADV_DONTNEED)`, then
+//!   `mprotect` back to `PROT_NONE`). Neither call unmaps anything, so a failure leaves no hole
+//!   another mapping could take; the pages then just stay committed. Pages committed again may
+//!   read as zero (Linux) or as they were (callers only decommit bytes they can take either way).
 //!
 //! Only on 64-bit Unix with `std`, and never under Miri (which has no `mmap`): elsewhere
 //! [`Reservation::new`] returns `None` and the caller takes blocks from the global allocator as
-//! before. The same happens when reserving fails, and past [`MAX_RESERVATIONS`] live ranges:
-//! each range is up to two memory maps (Linux allows 65,530 per process by default, and `malloc`
-//! shares them) and up to 1 GiB of address space, so the bound keeps a program with thousands of
-//! pools from exhausting either.
+//! before. The same happens when reserving fails, under a finite address-space limit
+//! (`RLIMIT_AS`, `ulimit -v`: reserved ranges count against it as if they were memory), and
+//! past [`MAX_RESERVATIONS`] live ranges or [`MAX_RESERVED_BYTES`] reserved in all: each range
+//! is up to two memory maps (Linux allows 65,530 per process by default, and `malloc` shares
+//! them), and some 64-bit systems have only 512 GiB of address space (39-bit, as on many ARM
+//! kernels), so the bounds keep a program with thousands of pools from exhausting either.
 
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -29,8 +33,15 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 /// The most reservations live at once in a process; further requests get `None`.
 pub(crate) const MAX_RESERVATIONS: usize = 1024;
 
+/// The most bytes reserved at once in a process, over all live ranges: 64 GiB, an eighth of the
+/// smallest 64-bit address space in common use (39 bits).
+pub(crate) const MAX_RESERVED_BYTES: usize = 64 << 30;
+
 /// Reservations live now.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Bytes reserved by the live reservations.
+static RESERVED: AtomicUsize = AtomicUsize::new(0);
 
 /// A reserved range of `len` bytes (whole pages) whose first `committed` bytes (whole pages) are
 /// readable and writable. Unmapped when dropped.
@@ -134,18 +145,24 @@ unsafe impl Sync for Reservation {}
 
 impl Reservation {
     /// Reserves at least `len` bytes (rounded up to whole pages), none committed; `None` if
-    /// this platform has no reservations, `len` is 0 or too large, [`MAX_RESERVATIONS`] are
-    /// live, or the system refused.
+    /// this platform has no reservations, `len` is 0 or too large, the process has a finite
+    /// address-space limit, [`MAX_RESERVATIONS`] are live or [`MAX_RESERVED_BYTES`] would be
+    /// passed, or the system refused.
     pub(crate) fn new(len: usize) -> Option<Reservation> {
-        let len = round_to_pages(len).filter(|&l| l != 0)?;
+        let len = round_to_pages(len).filter(|&l| l != 0 && l <= MAX_RESERVED_BYTES)?;
+        if !os::address_space_unlimited() {
+            return None;
+        }
         let live = LIVE.fetch_add(1, Ordering::Relaxed);
-        let base = if live < MAX_RESERVATIONS {
+        let reserved = RESERVED.fetch_add(len, Ordering::Relaxed);
+        let base = if live < MAX_RESERVATIONS && reserved + len <= MAX_RESERVED_BYTES {
             os::reserve(len)
         } else {
             None
         };
         let Some(base) = base else {
             LIVE.fetch_sub(1, Ordering::Relaxed);
+            RESERVED.fetch_sub(len, Ordering::Relaxed);
             return None;
         };
         Some(Reservation {
@@ -204,8 +221,9 @@ impl Reservation {
         false
     }
 
-    /// Gives back every committed page past the first `bytes` (rounded up to whole pages): their
-    /// contents are lost and they read as zero when committed again. Nothing references them.
+    /// Gives back every committed page past the first `bytes` (rounded up to whole pages). When
+    /// committed again they read as zero or as they were, depending on the system; if the system
+    /// refuses, they stay committed (and charged) as they are.
     ///
     /// # Safety
     /// No reference into the bytes past `bytes` (rounded up) is used afterwards.
@@ -229,6 +247,7 @@ impl Drop for Reservation {
         // its owner dropped every reference into it before dropping the reservation.
         unsafe { os::release(self.base.as_ptr(), self.len) };
         self.charges.uncharge(self.committed);
+        RESERVED.fetch_sub(self.len, Ordering::Relaxed);
         LIVE.fetch_sub(1, Ordering::Relaxed);
     }
 }
@@ -287,24 +306,40 @@ mod os {
         unsafe { libc::mprotect(at.cast(), len, libc::PROT_READ | libc::PROT_WRITE) == 0 }
     }
 
-    /// Replaces `len` bytes at `at` with a fresh `PROT_NONE` mapping, giving their pages back.
+    /// Gives the pages of `len` bytes at `at` back to the system and makes them inaccessible
+    /// again; `false` if they stay committed. Nothing is unmapped, so a failure leaves the range
+    /// whole.
     ///
     /// # Safety
     /// `at..at + len` is page aligned, within a range from [`reserve`], and unreferenced.
     pub(super) unsafe fn decommit(at: *mut u8, len: usize) -> bool {
-        // SAFETY: `MAP_FIXED` replaces only our own pages, which the caller guarantees nothing
-        // references.
-        let p = unsafe {
-            libc::mmap(
-                at.cast(),
-                len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANON | libc::MAP_NORESERVE | libc::MAP_FIXED,
-                -1,
-                0,
-            )
+        // SAFETY: the caller guarantees the pages are ours and unreferenced; `MADV_DONTNEED`
+        // drops their contents (private anonymous memory reads as zero afterwards on Linux),
+        // and `PROT_NONE` makes them inaccessible, within the same mapping.
+        unsafe {
+            let _ = libc::madvise(at.cast(), len, libc::MADV_DONTNEED);
+            libc::mprotect(at.cast(), len, libc::PROT_NONE) == 0
+        }
+    }
+
+    /// Whether the process may map address space without limit (`RLIMIT_AS` is infinite), read
+    /// once: under a limit, a reserved range counts against it as if it were memory.
+    pub(super) fn address_space_unlimited() -> bool {
+        static UNLIMITED: AtomicUsize = AtomicUsize::new(0); // 0 unknown, 1 yes, 2 no
+        match UNLIMITED.load(Ordering::Relaxed) {
+            1 => return true,
+            2 => return false,
+            _ => {}
+        }
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
         };
-        p != libc::MAP_FAILED
+        // SAFETY: `getrlimit` writes the limit into the struct it is given.
+        let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+        let unlimited = read && limit.rlim_cur == libc::RLIM_INFINITY;
+        UNLIMITED.store(if unlimited { 1 } else { 2 }, Ordering::Relaxed);
+        unlimited
     }
 
     /// Unmaps a range from [`reserve`].
@@ -341,6 +376,10 @@ mod os {
     /// # Safety
     /// Never called: no reservation exists on this platform.
     pub(super) unsafe fn decommit(_at: *mut u8, _len: usize) -> bool {
+        false
+    }
+
+    pub(super) fn address_space_unlimited() -> bool {
         false
     }
 
@@ -399,13 +438,39 @@ pub(crate) mod tests {
         unsafe { r.decommit(page) };
         assert_eq!(r.committed(), page);
         assert!(r.commit(2 * page));
-        // SAFETY: both pages are committed; the second was given back and reads as zero.
+        // SAFETY: both pages are committed; the second was given back, and on Linux it reads as
+        // zero (elsewhere it may read as it was).
         unsafe {
             assert_eq!(*p.add(page - 1), 7);
-            assert_eq!(*p.add(page), 0);
+            if cfg!(target_os = "linux") {
+                assert_eq!(*p.add(page), 0);
+            }
         }
         assert!(Reservation::new(0).is_none());
         assert!(Reservation::new(usize::MAX).is_none());
+    }
+
+    /// Under a finite address-space limit (`ulimit -v`), where every reserved byte would count
+    /// as memory, nothing is reserved. Checked in a child process (the limit is read once per
+    /// process): this test runs itself again under `ulimit -v`.
+    #[test]
+    #[cfg(all(unix, not(miri)))]
+    fn a_finite_address_space_limit_takes_no_ranges() {
+        const CHILD: &str = "ARENA_KIT_VM_LIMITED_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            assert!(!os::address_space_unlimited());
+            assert!(Reservation::new(1 << 20).is_none());
+            return;
+        }
+        let exe = std::env::current_exe().expect("the test binary");
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 8000000 && exec \"$0\" --exact vm::tests::a_finite_address_space_limit_takes_no_ranges --test-threads=1 --quiet")
+            .arg(exe)
+            .env(CHILD, "1")
+            .status()
+            .expect("sh runs");
+        assert!(status.success(), "the child under `ulimit -v`: {status}");
     }
 
     /// Past `MAX_RESERVATIONS` live ranges, reserving refuses (callers fall back to the global

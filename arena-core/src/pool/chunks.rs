@@ -4,10 +4,10 @@
 //!
 //! **Block 0 of a growable pool grows in place** where the platform can reserve address space
 //! ([`Reservation`], 64-bit Unix): its first chunk reserves a range for up to
-//! [`RESERVE_BYTES`] of slots and every later chunk is committed right after the one before,
+//! [`RESERVE_CHUNKS`] chunks or [`RESERVE_BYTES`] of slots and every later chunk is committed right after the one before,
 //! so block 0 keeps one base pointer and every lookup stays on block 0's path (one compare),
 //! as in a fixed pool. Only once the range is full (or where there is none: other platforms,
-//! Miri, [`MAX_RESERVATIONS`](crate::vm::MAX_RESERVATIONS) ranges live) do chunks come from the
+//! Miri, a finite `ulimit -v`, the process-wide bounds of [`crate::vm`]) do chunks come from the
 //! global allocator, reached through the chunk table. Committed pages are charged to the
 //! tagging allocator's tags as the chunks they replace would be.
 //!
@@ -25,8 +25,14 @@ use super::slot::Slot;
 use crate::vm::Reservation;
 
 /// The most address space block 0 of a growable pool reserves: 1 GiB, 14.9 million slots of
-/// 72 bytes (a 64-byte value). Past it, chunks come from the global allocator.
+/// 72 bytes (a 64-byte value), and at most [`RESERVE_CHUNKS`] chunks. Past it, chunks come from
+/// the global allocator.
 pub(crate) const RESERVE_BYTES: usize = 1 << 30;
+
+/// The most chunks block 0 of a growable pool reserves: 16,384, so a pool of small chunks
+/// reserves in proportion (`Pool::new()` of 64-byte values: 36 MiB, 524,288 values) and a
+/// process's 1,024 ranges stay within [`MAX_RESERVED_BYTES`](crate::vm::MAX_RESERVED_BYTES).
+pub(crate) const RESERVE_CHUNKS: usize = 1 << 14;
 
 /// The address space block 0 may reserve: [`RESERVE_BYTES`], or in this crate's unit tests what
 /// the test set for its thread (to reach the end of a range with a few small values).
@@ -167,7 +173,7 @@ impl<T> Chunks<T> {
         let Some(chunk_bytes) = size_of::<Slot<T>>().checked_mul(1 << shift) else {
             return false;
         };
-        let chunks = reserve_limit() / chunk_bytes;
+        let chunks = (reserve_limit() / chunk_bytes).min(RESERVE_CHUNKS);
         // At most `MAX_CAPACITY` slots, in whole chunks.
         let slots = chunks
             .checked_mul(1 << shift)

@@ -264,12 +264,13 @@ impl<T> Pool<T> {
     /// and adds another chunk of the same size whenever it is full. Chunks are never moved, so
     /// addresses stay stable.
     ///
-    /// On 64-bit Unix the pool reserves address space for up to 1 GiB of slots when it takes its
-    /// first chunk (no memory: the pages are committed chunk by chunk as it grows), and every
-    /// chunk lands right after the one before: all of it is looked up, inserted into and removed
-    /// from as in a fixed pool. Past that range, and on other platforms (or when the process
-    /// already holds 1,024 such ranges), chunks come from the global allocator and lookups past
-    /// the first chunk cost one more indirection. The committed pages count as the pool's
+    /// On 64-bit Unix the pool reserves address space for up to 16,384 chunks (at most 1 GiB of
+    /// slots) when it takes its first chunk (no memory: the pages are committed as it grows),
+    /// and every chunk lands right after the one before: all of it is looked up, inserted into
+    /// and removed from as in a fixed pool. Past that range, and on other platforms (or under a
+    /// finite `ulimit -v`, or when the process already holds 1,024 such ranges or 64 GiB of
+    /// them), chunks come from the global allocator and lookups past the first chunk cost one
+    /// more indirection. The committed pages count as the pool's
     /// memory under a [`TaggingAllocator`](crate::tags::TaggingAllocator), as chunks would.
     ///
     /// # Panics
