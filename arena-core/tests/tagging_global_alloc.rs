@@ -622,12 +622,30 @@ fn a_reserved_range_gives_every_tag_its_pages_back() {
     assert_eq!(snapshot(), before, "(current, allocations) of {tags:?}");
 }
 
+/// An allocator taken back out of its wrapper (`into_inner`) is untracked again: its growth is
+/// charged to the scope current when it grows, no longer to the wrapper's tag.
+fn into_inner_charges_growth_to_the_scope_again() {
+    let before = (bytes(T::Pages), bytes(T::Audio));
+    let tracked = Tracked::new(Arena::chained(1024), "pages", T::Pages).forgive_leaks();
+    let arena = tracked.into_inner();
+    {
+        let _audio = tag_scope(T::Audio);
+        for _ in 0..8 {
+            arena.alloc([0u8; 700]);
+        }
+    }
+    assert_eq!(bytes(T::Pages), before.0, "nothing charged to the old tag");
+    assert!(bytes(T::Audio) > before.1, "the scope's now");
+    drop(arena);
+    assert_eq!(bytes(T::Audio), before.1);
+}
+
 fn main() {
     if cfg!(miri) {
         println!("tagging global allocator: not installed under Miri (see the comment on ALLOC)");
         return;
     }
-    let checks: [(&str, fn()); 13] = [
+    let checks: [(&str, fn()); 14] = [
         ("nested scopes", nested_scopes_charge_the_innermost_tag),
         ("untracked", untracked_counts_memory_with_no_scope),
         (
@@ -650,6 +668,10 @@ fn main() {
         (
             "tracked allocators' own tag",
             tracked_allocators_charge_their_growth_to_their_own_tag,
+        ),
+        (
+            "into_inner untracks",
+            into_inner_charges_growth_to_the_scope_again,
         ),
         (
             "reserved ranges",

@@ -276,14 +276,17 @@ impl<A: Budgeted, G: Tag> Tracked<A, G> {
         self
     }
 
-    /// The allocator, without its name and tag, and without the budget set through this wrapper
-    /// (a budget it had before it was wrapped, never replaced through the wrapper, stays). No
-    /// leak report is made: the values live on in the allocator returned.
+    /// The allocator, without its name and tag (what it takes from the global allocator from now
+    /// on goes to the scope current when it grows), and without the budget set through this
+    /// wrapper (a budget it had before it was wrapped, never replaced through the wrapper, stays).
+    /// No leak report is made: the values live on in the allocator returned.
     pub fn into_inner(self) -> A {
         let manages = self.labels.manages_budget;
         let mut inner = self.take_inner();
         #[cfg(feature = "profiler")]
         inner.set_profiler_label(None);
+        // Untracked again: its pages go to the scope current when it grows.
+        inner.charge_pages_to(super::PageTag::NONE);
         if manages {
             inner.set_budget(None);
         }
