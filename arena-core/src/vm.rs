@@ -8,7 +8,8 @@
 //! - **Committing** makes a prefix readable and writable (`mprotect`); its pages read as zero
 //!   and become resident when first written. It commits ahead by an eighth of what is
 //!   committed, so a container growing by small steps makes few system calls (70 to reach
-//!   72 MB one 4 KiB chunk at a time) and its committed size is within 12.5% of what it uses.
+//!   72 MB by chunks of 2,304 bytes) and commits at most an eighth more than it uses, plus a
+//!   page.
 //! - **Charging**: with a [`TaggingAllocator`](crate::tags::TaggingAllocator) installed,
 //!   committed pages count as an allocation of the tag current when they were committed (a
 //!   [`PageCharge`](crate::tags::PageCharge) makes that the container's own tag), and are taken
