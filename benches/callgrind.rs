@@ -6,9 +6,13 @@
 //!   that `valgrind --tool=callgrind --toggle-collect='*counted_region*'` counts. Prints the
 //!   job's operation count. `scripts/callgrind-ratios.sh` drives it and prints the table.
 //! - `callgrind wall [JOB...]`: every contestant of each job once per round (one sample: its
-//!   job run back to back for about 10 ms), the order reversed every other round, 15 rounds
-//!   (`--rounds N` for more); prints the median of the per-round ratios ours / best peer and the
-//!   5th-95th percentile of them (the interval 90% of the rounds fall in).
+//!   job run back to back for about 10 ms), 15 rounds (`--rounds N` for more). Each round builds
+//!   every contestant's state afresh, in contestant order in even rounds and in reverse order in
+//!   odd ones (the order states are built in decides where their memory lands, and that alone
+//!   moved identical loops by up to 15%), and runs them in an order reversed every other pair of
+//!   rounds, so the four combinations come round evenly. Prints the median of the per-round
+//!   ratios ours / best peer and the 5th-95th percentile of them (the interval 90% of the rounds
+//!   fall in).
 //!   `scripts/wall-ratios.sh` runs it from two links of this driver whose code is laid out in
 //!   opposite orders (see build.rs).
 //! - `callgrind list`: one line per job: name, operation count, `role=contestant` fields
@@ -1137,13 +1141,26 @@ fn sorted(mut xs: Vec<f64>) -> Vec<f64> {
 /// The length of one wall-clock sample: a contestant's runs are repeated back to back up to it.
 const SAMPLE_NS: u128 = 10_000_000;
 
+/// Builds every contestant's state of `job`, in contestant order or in reverse, and returns them
+/// in contestant order.
+fn build(job: &Job, reversed: bool) -> Vec<Runner> {
+    let n = job.contestants.len();
+    let mut built: Vec<Option<Runner>> = (0..n).map(|_| None).collect();
+    for step in 0..n {
+        let k = if reversed { n - 1 - step } else { step };
+        built[k] = Some((job.contestants[k].2)());
+    }
+    built.into_iter().map(|r| r.expect("built")).collect()
+}
+
 /// Interleaved rounds of one job: per contestant the median ns per operation, then the
-/// per-round ratio ours / best peer (the peer with the lowest median).
+/// per-round ratio ours / best peer (the peer with the lowest median). Every round builds the
+/// states afresh (build order alternating every round) and runs each once untimed first; the
+/// run order alternates every other round.
 fn wall(job: &Job, rounds: usize) {
-    let mut runners: Vec<Runner> = job.contestants.iter().map(|c| (c.2)()).collect();
-    // Warm-up, and how many back-to-back runs make one sample of about SAMPLE_NS (a single run
-    // of a millisecond or less is at the mercy of one context switch on a loaded machine).
-    let reps: Vec<u32> = runners
+    // How many back-to-back runs make one sample of about SAMPLE_NS (a single run of a
+    // millisecond or less is at the mercy of one context switch on a loaded machine).
+    let reps: Vec<u32> = build(job, false)
         .iter_mut()
         .map(|r| {
             black_box(r());
@@ -1153,11 +1170,19 @@ fn wall(job: &Job, rounds: usize) {
             (SAMPLE_NS / once).clamp(1, 1000) as u32
         })
         .collect();
-    let n = runners.len();
+    let n = reps.len();
     let mut times = vec![Vec::with_capacity(rounds); n];
     for round in 0..rounds {
+        let mut runners = build(job, round % 2 == 1);
+        for r in &mut runners {
+            black_box(r()); // warm-up: the fresh state's pages, caches, branch history
+        }
         for step in 0..n {
-            let k = if round % 2 == 0 { step } else { n - 1 - step };
+            let k = if (round / 2) % 2 == 0 {
+                step
+            } else {
+                n - 1 - step
+            };
             let start = Instant::now();
             for _ in 0..reps[k] {
                 black_box(runners[k]());

@@ -3,8 +3,9 @@
 # same driver: as rustc and the linker lay it out, and with every function in the opposite order
 # (lld's --symbol-ordering-file, through benches/build.rs), so a ratio that only reflects code
 # placement shows up as a difference between the two tables. Each table: per contestant the
-# median ns per operation over ROUNDS interleaved rounds (each round runs every contestant once,
-# the order reversed every other round), the median of the per-round ratios ours / best peer and
+# median ns per operation over ROUNDS interleaved rounds (each round builds every contestant's
+# state afresh, in reverse order every other round, and runs every contestant once, in reverse
+# order every other pair of rounds), the median of the per-round ratios ours / best peer and
 # the 5th-95th percentile of those ratios (the interval 90% of the rounds fall in). See
 # BENCHMARKS.md, "Instruction counts: ours / best peer".
 #
