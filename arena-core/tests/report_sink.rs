@@ -248,7 +248,11 @@ fn a_sink_allocating_during_a_new_pages_padding_warning_gets_other_bytes() {
     let request = Layout::from_size_align(8192, 4096).unwrap();
     let in_sink = Layout::from_size_align(64, 4096).unwrap();
     // Retried a few times: a page whose data start happens to be 4096-aligned needs no padding.
-    for _ in 0..8 {
+    // Each try first takes a block of another size and keeps it, so the next try's page is not
+    // the last one's freed memory at the same address (which would repeat the alignment).
+    let mut spacers = Vec::new();
+    for attempt in 1..=8 {
+        spacers.push(vec![0u8; 16 * attempt]);
         let arena = Tracked::new(Arena::chained(1024), "chained", "Test");
         arena.alloc([0u8; 900]);
         let budget = arena.used() + request.size();
