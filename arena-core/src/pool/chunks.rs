@@ -104,6 +104,12 @@ fn alloc_block<T>(len: u32, generation: u32) -> Option<NonNull<Slot<T>>> {
     NonNull::new(unsafe { alloc::alloc::alloc_zeroed(layout) }.cast::<Slot<T>>())
 }
 
+/// The block 0 of a growable layout with no slots (lazy, or given back): `alloc_block(0, _)`,
+/// an empty boxed slice's dangling pointer, which allocates nothing and so cannot fail.
+fn empty_block<T>() -> NonNull<Slot<T>> {
+    alloc_block(0, 0).expect("an empty block allocates nothing")
+}
+
 /// Frees a block made by [`alloc_block`].
 ///
 /// # Safety
@@ -167,11 +173,12 @@ impl<T> Chunks<T> {
     }
 
     /// Gives a lazy growable layout a reserved range for block 0, if the platform has one and
-    /// it holds at least two chunks; `false` (nothing changed) otherwise.
-    fn reserve_first(&mut self, shift: u32) -> bool {
+    /// it holds at least two chunks; otherwise nothing changes (block 0 then takes its chunks from
+    /// the global allocator).
+    fn reserve_first(&mut self, shift: u32) {
         debug_assert!(self.is_lazy() && self.rest.is_empty() && self.reserved.is_none());
         let Some(chunk_bytes) = size_of::<Slot<T>>().checked_mul(1 << shift) else {
-            return false;
+            return;
         };
         let chunks = (reserve_limit() / chunk_bytes).min(RESERVE_CHUNKS);
         // At most `MAX_CAPACITY` slots, in whole chunks.
@@ -179,13 +186,13 @@ impl<T> Chunks<T> {
             .checked_mul(1 << shift)
             .map_or(0, |s| s.min(MAX_CAPACITY >> shift << shift));
         if chunks < 2 || slots == 0 {
-            return false;
+            return;
         }
-        let Some(range) = Reservation::new(slots * size_of::<Slot<T>>()) else {
-            return false;
+        let Some(range) = Reservation::new(Self::bytes_of(slots as u32)) else {
+            return;
         };
         if range.base().as_ptr().align_offset(align_of::<Slot<T>>()) != 0 {
-            return false;
+            return;
         }
         // SAFETY: the empty block 0 came from `alloc_block(0, _)` and is replaced here.
         unsafe { free_block(self.first, 0) };
@@ -194,7 +201,6 @@ impl<T> Chunks<T> {
             range,
             slots: slots as u32,
         });
-        true
     }
 
     /// Grows block 0 in place by one chunk of `len` slots, within its reserved range: commits
@@ -329,7 +335,7 @@ impl<T> Chunks<T> {
             }
             if self.is_lazy() && self.reserved.take().is_some() {
                 // A range that cannot take even its first chunk: back to the global allocator.
-                self.first = alloc_block(0, 0).expect("an empty block allocates nothing");
+                self.first = empty_block();
             }
         }
         if self.is_lazy() {
@@ -417,10 +423,7 @@ impl<T> Chunks<T> {
         if self.reserved.is_some() {
             self.shrink_in_place(blocks, shift);
         } else if blocks == 0 && !self.is_lazy() {
-            let Some(empty) = alloc_block::<T>(0, 0) else {
-                return; // cannot happen: an empty block allocates nothing
-            };
-            let block = core::mem::replace(&mut self.first, empty);
+            let block = core::mem::replace(&mut self.first, empty_block());
             // SAFETY: block 0 came from `alloc_block(first_len, _)` and was just replaced.
             unsafe { free_block(block, self.first_len) };
             self.capacity -= self.first_len;
