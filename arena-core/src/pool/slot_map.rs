@@ -886,11 +886,27 @@ impl<P> SlotMap<P> {
     }
 
     /// The payload of occupied slot `index` mutably (no generation check: the index came from a
-    /// live row's owner), or `None` if vacant.
-    #[inline]
+    /// live row's owner), or `None` if vacant. Block 0 (every slot of a fixed map) is looked at
+    /// inline, one compare; a later chunk out of line, as for [`remove`](Self::remove).
+    #[inline(always)]
     pub(crate) fn payload_at_mut(&mut self, index: u32) -> Option<&mut P> {
-        let (_, payload) = self.chunks.get_mut(index)?.occupied_mut()?;
+        let slot = match self.chunks.ptr_in_first(index) {
+            // SAFETY: `ptr_in_first` gives a pointer to an initialized slot of this map; the map
+            // is borrowed mutably, so this is the only reference to it.
+            Some(slot) => unsafe { &mut *slot },
+            None => {
+                crate::cold_path();
+                self.slot_past_first_mut(index)?
+            }
+        };
+        let (_, payload) = slot.occupied_mut()?;
         Some(payload)
+    }
+
+    /// Slot `index` past block 0, for [`payload_at_mut`](Self::payload_at_mut): out of line.
+    #[inline(never)]
+    fn slot_past_first_mut(&mut self, index: u32) -> Option<&mut Slot<P>> {
+        self.chunks.get_mut(index)
     }
 
     /// Removes the payload of occupied slot `index`.

@@ -207,17 +207,19 @@ impl<T: Soa> SoaPool<T> {
     #[inline]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        let len = self.values.len();
-        if len == self.values.capacity() || len == self.owners.capacity() {
+        if !self.values.has_room_for_one() || self.owners.len() == self.owners.capacity() {
             self.grow_rows();
         }
         // User code (`into_columns`) runs before anything changes.
         let parts = super::row_to_raw(value);
         // If this panics (full, or over budget), `parts` is dropped and nothing changed.
-        let handle: Handle<T> = self.slots.insert_or_panic(len as u32);
-        // Room for the row was made above, so neither push allocates.
-        self.values.push_raw(parts);
-        self.owners.push(handle.index());
+        let handle: Handle<T> = self.slots.insert_or_panic(self.values.len() as u32);
+        // SAFETY: room for one more row and one more back link was made above, and nothing
+        // since has added to either (`row_to_raw` and the slot map touch neither).
+        unsafe {
+            self.values.push_raw_unchecked(parts);
+            push_within_capacity(&mut self.owners, handle.index());
+        }
         handle
     }
 
@@ -226,9 +228,11 @@ impl<T: Soa> SoaPool<T> {
     #[inline(never)]
     #[track_caller]
     fn grow_rows(&mut self) {
-        if self.values.try_reserve(1).is_err() {
+        if self.values.len() == self.values.capacity() && self.values.try_reserve(1).is_err() {
             out_of_memory()
         }
+        // The columns' own budget, if one was ever set on them (a pool budgets its slots).
+        self.values.make_room_for_one();
         Self::grow_owners(&mut self.owners, self.values.page_tag());
     }
 
@@ -505,6 +509,22 @@ impl<T: Soa> SoaPool<T> {
     #[inline]
     pub fn slices_mut(&mut self) -> T::SlicesMut<'_> {
         self.values.slices_mut()
+    }
+}
+
+/// Appends `index` to `owners` without a capacity check.
+///
+/// # Safety
+/// - `owners.len() < owners.capacity()`.
+#[inline(always)]
+unsafe fn push_within_capacity(owners: &mut Vec<u32>, index: u32) {
+    let len = owners.len();
+    debug_assert!(len < owners.capacity());
+    // SAFETY: guaranteed by the caller: element `len` is within the allocation, and the new
+    // length covers exactly the elements written.
+    unsafe {
+        owners.as_mut_ptr().add(len).write(index);
+        owners.set_len(len + 1);
     }
 }
 

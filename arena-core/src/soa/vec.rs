@@ -294,10 +294,40 @@ impl<T: Soa> SoaVec<T> {
     #[inline]
     #[track_caller]
     pub(crate) fn push_raw(&mut self, parts: <T::Columns as Columns>::Raw) {
+        self.make_room_for_one();
+        // SAFETY: `make_room_for_one` made `len < capacity`.
+        unsafe { self.push_raw_unchecked(parts) };
+    }
+
+    /// Whether one more row fits without asking the allocator or the budget: `false` sends
+    /// the caller to [`make_room_for_one`](Self::make_room_for_one).
+    #[inline(always)]
+    pub(crate) fn has_room_for_one(&self) -> bool {
+        self.len < self.end
+    }
+
+    /// Makes room for one more row under the budget, as [`push`](Self::push) does before
+    /// writing: afterwards `len < capacity`.
+    ///
+    /// # Panics
+    /// As `push`.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn make_room_for_one(&mut self) {
         if let Err(refusal) = self.room_for_one() {
             refusal.panic("SoaVec::push")
         }
-        // SAFETY: `room_for_one` made `len < capacity`: an uninitialised row.
+    }
+
+    /// Appends a row whose room was made already.
+    ///
+    /// # Safety
+    /// - `len < capacity` (as [`has_room_for_one`](Self::has_room_for_one) or
+    ///   [`make_room_for_one`](Self::make_room_for_one) leave it).
+    #[inline(always)]
+    pub(crate) unsafe fn push_raw_unchecked(&mut self, parts: <T::Columns as Columns>::Raw) {
+        debug_assert!(self.len < self.capacity());
+        // SAFETY: guaranteed by the caller: row `len` is within the capacity and uninitialised.
         unsafe { self.raw.cols.write(self.len, parts) };
         self.len += 1;
     }
@@ -387,13 +417,14 @@ impl<T: Soa> SoaVec<T> {
         );
         let cols = self.raw.cols;
         let last = self.len - 1;
-        // SAFETY: row `index` is moved out, then the last row is moved over it (typed moves of
-        // one row: no `memmove` call per column, and no user code until the length is final).
+        // SAFETY: row `index` is moved out, then the last row is copied over it, one column at a
+        // time (a copy of one element per column, no `memmove` call; one column's values live at
+        // once instead of the whole row's). For the last row itself (`index == last`) that
+        // copies a row onto itself, which `Columns::copy` allows (it may overlap), and the row
+        // is past the length afterwards either way. No user code runs until the length is final.
         let parts = unsafe {
             let parts = cols.read(index);
-            if index != last {
-                cols.write(index, cols.read(last));
-            }
+            Columns::copy(cols, last, cols, index, 1);
             parts
         };
         self.len = last;
