@@ -149,6 +149,21 @@ impl<T> Slot<T> {
         self.generation = generation;
     }
 
+    /// Puts `value` into this never-used slot with the odd `generation`, without reading the
+    /// slot first. A never-used slot's contents are known (vacant, of the map's first
+    /// generation, linked nowhere), and not reading them matters where its page is fresh from
+    /// the system: a read would map the shared zero page and the write then fault a second
+    /// time to replace it, two page faults per page where one will do.
+    ///
+    /// # Safety
+    /// The slot holds no value (its generation is even).
+    #[inline(always)]
+    pub(crate) unsafe fn occupy_fresh(&mut self, value: T, generation: NonZeroU32) {
+        debug_assert!(!self.is_occupied(), "pool slot bookkeeping broken");
+        self.cell.value = ManuallyDrop::new(value);
+        self.generation = generation.get();
+    }
+
     /// Puts `value` into this vacant slot with the next odd generation; returns that generation
     /// and the slot's old free-list link. The caller knows the slot is vacant (the slot map's
     /// free-list invariant), so the check is a debug assertion.

@@ -98,6 +98,25 @@ pub(crate) struct Claim<'a, P> {
     from_free: bool,
 }
 
+/// A slot the out-of-line insert path claimed, as two words so that it comes back in two
+/// registers: the pointer, and the index with the odd generation the slot takes. A three-field
+/// return goes through memory, and the inlined insert's loop then keeps a pointer to that
+/// memory at hand (one more instruction per insert even when the path is not taken).
+struct Linked<P>(*mut Slot<P>, u64);
+
+impl<P> Linked<P> {
+    #[inline(always)]
+    fn pack((slot, index, generation): (*mut Slot<P>, u32, NonZeroU32)) -> Self {
+        Linked(slot, u64::from(index) | u64::from(generation.get()) << 32)
+    }
+
+    #[inline(always)]
+    fn unpack(self) -> (*mut Slot<P>, u32, NonZeroU32) {
+        let generation = NonZeroU32::new((self.1 >> 32) as u32).expect("an odd generation");
+        (self.0, self.1 as u32, generation)
+    }
+}
+
 /// Converts a requested slot count to `u32`, or says why not (more than `max`).
 fn slot_count(requested: usize, max: u32) -> Result<u32, PoolCapacityError> {
     u32::try_from(requested)
@@ -171,12 +190,43 @@ impl Ledger {
     #[inline(always)]
     #[cfg_attr(feature = "profiler", track_caller)]
     unsafe fn occupy<P>(&mut self, slot: &mut Slot<P>, payload: P, from_free: bool) -> NonZeroU32 {
-        // SAFETY: the caller guarantees the slot is vacant.
-        let (generation, next) = unsafe { slot.occupy_vacant(payload) };
+        let (generation, next) = if from_free {
+            // SAFETY: the caller guarantees the slot is vacant.
+            unsafe { slot.occupy_vacant(payload) }
+        } else {
+            let generation = Generations::occupy(self.fresh_generation(slot));
+            // SAFETY: the caller guarantees the slot is vacant.
+            unsafe { slot.occupy_fresh(payload, generation) };
+            (generation, NO_SLOT)
+        };
         self.unlink(from_free, next);
         #[cfg(feature = "profiler")]
         self.report_alloc(slot);
         generation
+    }
+
+    /// The generation of never-used `slot`, known without reading it: the first. Every writer
+    /// of the slots past `high_water` writes vacant slots of the first generation (or leaves a
+    /// fresh page's zeroes where the first is 0), and nothing links them anywhere. Debug builds
+    /// read the slot to check.
+    ///
+    /// `slot` points to an initialized slot of the map (a raw pointer, so that no reference to
+    /// the slot is made before its first write).
+    #[inline(always)]
+    fn fresh_generation<P>(&self, slot: *const Slot<P>) -> u32 {
+        #[cfg(debug_assertions)]
+        {
+            // SAFETY: the caller's `slot` points to an initialized slot of the map.
+            let stored = unsafe { Slot::generation_raw(slot) };
+            assert_eq!(
+                stored,
+                self.generations.first(),
+                "a never-used slot holds the first generation"
+            );
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = slot;
+        self.generations.first()
     }
 
     /// The counters of an insert into a slot that was the free-list head (whose link was `next`)
@@ -591,10 +641,10 @@ impl<P> SlotMap<P> {
             return make::<K>(index, generation);
         }
         crate::cold_path();
-        let (slot, index) = self.claim_slow_linked();
+        let (slot, index, generation) = Linked::unpack(self.claim_slow_linked());
         // SAFETY: `claim_slow_linked` returns a pointer to a vacant slot of this map (blocks
         // never move), which is borrowed mutably, so this is the only reference to it.
-        let (generation, _) = unsafe { (*slot).occupy_vacant(payload) };
+        unsafe { (*slot).occupy_fresh(payload, generation) };
         #[cfg(feature = "profiler")]
         self.ledger.report_alloc(slot);
         make::<K>(index, generation)
@@ -614,9 +664,9 @@ impl<P> SlotMap<P> {
             return Ok(make::<K>(index, generation));
         }
         match self.try_claim_slow_linked() {
-            Ok((slot, index)) => {
+            Ok((slot, index, generation)) => {
                 // SAFETY: as in `insert_or_panic`.
-                let (generation, _) = unsafe { (*slot).occupy_vacant(payload) };
+                unsafe { (*slot).occupy_fresh(payload, generation) };
                 #[cfg(feature = "profiler")]
                 self.ledger.report_alloc(slot);
                 Ok(make::<K>(index, generation))
@@ -628,26 +678,31 @@ impl<P> SlotMap<P> {
     /// The out-of-line path of [`try_insert`](Self::try_insert).
     #[inline(never)]
     #[track_caller]
-    fn try_claim_slow_linked(&mut self) -> Result<(*mut Slot<P>, u32), Refusal> {
+    fn try_claim_slow_linked(&mut self) -> Result<(*mut Slot<P>, u32, NonZeroU32), Refusal> {
         let found = self.find_slot()?;
         Ok(self.link(found))
     }
 
     /// The insert's bookkeeping ([`Ledger::unlink`]) for a slot [`find_slot`](Self::find_slot)
-    /// chose; the caller moves the payload in at once.
+    /// chose, and the odd generation the slot takes; the caller moves the payload in at once
+    /// ([`Slot::occupy_fresh`]). A never-used slot is not read (see `occupy_fresh`): its
+    /// generation is the map's first, and it is on no list.
     #[inline(always)]
-    fn link(&mut self, (slot, index, from_free): (*mut Slot<P>, u32, bool)) -> (*mut Slot<P>, u32) {
-        let next = if from_free {
+    fn link(
+        &mut self,
+        (slot, index, from_free): (*mut Slot<P>, u32, bool),
+    ) -> (*mut Slot<P>, u32, NonZeroU32) {
+        let (next, vacant) = if from_free {
             // SAFETY: `find_slot` returns a pointer to an initialized slot of this map, which is
             // borrowed mutably; the reference ends here.
-            unsafe { &*slot }
-                .next_free()
-                .expect("a claimed slot is vacant")
+            let slot = unsafe { &*slot };
+            let next = slot.next_free().expect("a claimed slot is vacant");
+            (next, slot.generation())
         } else {
-            NO_SLOT // unused: a never-used slot is not on the free list
+            (NO_SLOT, self.ledger.fresh_generation(slot))
         };
         self.ledger.unlink(from_free, next);
-        (slot, index)
+        (slot, index, Generations::occupy(vacant))
     }
 
     /// The out-of-line path of [`insert_or_panic`](Self::insert_or_panic): chooses the slot and
@@ -655,9 +710,9 @@ impl<P> SlotMap<P> {
     /// once (nothing can fail in between).
     #[inline(never)]
     #[track_caller]
-    fn claim_slow_linked(&mut self) -> (*mut Slot<P>, u32) {
+    fn claim_slow_linked(&mut self) -> Linked<P> {
         match self.find_slot() {
-            Ok(claimed) => self.link(claimed),
+            Ok(claimed) => Linked::pack(self.link(claimed)),
             Err(refusal) => self.refused(refusal),
         }
     }
