@@ -5,11 +5,15 @@
 //!
 //! - **Reserving** takes no memory: the range is mapped `PROT_NONE` with `MAP_NORESERVE`, so it
 //!   has no pages and no commit charge, only address space.
-//! - **Committing** makes a prefix readable and writable (`mprotect`); its pages read as zero
-//!   and become resident when first written. It commits ahead by an eighth of what is
-//!   committed, so a container growing by small steps makes few system calls (70 to reach
-//!   72 MB by chunks of 2,304 bytes) and commits at most an eighth more than it uses, plus a
-//!   page.
+//! - **Committing** makes a prefix readable and writable (`mprotect`); its pages read as zero.
+//!   It commits ahead by an eighth of what is committed, so a container growing by small steps
+//!   makes few system calls (70 to reach 72 MB by chunks of 2,304 bytes) and commits at most an
+//!   eighth more than it uses, plus a page. On Linux the committed pages are also made resident
+//!   at once (`madvise(MADV_POPULATE_WRITE)`, Linux 5.14 and later; older kernels refuse it and
+//!   the pages fault in when first written): a container commits only when it grows into the
+//!   pages, and faulting them in with one call is cheaper than a fault per page (filling a
+//!   growable pool with 1,000,000 values of 64 bytes: 36.8 -> 32.6 ms). The committed bytes,
+//!   which are what a tag is charged, are then the resident ones.
 //! - **Charging**: with a [`TaggingAllocator`](crate::tags::TaggingAllocator) installed,
 //!   committed pages count as an allocation of the tag current when they were committed (a
 //!   [`PageCharge`](crate::tags::PageCharge) makes that the container's own tag), and are taken
@@ -304,7 +308,20 @@ mod os {
     /// `at..at + len` is page aligned and within a range from [`reserve`].
     pub(super) unsafe fn commit(at: *mut u8, len: usize) -> bool {
         // SAFETY: the caller guarantees the range is part of one of our mappings.
-        unsafe { libc::mprotect(at.cast(), len, libc::PROT_READ | libc::PROT_WRITE) == 0 }
+        if unsafe { libc::mprotect(at.cast(), len, libc::PROT_READ | libc::PROT_WRITE) } != 0 {
+            return false;
+        }
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            /// `<linux/mman.h>`: fault the pages in, writable, now (Linux 5.14). Spelled out
+            /// rather than taken from `libc`, whose older 0.2 releases lack it.
+            const MADV_POPULATE_WRITE: libc::c_int = 23;
+            // SAFETY: the range was just made readable and writable and is ours (see above);
+            // the advice only faults its pages in, their contents stay as they were. A refusal
+            // (an older kernel, or no memory now) leaves them to fault in when first written.
+            let _ = unsafe { libc::madvise(at.cast(), len, MADV_POPULATE_WRITE) };
+        }
+        true
     }
 
     /// Gives the pages of `len` bytes at `at` back to the system and makes them inaccessible
