@@ -142,7 +142,7 @@ impl<T> Chunks<T> {
     /// One chunk of `1 << shift` slots, growing by more of the same; `None` if out of memory.
     pub(crate) fn growable(shift: u32, generation: u32) -> Option<Self> {
         let mut chunks = Chunks::lazy(shift)?;
-        chunks.grow(generation).then_some(chunks)
+        chunks.grow(generation, false).then_some(chunks)
     }
 
     /// Chunks of `1 << shift` slots, none allocated yet: block 0 is empty (and allocates nothing)
@@ -208,7 +208,7 @@ impl<T> Chunks<T> {
     /// vacant slots of `generation` (fresh pages already read as vacant slots of generation 0).
     /// `false`, with nothing changed, if block 0 has no range, the range is full, or the system
     /// refused.
-    fn grow_in_place(&mut self, len: u32, generation: u32) -> bool {
+    fn grow_in_place(&mut self, len: u32, generation: u32, populate: bool) -> bool {
         let Some(reserved) = &mut self.reserved else {
             return false;
         };
@@ -219,7 +219,7 @@ impl<T> Chunks<T> {
         else {
             return false;
         };
-        if !reserved.range.commit(Self::bytes_of(end)) {
+        if !reserved.range.commit(Self::bytes_of(end), populate) {
             return false;
         }
         if generation != 0 {
@@ -270,7 +270,7 @@ impl<T> Chunks<T> {
         }
         let mut chunks = Chunks::growable(len.trailing_zeros(), generation)?;
         while chunks.capacity < capacity {
-            if !chunks.grow(generation) {
+            if !chunks.grow(generation, false) {
                 return None;
             }
         }
@@ -316,8 +316,10 @@ impl<T> Chunks<T> {
     }
 
     /// Adds one chunk of vacant slots (block 0 first, if it is not allocated yet); `false` if not
-    /// growable, out of indexes or out of memory.
-    pub(crate) fn grow(&mut self, generation: u32) -> bool {
+    /// growable, out of indexes or out of memory. With `populate`, pages block 0 commits for it
+    /// are made resident at once (see [`Reservation::commit`]): for an insert that is about to
+    /// write them, not for a reservation.
+    pub(crate) fn grow(&mut self, generation: u32, populate: bool) -> bool {
         let Some(shift) = self.shift else {
             return false;
         };
@@ -329,7 +331,7 @@ impl<T> Chunks<T> {
             if self.is_lazy() && self.reserved.is_none() {
                 self.reserve_first(shift);
             }
-            if self.grow_in_place(len, generation) {
+            if self.grow_in_place(len, generation, populate) {
                 self.capacity = capacity;
                 return true;
             }
@@ -377,7 +379,7 @@ impl<T> Chunks<T> {
     pub(crate) fn grow_to(&mut self, capacity: u32, generation: u32) -> bool {
         let (blocks, old_capacity) = (self.blocks(), self.capacity);
         while self.capacity < capacity {
-            if !self.grow(generation) {
+            if !self.grow(generation, false) {
                 self.release_blocks_after(blocks);
                 debug_assert_eq!(self.capacity, old_capacity);
                 return false;
@@ -910,7 +912,7 @@ mod tests {
             assert!(chunks.get(5).is_none());
         }
         let mut grown = Chunks::<u64>::growable(1, 0).unwrap();
-        assert!(grown.grow(0) && grown.grow(0));
+        assert!(grown.grow(0, false) && grown.grow(0, true));
         assert_eq!((grown.capacity(), grown.blocks()), (6, 3));
         assert_eq!(grown.get(5).map(Slot::generation), Some(0));
         assert!(Chunks::<u8>::fixed(0, 0).is_some());

@@ -149,11 +149,12 @@ impl<T> Slot<T> {
         self.generation = generation;
     }
 
-    /// Puts `value` into this never-used slot with the odd `generation`, without reading the
-    /// slot first. A never-used slot's contents are known (vacant, of the map's first
-    /// generation, linked nowhere), and not reading them matters where its page is fresh from
-    /// the system: a read would map the shared zero page and the write then fault a second
-    /// time to replace it, two page faults per page where one will do.
+    /// Puts `value` into this vacant slot with the odd `generation`, without reading the slot:
+    /// for a caller that already took what it needed from it (a free-list head's link and
+    /// generation) or knows it (a never-used slot is vacant, of the map's first generation,
+    /// linked nowhere). Not reading matters where the slot's page is fresh from the system: a
+    /// read would map the shared zero page and the write then fault a second time to replace
+    /// it, two page faults per page where one will do.
     ///
     /// # Safety
     /// The slot holds no value (its generation is even).
@@ -216,7 +217,8 @@ impl<T> Slot<T> {
     ///
     /// # Safety
     /// - `slot` points to a live, initialized `Slot<T>`;
-    /// - no `&mut` to that slot's generation exists.
+    /// - no `&mut` to that slot's generation is in use, other than one `slot` was derived from
+    ///   (which does not write while the pointer is read).
     #[inline]
     pub(crate) unsafe fn generation_raw(slot: *const Self) -> u32 {
         // SAFETY: the caller guarantees `slot` is valid for reads.

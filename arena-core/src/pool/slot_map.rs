@@ -194,7 +194,9 @@ impl Ledger {
             // SAFETY: the caller guarantees the slot is vacant.
             unsafe { slot.occupy_vacant(payload) }
         } else {
-            let generation = Generations::occupy(self.fresh_generation(slot));
+            // SAFETY: `slot` is a live `&mut` to an initialized slot of the map, and the
+            // pointer derived from it is read before that reference writes again.
+            let generation = Generations::occupy(unsafe { self.fresh_generation(slot) });
             // SAFETY: the caller guarantees the slot is vacant.
             unsafe { slot.occupy_fresh(payload, generation) };
             (generation, NO_SLOT)
@@ -210,13 +212,14 @@ impl Ledger {
     /// fresh page's zeroes where the first is 0), and nothing links them anywhere. Debug builds
     /// read the slot to check.
     ///
-    /// `slot` points to an initialized slot of the map (a raw pointer, so that no reference to
-    /// the slot is made before its first write).
+    /// # Safety
+    /// `slot` points to an initialized slot of the map, valid for reads, that no `&mut` is used
+    /// to write meanwhile (a `&mut` the pointer was derived from may be live).
     #[inline(always)]
-    fn fresh_generation<P>(&self, slot: *const Slot<P>) -> u32 {
+    unsafe fn fresh_generation<P>(&self, slot: *const Slot<P>) -> u32 {
         #[cfg(debug_assertions)]
         {
-            // SAFETY: the caller's `slot` points to an initialized slot of the map.
+            // SAFETY: guaranteed by the caller.
             let stored = unsafe { Slot::generation_raw(slot) };
             assert_eq!(
                 stored,
@@ -699,7 +702,9 @@ impl<P> SlotMap<P> {
             let next = slot.next_free().expect("a claimed slot is vacant");
             (next, slot.generation())
         } else {
-            (NO_SLOT, self.ledger.fresh_generation(slot))
+            // SAFETY: `find_slot` returns a pointer to an initialized slot of this map, which
+            // is borrowed mutably; nothing references the slot.
+            (NO_SLOT, unsafe { self.ledger.fresh_generation(slot) })
         };
         self.ledger.unlink(from_free, next);
         (slot, index, Generations::occupy(vacant))
@@ -793,7 +798,8 @@ impl<P> SlotMap<P> {
             return false;
         }
         let charge = self.ledger.page_tag.charge();
-        let grown = self.chunks.grow(self.ledger.generations.first());
+        // An insert writes the first new slot next: its pages may as well be resident now.
+        let grown = self.chunks.grow(self.ledger.generations.first(), true);
         drop(charge);
         if !grown {
             return false;
@@ -1234,12 +1240,18 @@ impl<'a, P> Claim<'a, P> {
         self.index
     }
 
-    /// The handle the payload will have.
+    /// The handle the payload will have. A never-used slot is not read (see
+    /// [`Ledger::fresh_generation`]).
     #[inline(always)]
     pub(crate) fn handle<K: Key>(&self) -> K {
-        // SAFETY: `slot` points to slot `index` of the map this claim borrows mutably; nothing
-        // references it.
-        let vacant = unsafe { Slot::generation_raw(self.slot) };
+        let vacant = if self.from_free {
+            // SAFETY: `slot` points to slot `index` of the map this claim borrows mutably;
+            // nothing references it.
+            unsafe { Slot::generation_raw(self.slot) }
+        } else {
+            // SAFETY: as above.
+            unsafe { self.map.ledger.fresh_generation(self.slot) }
+        };
         make::<K>(self.index, Generations::occupy(vacant))
     }
 
