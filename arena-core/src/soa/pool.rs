@@ -212,7 +212,7 @@ impl<T: Soa> SoaPool<T> {
         }
         // User code (`into_columns`) runs before anything changes.
         let parts = super::row_to_raw(value);
-        // If this panics (full, or over budget), `parts` is dropped and nothing changed.
+        // If this panics (over a budget), `parts` is dropped and nothing changed.
         let handle: Handle<T> = self.slots.insert_or_panic(self.values.len() as u32);
         // SAFETY: room for one more row and one more back link was made above, and nothing
         // since has added to either (`row_to_raw` and the slot map touch neither).
@@ -223,11 +223,16 @@ impl<T: Soa> SoaPool<T> {
         handle
     }
 
-    /// Room for one more row in the columns and the back links (growable pools).
+    /// Room for one more row in the columns and the back links (growable pools). A pool that
+    /// cannot take the value (full, or over a `Fail` or `Panic` budget) panics first, having
+    /// grown nothing: a fixed pool never allocates after it is made.
     #[cold]
     #[inline(never)]
     #[track_caller]
     fn grow_rows(&mut self) {
+        // Claiming a slot and dropping the claim changes nothing but the slot map's capacity
+        // (which the insert grows anyway); the insert claims it again.
+        let _ = self.slots.claim_or_panic();
         if self.values.len() == self.values.capacity() && self.values.try_reserve(1).is_err() {
             out_of_memory()
         }
