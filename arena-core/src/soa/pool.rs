@@ -208,14 +208,14 @@ impl<T: Soa> SoaPool<T> {
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
         if !self.values.has_room_for_one() || self.owners.len() == self.owners.capacity() {
-            self.grow_rows();
+            return self.insert_growing(value);
         }
         // User code (`into_columns`) runs before anything changes.
         let parts = super::row_to_raw(value);
-        // If this panics (over a budget), `parts` is dropped and nothing changed.
+        // If this panics (full, or over a budget), `parts` is dropped and nothing changed.
         let handle: Handle<T> = self.slots.insert_or_panic(self.values.len() as u32);
-        // SAFETY: room for one more row and one more back link was made above, and nothing
-        // since has added to either (`row_to_raw` and the slot map touch neither).
+        // SAFETY: there is room for one more row and one more back link (checked above), and
+        // nothing since has added to either (`row_to_raw` and the slot map touch neither).
         unsafe {
             self.values.push_raw_unchecked(parts);
             push_within_capacity(&mut self.owners, handle.index());
@@ -223,22 +223,33 @@ impl<T: Soa> SoaPool<T> {
         handle
     }
 
-    /// Room for one more row in the columns and the back links (growable pools). A pool that
-    /// cannot take the value (full, or over a `Fail` or `Panic` budget) panics first, having
-    /// grown nothing: a fixed pool never allocates after it is made.
+    /// [`insert`](Self::insert) when the columns or the back links must grow first (growable
+    /// pools; a fixed pool only when full). The slot is claimed before anything grows, so a
+    /// pool that cannot take the value (full, or over a `Fail` or `Panic` budget) panics having
+    /// grown nothing, and a `Warn` budget warns once.
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn grow_rows(&mut self) {
-        // Claiming a slot and dropping the claim changes nothing but the slot map's capacity
-        // (which the insert grows anyway); the insert claims it again.
-        let _ = self.slots.claim_or_panic();
+    fn insert_growing(&mut self, value: T) -> Handle<T> {
+        // User code (`into_columns`) runs before anything changes.
+        let parts = super::row_to_raw(value);
+        let claim = self.slots.claim_or_panic();
+        // If this panics (out of memory), the claim is dropped: nothing changed but the slot
+        // map's capacity.
         if self.values.len() == self.values.capacity() && self.values.try_reserve(1).is_err() {
             out_of_memory()
         }
         // The columns' own budget, if one was ever set on them (a pool budgets its slots).
         self.values.make_room_for_one();
         Self::grow_owners(&mut self.owners, self.values.page_tag());
+        let handle: Handle<T> = claim.commit(self.values.len() as u32);
+        // SAFETY: room for one more row (`make_room_for_one`) and one more back link
+        // (`grow_owners`) was made just above, and committing the claim touches neither.
+        unsafe {
+            self.values.push_raw_unchecked(parts);
+            push_within_capacity(&mut self.owners, handle.index());
+        }
+        handle
     }
 
     /// Room for one more back link, charged to the columns' tag. With a tag, the links move to

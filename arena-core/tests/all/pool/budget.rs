@@ -295,3 +295,33 @@ mod tracked_soa_pool {
         size_of::<Enemy>()
     );
 }
+
+/// A growable `SoaPool` whose insert both crosses a `Warn` budget and must grow its columns warns
+/// once: the slot is claimed once, then the columns grow, then the value goes in. (A version
+/// that claimed a slot only to check it, dropped the claim and claimed again warned twice: the
+/// dropped claim left usage at the budget, which re-armed it.)
+#[cfg(feature = "log")]
+#[test]
+fn a_soa_pool_growing_its_columns_past_a_warn_budget_warns_once() {
+    let budget_warnings = |logs: &[(log::Level, String, String)]| {
+        logs.iter()
+            .filter(|(_, target, _)| target == "arena_kit::budget")
+            .count()
+    };
+    // Whatever the columns' growth steps are, some budget of `fit` values is crossed by the
+    // insert that also grows them.
+    for fit in 0..12 {
+        let mut pool = SoaPool::growable(1);
+        pool.set_budget(Some(Budget::warn(fit * size_of::<Enemy>()).into()));
+        for i in 0..fit {
+            pool.insert(enemy(i as i32));
+        }
+        let (_, logs) = crate::support::logged(|| pool.insert(enemy(-1)));
+        assert_eq!(
+            budget_warnings(&logs),
+            1,
+            "budget of {fit} values: {logs:?}"
+        );
+        assert_eq!(pool.len(), fit + 1);
+    }
+}
