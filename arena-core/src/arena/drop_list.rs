@@ -8,6 +8,13 @@
 //! exactly the records whose values reach past it. A destructor is unlinked before it runs, so a
 //! panicking destructor is never run twice; the remaining ones still run while the panic unwinds
 //! (a second panic aborts, as with `Vec`).
+//!
+//! Values of types that alternate (`A, B, A, B, ...`) break every run. Such a value does not get a
+//! record of its own: when the open run's values (or its tail, below) end at the bump pointer, it
+//! is appended to that record's *tail*, a stack of [`TailEntry`]s, each a 16-byte header (the
+//! value's drop function and the entry before it) placed right before its value. A record drops
+//! its tail first, newest first, then its run, which keeps reverse allocation order. A value of
+//! the tail's newest type starts a record of its own instead, so a run can form again.
 
 use core::any::TypeId;
 use core::ptr::NonNull;
@@ -20,7 +27,14 @@ use crate::cold_path;
 type DropFn = unsafe fn(NonNull<u8>, *mut u8, usize);
 
 /// One pending destructor, for a run of values of one type.
+///
+/// `end` comes first (`repr(C)`), as `drop` does in a [`TailEntry`]: the word that covers a
+/// built value is then at offset 0 of either, so the allocation path stores through the one
+/// pointer it holds, without adding an offset that depends on the path taken.
+#[repr(C)]
 pub(super) struct DropRecord {
+    /// One past the last value covered (null only in [`CLOSED`]).
+    end: *mut u8,
     /// Drops the values of the record's type in `[value, end)` (`len` of them for a zero-sized
     /// type). It also names the type: a run only takes values whose `drop_values::<T>` is this
     /// function (see [`Arena::open_run`]).
@@ -30,14 +44,87 @@ pub(super) struct DropRecord {
     /// own, and so can separate codegen units).
     type_id: TypeId,
     value: NonNull<u8>,
-    /// One past the last value covered (null only in [`CLOSED`]).
-    end: *mut u8,
     /// Values covered, for a zero-sized type (whose values take no bytes); a sized type's
     /// count is `(end - value) / size`, so a run of them grows by moving `end` alone.
     len: usize,
     prev: Option<NonNull<DropRecord>>,
     /// Index of the page holding the values, for position comparisons.
     page: usize,
+    /// The newest entry of the record's tail (values of other types appended after its run),
+    /// or `None`.
+    tail: Option<NonNull<TailEntry>>,
+    /// One past the tail's newest value: the record's end once it has a tail; null while it
+    /// has none.
+    tail_end: *mut u8,
+}
+
+/// Drops the value of one type at the pointer: the drop function of a [`TailEntry`].
+type DropOneFn = unsafe fn(NonNull<u8>);
+
+/// One value of a record's tail: placed right before the value (the value is at the entry's
+/// address plus its 16 bytes), linked to the entry before it. `drop` comes first (see
+/// [`DropRecord`]).
+#[repr(C)]
+pub(super) struct TailEntry {
+    /// Drops the value: a [`DropOneFn`] as a pointer (see [`TailEntry::drop_word`]), null
+    /// until the value is built, so an entry whose constructor panicked drops nothing.
+    drop: *const (),
+    /// The entry before this one in the same tail, or `None`.
+    prev: Option<NonNull<TailEntry>>,
+}
+
+impl TailEntry {
+    /// The `drop` field of `entry`, written by [`TailEntry::drop_word`]'s value when its value
+    /// is built.
+    #[inline(always)]
+    pub(super) fn drop_slot(entry: NonNull<TailEntry>) -> NonNull<*const ()> {
+        // SAFETY: a field of a non-null pointer is non-null.
+        unsafe { NonNull::new_unchecked(&raw mut (*entry.as_ptr()).drop) }
+    }
+
+    /// The `drop` word of an entry whose value is a `T`: `drop_one::<T>` as a pointer (turned
+    /// back into the function by [`TailEntry::drop_fn`]).
+    #[inline(always)]
+    pub(super) fn drop_word<T>() -> *const () {
+        drop_one::<T> as DropOneFn as *const ()
+    }
+
+    /// The function that drops the entry's value, if it is built.
+    fn drop_fn(&self) -> Option<DropOneFn> {
+        if self.drop.is_null() {
+            return None;
+        }
+        // SAFETY: a non-null `drop` was written from `drop_word`, a `DropOneFn` cast to a
+        // pointer, so this turns it back into the same function pointer.
+        Some(unsafe { core::mem::transmute::<*const (), DropOneFn>(self.drop) })
+    }
+}
+
+impl DropRecord {
+    /// The word of `record` that covers one more value of `T`: its run's end, or for a
+    /// zero-sized `T` its count (a `usize`), which the caller increments instead.
+    #[inline(always)]
+    pub(super) fn cover_slot<T>(record: NonNull<DropRecord>) -> NonNull<*const ()> {
+        let rec = record.as_ptr();
+        // SAFETY: a field of a non-null pointer is non-null.
+        unsafe {
+            if size_of::<T>() == 0 {
+                NonNull::new_unchecked(&raw mut (*rec).len).cast()
+            } else {
+                NonNull::new_unchecked(&raw mut (*rec).end).cast()
+            }
+        }
+    }
+}
+
+/// Drops the value of `T` at `value`.
+///
+/// # Safety
+///
+/// - `value` points to an initialised `T` that is not used afterwards.
+unsafe fn drop_one<T>(value: NonNull<u8>) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { core::ptr::drop_in_place(value.cast::<T>().as_ptr()) };
 }
 
 /// The record [`Arena::open_run`] looks at when no run may grow: its `end` is null, which no
@@ -64,6 +151,8 @@ static CLOSED: Closed = Closed(DropRecord {
     len: 0,
     prev: None,
     page: 0,
+    tail: None,
+    tail_end: core::ptr::null_mut(),
 });
 
 /// A pointer to [`CLOSED`], to store as the open run when none is.
@@ -159,6 +248,8 @@ impl Arena {
             len: 0,
             prev: self.drops.get(),
             page: Arena::page_index(self.cursor.page()),
+            tail: None,
+            tail_end: core::ptr::null_mut(),
         };
         // SAFETY: guaranteed by the caller.
         unsafe { record.write(rec) };
@@ -169,8 +260,9 @@ impl Arena {
     /// [`push_drop`](Arena::push_drop) for one value built after it, and makes the record the
     /// open run at once (not in a guarded arena): its `end` is the slot's start while the
     /// value is built and the bump pointer is past the slot, so nothing joins it before
-    /// [`extend_run`](Arena::extend_run) covers the value (a zero-sized value of `T` built
-    /// meanwhile may join, counting itself, as `extend_run` counts the outer one after it).
+    /// the value, once built, is covered by moving the run's end past it
+    /// ([`DropRecord::cover_slot`]; a zero-sized value of `T` built meanwhile may join,
+    /// counting itself, as the outer one then counts itself after it).
     ///
     /// # Safety
     ///
@@ -233,24 +325,62 @@ impl Arena {
         Some(run)
     }
 
-    /// Adds the value of `T` just written right after the values `run` covers to the run.
+    /// The open run's record, if a value of `T` goes to the end of its tail: the record's run
+    /// (when it has no tail yet) or its tail ends at the bump pointer, and the tail's newest
+    /// value is not a `T` (a value of the same type as the newest starts a record, whose run
+    /// it may then grow). Called when the value does not extend the open run; never for a
+    /// zero-sized `T` (whose values take no bytes, so an entry's 16 would be all they cost).
+    #[inline(always)]
+    pub(super) fn open_tail<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
+        let run = self.run.get();
+        // SAFETY: `run` is `CLOSED` or the newest linked record, which is live (see
+        // `run_drops_from`).
+        let rec = unsafe { run.as_ref() };
+        let cursor = self.cursor.ptr().as_ptr();
+        // `tail_end` is null while the record has no tail, and `CLOSED`'s `end` is null: no
+        // bump pointer is either. The tail's end is tested first, the case of alternating types.
+        if rec.tail_end == cursor {
+            // SAFETY: a non-null `tail_end` means the record has a tail, whose entries are live
+            // while the record is linked (see `run_drops_from`).
+            let newest = unsafe { rec.tail.unwrap_unchecked().as_ref() };
+            // An address that differs for the same type only costs that value an entry.
+            if newest.drop == TailEntry::drop_word::<T>() {
+                return None;
+            }
+            return Some(run);
+        }
+        if rec.tail.is_none() && rec.end == cursor {
+            return Some(run);
+        }
+        None
+    }
+
+    /// Appends `entry` (the header bumped right before a value's slot that ends at `end`) to
+    /// `record`'s tail, dropping nothing until the value is built and its drop function
+    /// stored ([`TailEntry::drop_word`]). The record's end moves to `end`, so a constructor that allocates places
+    /// its values after it.
     ///
     /// # Safety
     ///
-    /// - `run` is linked and covers values of `T` (it came from [`open_run`](Arena::open_run)
-    ///   or [`push_run`](Arena::push_run) for `T`), and the value right after them, in the
-    ///   slot bumped for it, is initialised and owned by the arena.
+    /// - `record` came from [`open_tail`](Arena::open_tail) just now, and `entry` and the slot
+    ///   after it, up to `end`, were bumped right after (at the record's end, in its page).
     #[inline(always)]
-    pub(super) unsafe fn extend_run<T>(&self, run: NonNull<DropRecord>) {
-        // SAFETY: guaranteed by the caller (`run` is never `CLOSED`, whose `end` no bump
-        // pointer matches and which `push_run` never returns).
+    pub(super) unsafe fn push_entry(
+        &self,
+        record: NonNull<DropRecord>,
+        entry: NonNull<TailEntry>,
+        end: *mut u8,
+    ) {
+        // SAFETY: guaranteed by the caller: the record is linked, so live, and `entry` is
+        // fresh memory for a `TailEntry` (8-aligned: the slot's alignment is at least 8).
         unsafe {
-            let rec = &mut *run.as_ptr();
-            if size_of::<T>() == 0 {
-                rec.len += 1;
-            } else {
-                rec.end = rec.end.add(size_of::<T>());
-            }
+            let rec = record.as_ptr();
+            entry.write(TailEntry {
+                drop: core::ptr::null(),
+                prev: (*rec).tail,
+            });
+            (*rec).tail = Some(entry);
+            (*rec).tail_end = end;
         }
     }
 
@@ -290,7 +420,12 @@ impl Arena {
     pub(super) unsafe fn unlink_newest_drop(&self, record: NonNull<DropRecord>) {
         // SAFETY: the record is linked, so live (see `run_drops_from`).
         let rec = unsafe { record.as_ref() };
-        debug_assert!(self.is_newest_drop(record) && rec.len == 0 && rec.end == rec.value.as_ptr());
+        debug_assert!(
+            self.is_newest_drop(record)
+                && rec.len == 0
+                && rec.end == rec.value.as_ptr()
+                && rec.tail.is_none()
+        );
         self.drops.set(rec.prev);
         self.close_run();
     }
@@ -310,29 +445,70 @@ impl Arena {
         // if one panics, the guard picks up at the next.
         let resume = Resume(self, pos);
         while let Some(rec_ptr) = self.drops.get() {
+            let rec = rec_ptr.as_ptr();
             // SAFETY: records in the list are live: they are only unlinked here, and the memory
-            // they sit in is only reused after they were unlinked.
-            let rec = unsafe { rec_ptr.as_ref() };
-            // A run is freed (and dropped whole) as soon as any of its values reaches `pos`.
+            // they sit in is only reused after they were unlinked. Fields are read and written
+            // through the raw pointer: a destructor run below may reach the arena's statistics
+            // but never a record.
+            let (tail, page) = unsafe { ((*rec).tail, (*rec).page) };
+            // A record is freed (and dropped whole) as soon as any of its values reaches `pos`:
+            // a marker ends the open run and its tail, so a record never spans one.
             // (`page` is the page of the values, which their record shares.)
-            // SAFETY: `end` is in the page of the values (one past the last, at most its end).
-            let end = unsafe { NonNull::new_unchecked(rec.end) };
-            if Pos::new(rec.page, end) <= pos {
+            // SAFETY: the record's end (its tail's, once it has one) is in the page of the
+            // values, one past the last (at most the page's end).
+            let end = unsafe {
+                NonNull::new_unchecked(if tail.is_some() {
+                    (*rec).tail_end
+                } else {
+                    (*rec).end
+                })
+            };
+            if Pos::new(page, end) <= pos {
                 break;
             }
-            self.drops.set(rec.prev);
-            let (drop_fn, value, len) = (rec.drop_fn, rec.value, rec.len);
+            // The tail first, newest first (it was allocated after the run): each entry leaves
+            // the tail before its value is dropped.
+            let mut next = tail;
+            while let Some(entry) = next {
+                // SAFETY: the entry is live (its record is linked) and its value, right after
+                // it, is built when `drop` is non-null; unlinked first, it is dropped only here.
+                unsafe {
+                    let e = entry.read();
+                    (*rec).tail = e.prev;
+                    next = e.prev;
+                    if let Some(drop) = e.drop_fn() {
+                        drop(entry.add(1).cast());
+                    }
+                }
+            }
+            if tail.is_some() {
+                // SAFETY: as above. (A destructor that panicked left `tail_end` set with no
+                // tail; the unwinding walk unlinks the record before any other code runs.)
+                unsafe { (*rec).tail_end = core::ptr::null_mut() };
+            }
+            // SAFETY: as above.
+            let (prev, drop_fn, value, len, run_end) = unsafe {
+                (
+                    (*rec).prev,
+                    (*rec).drop_fn,
+                    (*rec).value,
+                    (*rec).len,
+                    (*rec).end,
+                )
+            };
+            self.drops.set(prev);
             // SAFETY: the record was pushed by `push_drop` for the live values in
-            // `[value, end)` (`len` of a zero-sized type), and it is unlinked, so this is the
-            // only time they are dropped.
-            unsafe { drop_fn(value, end.as_ptr(), len) };
+            // `[value, run_end)` (`len` of a zero-sized type), and it is unlinked, so this is
+            // the only time they are dropped.
+            unsafe { drop_fn(value, run_end, len) };
         }
         core::mem::forget(resume);
     }
 
     /// Number of drop records pending: one per run of same-typed values allocated back to back
-    /// (not one per value); 0 means nothing will be dropped. The record of a value whose
-    /// constructor panicked covers nothing and is not counted.
+    /// (not one per value), plus one per value of alternating types (each such value carries a
+    /// 16-byte entry instead of starting a run); 0 means nothing will be dropped. The record of
+    /// a value whose constructor panicked covers nothing and is not counted.
     pub fn pending_drops(&self) -> usize {
         let mut n = 0;
         let mut next = self.drops.get();
@@ -340,6 +516,13 @@ impl Arena {
             // SAFETY: see `run_drops_from`.
             let rec = unsafe { rec.as_ref() };
             n += usize::from(rec.len > 0 || rec.end != rec.value.as_ptr());
+            let mut entry = rec.tail;
+            while let Some(e) = entry {
+                // SAFETY: entries of a linked record are live.
+                let e = unsafe { e.as_ref() };
+                n += usize::from(!e.drop.is_null());
+                entry = e.prev;
+            }
             next = rec.prev;
         }
         n

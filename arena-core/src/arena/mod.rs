@@ -22,7 +22,9 @@
 //!
 //! Values whose type needs dropping are dropped on reset, on rewind (and at the end of a scope)
 //! and when the arena is dropped, in reverse allocation order (slice elements last to first);
-//! values of one type allocated back to back share one drop record. Their type must be
+//! values of one type allocated back to back share one drop record, and a value of another
+//! type that lands right after them adds a 16-byte entry to that record rather than a record of
+//! its own, so types that alternate cost 16 bytes per value. Their type must be
 //! `Send + 'static` because an arena can move to another thread and outlive borrowed data. Types
 //! without drop glue pay nothing. [`Arena::alloc_no_drop`] takes any type and never drops it.
 //! Leaking the arena itself (`mem::forget`) leaks its pages and skips every pending destructor,

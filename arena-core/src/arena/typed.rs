@@ -2,7 +2,8 @@
 //!
 //! Values whose type needs dropping get a [`DropRecord`] placed right before them (one bump for
 //! both), or join the newest record's run when they are of the same type and land right after
-//! it; `needs_drop` is a compile-time constant, so other types pay nothing.
+//! it, or its tail (a [`TailEntry`] right before the value) when they are of another type and
+//! land right after it; `needs_drop` is a compile-time constant, so other types pay nothing.
 
 // Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
 #![allow(clippy::mut_from_ref)]
@@ -11,8 +12,78 @@ use core::alloc::Layout;
 use core::mem;
 use core::ptr::NonNull;
 
-use super::drop_list::DropRecord;
+use super::drop_list::{DropRecord, TailEntry};
 use super::{AllocOrInitError, Arena, ArenaError};
+
+/// The store that covers a value once it is built (see [`Arena::try_alloc_with`]): `word` into
+/// `slot`, the end of the value's run or the drop function of its tail entry. For a zero-sized
+/// `T` (never in a tail) `slot` is the run's count, incremented instead, because values a
+/// constructor allocates may join the run meanwhile.
+struct Cover {
+    slot: NonNull<*const ()>,
+    word: *const (),
+}
+
+impl Cover {
+    /// Covering `value`, the slot right after the values `record`'s run covers, by moving the
+    /// run's end past it.
+    #[inline(always)]
+    fn run_end<T>(record: NonNull<DropRecord>, value: NonNull<T>) -> Cover {
+        Cover {
+            slot: DropRecord::cover_slot::<T>(record),
+            word: value.as_ptr().wrapping_add(1).cast_const().cast(),
+        }
+    }
+
+    /// Covering the value right after `entry`, a `T`, by arming the entry.
+    #[inline(always)]
+    fn entry<T>(entry: NonNull<TailEntry>) -> Cover {
+        Cover {
+            slot: TailEntry::drop_slot(entry),
+            word: TailEntry::drop_word::<T>(),
+        }
+    }
+
+    /// Makes the value covered.
+    ///
+    /// # Safety
+    ///
+    /// - The value is initialised and owned by the arena, and `slot`'s record (or entry) is
+    ///   still linked.
+    #[inline(always)]
+    unsafe fn apply<T>(self) {
+        // SAFETY: `slot` is a field of a live record or entry, guaranteed by the caller.
+        unsafe {
+            if size_of::<T>() == 0 {
+                *self.slot.cast::<usize>().as_ptr() += 1;
+            } else {
+                self.slot.write(self.word);
+            }
+        }
+    }
+}
+
+/// The block of a tail entry followed by a `T`, and the value's offset in it: the entry ends
+/// right where the value starts (the block is aligned to at least the entry's 8 bytes).
+/// `None` for a `T` too large for any block, which then takes the new record's path (and its
+/// error).
+const fn tail_block<T>() -> Option<(Layout, usize)> {
+    let entry = Layout::new::<TailEntry>();
+    let align = if align_of::<T>() > entry.align() {
+        align_of::<T>()
+    } else {
+        entry.align()
+    };
+    // Entry first, value at the first multiple of `align` past it.
+    let off = entry.size().next_multiple_of(align);
+    let Some(size) = off.checked_add(size_of::<T>()) else {
+        return None;
+    };
+    match Layout::from_size_align(size, align) {
+        Ok(block) => Some((block, off)),
+        Err(_) => None,
+    }
+}
 
 /// The `Send` half of the bound on [`Arena::alloc`] and the other dropping allocations: every
 /// `Send` type implements it, and only those (it is sealed). It exists for its error message, so
@@ -206,24 +277,55 @@ impl Arena {
         // the bump pointer, so the cursor is aligned for a `T`: an alignment of 1 spares the
         // rounding and still gives an aligned slot.
         let fast = run.and_then(|_| self.cursor.bump_fast::<true>(size_of::<T>(), 1));
-        let (value, record) = match (fast, run) {
+        // Each path names one word to store once the value is built, the store that makes it
+        // covered: the run's new end, or the tail entry's drop function. So the value is
+        // written and covered in one place, whichever path gave the slot.
+        let (value, cover) = match (fast, run) {
             (Some(value), Some(run)) => {
                 self.cursor.count_alloc();
-                (value.cast::<T>(), run)
+                let value = value.cast::<T>();
+                (value, Cover::run_end::<T>(run, value))
             }
-            _ => {
-                let (record, value) = self.new_drop_record::<T>()?;
-                (value, record)
-            }
+            _ => match self.tail_slot::<T>() {
+                Some((value, entry)) => (value, Cover::entry::<T>(entry)),
+                None => {
+                    let (record, value) = self.new_drop_record::<T>()?;
+                    (value, Cover::run_end::<T>(record, value))
+                }
+            },
         };
-        // SAFETY: `value` is valid and aligned for a `T` (a new record's slot is bumped at its
-        // alignment, a run's is at the run's end) right after the values `record` covers, and
-        // the arena's borrow keeps it alive for the returned reference; the record covers it
-        // only once it is initialised.
+        // SAFETY: `value` is valid and aligned for a `T` (a new record's slot and a tail
+        // entry's are bumped at its alignment, a run's is at the run's end), right after the
+        // values its record covers or right after its entry, and the arena's borrow keeps it
+        // alive for the returned reference; the record or entry covers it only once it is
+        // initialised, and nothing else covered it since `cover` was made.
         unsafe {
             value.write(f());
-            self.extend_run::<T>(record);
+            cover.apply::<T>();
             Ok(&mut *value.as_ptr())
+        }
+    }
+
+    /// The slot of a value of `T` appended to the open run's tail (see
+    /// [`open_tail`](Arena::open_tail)), with its entry, or `None` when the value does not go
+    /// there (or the page has no room for it: the new record's path then takes a page).
+    #[inline(always)]
+    fn tail_slot<T: ArenaDrop + 'static>(&self) -> Option<(NonNull<T>, NonNull<TailEntry>)> {
+        if size_of::<T>() == 0 {
+            return None;
+        }
+        let record = self.open_tail::<T>()?;
+        let (block, off) = const { tail_block::<T>() }?;
+        let base = self.cursor.bump_fast::<true>(block.size(), block.align())?;
+        self.cursor.count_alloc();
+        // SAFETY: `off >= size_of::<TailEntry>()` and `off + size_of::<T>() = block.size()`,
+        // so the entry and the value are inside the block just bumped, the entry 8-aligned (the
+        // block's alignment is at least 8 and `off` a multiple of it, minus 16).
+        unsafe {
+            let value = base.add(off);
+            let entry = value.sub(size_of::<TailEntry>()).cast::<TailEntry>();
+            self.push_entry(record, entry, value.as_ptr().add(size_of::<T>()));
+            Some((value.cast(), entry))
         }
     }
 

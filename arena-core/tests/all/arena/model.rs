@@ -12,9 +12,16 @@ use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
 enum Op {
-    Alloc { size: usize, align_shift: u32 },
-    AllocDrop,
-    Slice { len: usize },
+    Alloc {
+        size: usize,
+        align_shift: u32,
+    },
+    /// A value with drop glue, of one of three types (0, 1, 2): runs form when one repeats, and
+    /// alternating ones go to a record's tail.
+    AllocDrop(u8),
+    Slice {
+        len: usize,
+    },
     Mark,
     Rewind(usize),
     Scope(Vec<(usize, u32)>),
@@ -24,7 +31,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => (0usize..300, 0u32..7).prop_map(|(size, align_shift)| Op::Alloc { size, align_shift }),
-        2 => Just(Op::AllocDrop),
+        3 => (0u8..3).prop_map(Op::AllocDrop),
         1 => (0usize..40).prop_map(|len| Op::Slice { len }),
         1 => Just(Op::Mark),
         1 => (0usize..4).prop_map(Op::Rewind),
@@ -103,14 +110,33 @@ fn alloc_raw(arena: &Arena, m: &mut Model, size: usize, align: usize) {
     }
 }
 
-fn alloc_drop(arena: &Arena, m: &mut Model, log: &Arc<Mutex<Vec<u32>>>) {
+/// A second type with drop glue (the same size as [`Tracked`]).
+struct Other(#[allow(dead_code)] Tracked); // held for its destructor only
+
+/// A third, over-aligned type with drop glue.
+#[repr(align(32))]
+struct Wide(#[allow(dead_code)] Tracked); // held for its destructor only
+
+fn alloc_drop(arena: &Arena, m: &mut Model, log: &Arc<Mutex<Vec<u32>>>, kind: u8) {
     let id = m.next_id;
     m.next_id += 1;
-    if let Ok(t) = arena.try_alloc(Tracked {
+    let value = Tracked {
         id,
         log: Arc::clone(log),
-    }) {
-        let ptr = (t as *mut Tracked).cast::<u8>();
+    };
+    let ptr = match kind {
+        0 => arena
+            .try_alloc(value)
+            .map(|t| (t as *mut Tracked).cast::<u8>()),
+        1 => arena
+            .try_alloc(Other(value))
+            .map(|t| (t as *mut Other).cast::<u8>()),
+        _ => arena.try_alloc(Wide(value)).map(|t| {
+            assert_eq!((t as *mut Wide).addr() % 32, 0, "alignment 32");
+            (t as *mut Wide).cast::<u8>()
+        }),
+    };
+    if let Ok(ptr) = ptr {
         m.live.push(Live {
             ptr,
             size: 0,
@@ -196,7 +222,7 @@ fn run(mut arena: Arena, ops: Vec<Op>) {
     for op in ops {
         match op {
             Op::Alloc { size, align_shift } => alloc_raw(&arena, &mut m, size, 1 << align_shift),
-            Op::AllocDrop => alloc_drop(&arena, &mut m, &log),
+            Op::AllocDrop(kind) => alloc_drop(&arena, &mut m, &log, kind),
             Op::Slice { len } => alloc_slice(&arena, &mut m, &log, len),
             Op::Mark => m.marks.push((m.live.len(), arena.mark())),
             Op::Rewind(back) => {
@@ -213,7 +239,7 @@ fn run(mut arena: Arena, ops: Vec<Op>) {
                     let scope = arena.scope();
                     for (size, shift) in allocs {
                         alloc_raw(&scope, &mut m, size, 1 << shift);
-                        alloc_drop(&scope, &mut m, &log);
+                        alloc_drop(&scope, &mut m, &log, (size % 3) as u8);
                     }
                     check(&scope, &m, &log);
                 }

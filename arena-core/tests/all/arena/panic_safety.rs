@@ -61,6 +61,14 @@ impl Drop for Counted {
     }
 }
 
+/// A second type holding a [`Counted`], so values of the two types can alternate (each after
+/// the first then goes to a record's tail).
+struct Other(#[allow(dead_code)] Counted); // held for its destructor only
+
+fn make_other() -> Other {
+    Other(make(false))
+}
+
 /// A zero-sized value with the same bookkeeping, through a side table.
 struct CountedZst;
 
@@ -123,8 +131,22 @@ fn frame(arena: &mut Arena) {
         arena.alloc_with(make_zst);
         make_zst()
     });
+    // values of alternating types: the tail of one record
+    for _ in 0..2 {
+        arena.alloc_with(|| make(false));
+        arena.alloc_with(make_other);
+    }
+    arena.alloc_with(|| {
+        // a tail value's constructor that allocates both types and a zero-sized value
+        arena.alloc_with(|| make(false));
+        arena.alloc_with(make_other);
+        arena.alloc_with(make_zst);
+        make(false)
+    });
     let m = arena.mark();
     arena.alloc_slice_fill_with(2, |_| make(false));
+    arena.alloc_with(make_other);
+    arena.alloc_with(|| make(false));
     arena.rewind(m).unwrap(); // destructors run by rewind
     {
         let scope = arena.scope();
