@@ -16,7 +16,6 @@
 //! its tail first, newest first, then its run, which keeps reverse allocation order. A value of
 //! the tail's newest type starts a record of its own instead, so a run can form again.
 
-use core::any::TypeId;
 use core::ptr::NonNull;
 
 use super::Arena;
@@ -26,7 +25,7 @@ use crate::cold_path;
 /// Drops the values a record covers: `(value, end, len)`. See [`drop_values`].
 type DropFn = unsafe fn(NonNull<u8>, *mut u8, usize);
 
-/// One pending destructor, for a run of values of one type.
+/// One pending destructor, for a run of values of one type and the tail of values after it.
 ///
 /// `end` comes first (`repr(C)`), as `drop` does in a [`TailEntry`]: the word that covers a
 /// built value is then at offset 0 of either, so the allocation path stores through the one
@@ -39,10 +38,6 @@ pub(super) struct DropRecord {
     /// type). It also names the type: a run only takes values whose `drop_values::<T>` is this
     /// function (see [`Arena::open_run`]).
     drop_fn: DropFn,
-    /// The values' type: what decides whether a value joins the run when the drop functions'
-    /// addresses differ (one function can have several addresses: Miri gives each use its
-    /// own, and so can separate codegen units).
-    type_id: TypeId,
     value: NonNull<u8>,
     /// Values covered, for a zero-sized type (whose values take no bytes); a sized type's
     /// count is `(end - value) / size`, so a run of them grows by moving `end` alone.
@@ -51,11 +46,31 @@ pub(super) struct DropRecord {
     /// Index of the page holding the values, for position comparisons.
     page: usize,
     /// The newest entry of the record's tail (values of other types appended after its run),
-    /// or `None`.
-    tail: Option<NonNull<TailEntry>>,
-    /// One past the tail's newest value: the record's end once it has a tail; null while it
-    /// has none.
+    /// or [`no_tail`] (never written, and its `drop` word is no type's).
+    tail: NonNull<TailEntry>,
+    /// One past the tail's newest value: the record's end once it has a tail. Before that, one
+    /// past the run's first value, so a value joins the tail only after a run of one (see
+    /// [`Arena::open_tail`]); null in [`CLOSED`].
     tail_end: *mut u8,
+}
+
+/// The `tail` of a record without one: an entry that is never written, whose `drop` word is
+/// null (no type's), so a value of any type may follow a run of one.
+struct NoTail(TailEntry);
+
+// SAFETY: `NO_TAIL` is never written (entries are only written when bumped, and the tail walk
+// stops before it) and holds no interior mutability, so shared access from any thread is reads
+// of plain data.
+unsafe impl Sync for NoTail {}
+
+static NO_TAIL: NoTail = NoTail(TailEntry {
+    drop: core::ptr::null(),
+    prev: NonNull::from_ref(&NO_TAIL.0),
+});
+
+/// A pointer to [`NO_TAIL`]: the `tail` of a record that has none.
+fn no_tail() -> NonNull<TailEntry> {
+    NonNull::from_ref(&NO_TAIL.0)
 }
 
 /// Drops the value of one type at the pointer: the drop function of a [`TailEntry`].
@@ -69,8 +84,8 @@ pub(super) struct TailEntry {
     /// Drops the value: a [`DropOneFn`] as a pointer (see [`TailEntry::drop_word`]), null
     /// until the value is built, so an entry whose constructor panicked drops nothing.
     drop: *const (),
-    /// The entry before this one in the same tail, or `None`.
-    prev: Option<NonNull<TailEntry>>,
+    /// The entry before this one in the same tail, or [`no_tail`] (which is its own).
+    prev: NonNull<TailEntry>,
 }
 
 impl TailEntry {
@@ -145,13 +160,12 @@ unsafe fn drop_nothing(_: NonNull<u8>, _: *mut u8, _: usize) {}
 
 static CLOSED: Closed = Closed(DropRecord {
     drop_fn: drop_nothing,
-    type_id: TypeId::of::<Closed>(),
     value: NonNull::dangling(),
     end: core::ptr::null_mut(),
     len: 0,
     prev: None,
     page: 0,
-    tail: None,
+    tail: NonNull::from_ref(&NO_TAIL.0),
     tail_end: core::ptr::null_mut(),
 });
 
@@ -242,14 +256,14 @@ impl Arena {
     ) {
         let rec = DropRecord {
             drop_fn: drop_values::<T>,
-            type_id: TypeId::of::<T>(),
             value,
             end: value.as_ptr(),
             len: 0,
             prev: self.drops.get(),
             page: Arena::page_index(self.cursor.page()),
-            tail: None,
-            tail_end: core::ptr::null_mut(),
+            tail: no_tail(),
+            // Where the first value ends: `open_tail` compares it with the bump pointer.
+            tail_end: value.as_ptr().wrapping_add(size_of::<T>()),
         };
         // SAFETY: guaranteed by the caller.
         unsafe { record.write(rec) };
@@ -299,11 +313,11 @@ impl Arena {
     /// arenas never open one). Two loads and two compares: `run` points at [`CLOSED`] when no
     /// run is open, so there is no `None` to test.
     ///
-    /// The type is told by the record's drop function, or, when its address differs from the
-    /// one this call sees, by the record's `TypeId`. Two types can share a drop function's
-    /// address only when the compiler merged two identical `drop_values` bodies, and then each
-    /// type's values are dropped by exactly the code of its own `drop_values` (the size they
-    /// step by included), so a run that mixes them drops each value correctly.
+    /// The type is told by the record's drop function alone. Two types can share a drop
+    /// function's address only when the compiler merged two identical `drop_values` bodies,
+    /// and then each type's values are dropped by exactly the code of its own `drop_values`
+    /// (the size they step by included), so a run that mixes them drops each value correctly.
+    /// One type's function can have several addresses; its values then form several runs.
     #[inline(always)]
     pub(super) fn open_run<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
         let run = self.run.get();
@@ -315,10 +329,13 @@ impl Arena {
             cold_path();
             return None;
         }
-        // The drop function's address first (one load and compare), the type itself only when
-        // the addresses differ.
+        // One function can have several addresses (Miri picks one of several at random, and
+        // separate codegen units may each have their copy): a value whose drop function's
+        // address differs from the run's starts a record of its own, which costs a record's
+        // bytes, not correctness. (Telling the type by its `TypeId` instead cost every change
+        // of type a 16-byte compare, or the record 16 bytes.)
         #[allow(unpredictable_function_pointer_comparisons)]
-        if rec.drop_fn != drop_values::<T> as DropFn && rec.type_id != TypeId::of::<T>() {
+        if rec.drop_fn != drop_values::<T> as DropFn {
             cold_path();
             return None;
         }
@@ -326,10 +343,11 @@ impl Arena {
     }
 
     /// The open run's record, if a value of `T` goes to the end of its tail: the record's run
-    /// (when it has no tail yet) or its tail ends at the bump pointer, and the tail's newest
-    /// value is not a `T` (a value of the same type as the newest starts a record, whose run
-    /// it may then grow). Called when the value does not extend the open run; never for a
-    /// zero-sized `T` (whose values take no bytes, so an entry's 16 would be all they cost).
+    /// holds one value and ends at the bump pointer (when it has no tail yet), or its tail ends
+    /// there and the tail's newest value is not a `T` (a value of the same type as the newest
+    /// starts a record, whose run it may then grow). Called when the value does not extend the
+    /// open run; never for a zero-sized `T` (whose values take no bytes, so an entry's 16 would
+    /// be all they cost).
     #[inline(always)]
     pub(super) fn open_tail<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
         let run = self.run.get();
@@ -337,28 +355,28 @@ impl Arena {
         // `run_drops_from`).
         let rec = unsafe { run.as_ref() };
         let cursor = self.cursor.ptr().as_ptr();
-        // `tail_end` is null while the record has no tail, and `CLOSED`'s `end` is null: no
-        // bump pointer is either. The tail's end is tested first, the case of alternating types.
-        if rec.tail_end == cursor {
-            // SAFETY: a non-null `tail_end` means the record has a tail, whose entries are live
-            // while the record is linked (see `run_drops_from`).
-            let newest = unsafe { rec.tail.unwrap_unchecked().as_ref() };
-            // An address that differs for the same type only costs that value an entry.
-            if newest.drop == TailEntry::drop_word::<T>() {
-                return None;
-            }
-            return Some(run);
+        // Before the record has a tail, `tail_end` is the end of its run's first value: a value
+        // goes to the tail only after a run of one value (or while that value is being built).
+        // After a longer run, the values of the next type are as likely to form a run of their
+        // own, which a record of their own lets them do. `CLOSED`'s is null, which no bump
+        // pointer is.
+        if rec.tail_end != cursor {
+            return None;
         }
-        if rec.tail.is_none() && rec.end == cursor {
-            return Some(run);
+        // SAFETY: the entries of a linked record's tail are live (see `run_drops_from`), and
+        // `NO_TAIL` always is.
+        let newest = unsafe { rec.tail.as_ref() };
+        // An address that differs for the same type only costs that value an entry.
+        if newest.drop == TailEntry::drop_word::<T>() {
+            return None;
         }
-        None
+        Some(run)
     }
 
     /// Appends `entry` (the header bumped right before a value's slot that ends at `end`) to
     /// `record`'s tail, dropping nothing until the value is built and its drop function
-    /// stored ([`TailEntry::drop_word`]). The record's end moves to `end`, so a constructor that allocates places
-    /// its values after it.
+    /// stored ([`TailEntry::drop_word`]). The tail's end moves to `end`, so the values a
+    /// constructor allocates meanwhile may join the tail after it.
     ///
     /// # Safety
     ///
@@ -379,7 +397,7 @@ impl Arena {
                 drop: core::ptr::null(),
                 prev: (*rec).tail,
             });
-            (*rec).tail = Some(entry);
+            (*rec).tail = entry;
             (*rec).tail_end = end;
         }
     }
@@ -424,7 +442,7 @@ impl Arena {
             self.is_newest_drop(record)
                 && rec.len == 0
                 && rec.end == rec.value.as_ptr()
-                && rec.tail.is_none()
+                && rec.tail == no_tail()
         );
         self.drops.set(rec.prev);
         self.close_run();
@@ -457,7 +475,7 @@ impl Arena {
             // SAFETY: the record's end (its tail's, once it has one) is in the page of the
             // values, one past the last (at most the page's end).
             let end = unsafe {
-                NonNull::new_unchecked(if tail.is_some() {
+                NonNull::new_unchecked(if tail != no_tail() {
                     (*rec).tail_end
                 } else {
                     (*rec).end
@@ -468,23 +486,19 @@ impl Arena {
             }
             // The tail first, newest first (it was allocated after the run): each entry leaves
             // the tail before its value is dropped.
-            let mut next = tail;
-            while let Some(entry) = next {
+            let mut entry = tail;
+            while entry != no_tail() {
                 // SAFETY: the entry is live (its record is linked) and its value, right after
                 // it, is built when `drop` is non-null; unlinked first, it is dropped only here.
                 unsafe {
                     let e = entry.read();
                     (*rec).tail = e.prev;
-                    next = e.prev;
+                    let value = entry.add(1).cast();
+                    entry = e.prev;
                     if let Some(drop) = e.drop_fn() {
-                        drop(entry.add(1).cast());
+                        drop(value);
                     }
                 }
-            }
-            if tail.is_some() {
-                // SAFETY: as above. (A destructor that panicked left `tail_end` set with no
-                // tail; the unwinding walk unlinks the record before any other code runs.)
-                unsafe { (*rec).tail_end = core::ptr::null_mut() };
             }
             // SAFETY: as above.
             let (prev, drop_fn, value, len, run_end) = unsafe {
@@ -517,9 +531,9 @@ impl Arena {
             let rec = unsafe { rec.as_ref() };
             n += usize::from(rec.len > 0 || rec.end != rec.value.as_ptr());
             let mut entry = rec.tail;
-            while let Some(e) = entry {
+            while entry != no_tail() {
                 // SAFETY: entries of a linked record are live.
-                let e = unsafe { e.as_ref() };
+                let e = unsafe { entry.as_ref() };
                 n += usize::from(!e.drop.is_null());
                 entry = e.prev;
             }
