@@ -599,6 +599,54 @@ fn drop2_bump_scope() -> Runner {
         0
     })
 }
+/// Runs of `RUN` values of one type, then `RUN` of the other (`drop-runs2`, `drop-runs8`).
+fn drop_runs_ours<const RUN: usize>() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            for i in 0..ARENA_N / (2 * RUN) {
+                for k in 0..RUN {
+                    black_box(a.alloc(Droppy::<0> {
+                        fields: words::<8>(i * RUN + k),
+                    }));
+                }
+                for k in 0..RUN {
+                    black_box(a.alloc(Droppy::<1> {
+                        fields: words::<8>(i * RUN + k),
+                    }));
+                }
+            }
+            a.reset();
+        }
+        0
+    })
+}
+fn drop_runs_bump_scope<const RUN: usize>() -> Runner {
+    let mut a: bump_scope::Bump = bump_scope::Bump::with_size(ARENA_BYTES);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            a.scoped(|s| {
+                let mut i = 0;
+                let held = s.alloc_slice_fill_with(ARENA_N / (2 * RUN), || {
+                    i += 1;
+                    let first: [_; RUN] = std::array::from_fn(|k| {
+                        s.alloc(Droppy::<0> {
+                            fields: words::<8>(i * RUN + k),
+                        })
+                    });
+                    let second: [_; RUN] = std::array::from_fn(|k| {
+                        s.alloc(Droppy::<1> {
+                            fields: words::<8>(i * RUN + k),
+                        })
+                    });
+                    (first, second)
+                });
+                black_box(&held);
+            });
+        }
+        0
+    })
+}
 fn churn_ours<const W: usize, const LIVE: usize>() -> Runner {
     churn::<W, LIVE, _>(Pool::<[u64; W]>::with_capacity(LIVE))
 }
@@ -935,6 +983,22 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop2_ours),
                 (Peer, "bump-scope", drop2_bump_scope),
+            ],
+        },
+        Job {
+            name: "drop-runs2",
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "ours", drop_runs_ours::<2>),
+                (Peer, "bump-scope", drop_runs_bump_scope::<2>),
+            ],
+        },
+        Job {
+            name: "drop-runs8",
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "ours", drop_runs_ours::<8>),
+                (Peer, "bump-scope", drop_runs_bump_scope::<8>),
             ],
         },
         churn_job!("pool-churn-64", 8, 100_000),

@@ -146,9 +146,10 @@ unsafe fn drop_one<T>(value: NonNull<u8>) {
 /// bump pointer is, so no value joins it. It is only ever read.
 struct Closed(DropRecord);
 
-// SAFETY: `CLOSED` is never written (no run is ever extended through it: its `end` never
-// matches) and holds no interior mutability, so shared access from any thread is reads of
-// plain data.
+// SAFETY: `CLOSED` and `BUILDING` are never written (no run is extended and no tail entry
+// appended through them: their `end` and `tail_end` are null, which no bump pointer matches,
+// and they are never linked, so no walk unlinks from them) and hold no interior mutability, so
+// shared access from any thread is reads of plain data.
 unsafe impl Sync for Closed {}
 
 /// Does nothing: the drop function of [`CLOSED`], which covers no values.
@@ -158,7 +159,9 @@ unsafe impl Sync for Closed {}
 /// None needed; it is `unsafe` to have the type of every drop function.
 unsafe fn drop_nothing(_: NonNull<u8>, _: *mut u8, _: usize) {}
 
-static CLOSED: Closed = Closed(DropRecord {
+/// A record that covers nothing and whose `end` is null, which no bump pointer is: what the
+/// open run is when no value may join it ([`CLOSED`], [`BUILDING`]).
+const NO_RUN: DropRecord = DropRecord {
     drop_fn: drop_nothing,
     value: NonNull::dangling(),
     end: core::ptr::null_mut(),
@@ -167,7 +170,19 @@ static CLOSED: Closed = Closed(DropRecord {
     page: 0,
     tail: NonNull::from_ref(&NO_TAIL.0),
     tail_end: core::ptr::null_mut(),
-});
+};
+
+static CLOSED: Closed = Closed(NO_RUN);
+
+/// The open run while the values of the newest record (from [`Arena::push_drop`]) are being
+/// built: closed as [`CLOSED`] is ([`NO_RUN`] too), at another address, so that
+/// [`Arena::set_drop_len`] can tell whether a marker closed the run meanwhile.
+static BUILDING: Closed = Closed(NO_RUN);
+
+/// A pointer to [`BUILDING`].
+fn building_run() -> NonNull<DropRecord> {
+    NonNull::from(&BUILDING.0)
+}
 
 /// A pointer to [`CLOSED`], to store as the open run when none is.
 pub(super) fn closed_run() -> NonNull<DropRecord> {
@@ -241,7 +256,8 @@ impl Arena {
     /// of them yet; [`set_drop_len`](Arena::set_drop_len) covers them once they are built. It is
     /// linked *before* the values are built so that records allocated while building them (a
     /// constructor that allocates) come later in the list, keeping the list ordered by position.
-    /// No run is open until then, so no value joins it.
+    /// No run is open until then, so no value joins it: the open run is [`BUILDING`] until a
+    /// marker or another record replaces it.
     ///
     /// # Safety
     ///
@@ -268,7 +284,7 @@ impl Arena {
         // SAFETY: guaranteed by the caller.
         unsafe { record.write(rec) };
         self.drops.set(Some(record));
-        self.close_run();
+        self.run.set(building_run());
     }
 
     /// [`push_drop`](Arena::push_drop) for one value built after it, and makes the record the
@@ -404,7 +420,9 @@ impl Arena {
 
     /// Makes a record from [`push_drop`](Arena::push_drop) cover `len` values, and lets later
     /// values of `T` join its run (not in a guarded arena, whose values each have their own
-    /// guard bytes).
+    /// guard bytes), unless another record came after it or a marker was taken while its
+    /// values were built (a value joining it would then lie past the marker, and a rewind to
+    /// the marker would drop the whole record).
     ///
     /// # Safety
     ///
@@ -418,7 +436,7 @@ impl Arena {
             rec.len = len;
             rec.end = rec.value.as_ptr().add(len * size_of::<T>());
         }
-        if self.is_newest_drop(record) {
+        if self.is_newest_drop(record) && self.run.get() == building_run() {
             self.open(record);
         }
     }

@@ -549,9 +549,15 @@ fn alternating_types_across_many_small_pages_drop_in_reverse_order() {
     let mut arena = Arena::chained(256);
     for id in 0..200 {
         match id % 3 {
-            0 => drop(arena.alloc(logged(id, &log))),
-            1 => drop(arena.alloc(Other(logged(id, &log)))),
-            _ => drop(arena.alloc(Wide(logged(id, &log)))),
+            0 => {
+                arena.alloc(logged(id, &log));
+            }
+            1 => {
+                arena.alloc(Other(logged(id, &log)));
+            }
+            _ => {
+                arena.alloc(Wide(logged(id, &log)));
+            }
         }
     }
     arena.reset();
@@ -644,4 +650,50 @@ fn a_budget_that_refuses_a_tail_value_changes_nothing_and_drops_the_value() {
     assert_eq!((arena.used(), arena.pending_drops()), (used, pending));
     arena.reset();
     assert_eq!(taken(&log), [0]);
+}
+
+#[test]
+fn a_marker_taken_while_a_slice_or_fallible_value_is_built_ends_its_run() {
+    // The record is linked before its values are built and opened as a run once they are; a
+    // marker taken meanwhile must keep it closed, or a later value (of either type) would join
+    // it past the marker and a rewind to the marker would drop the values before it too.
+    for later_type in 0..2 {
+        let log = Arc::default();
+        let later = |id| -> Box<dyn FnOnce(&Arena)> {
+            let value = logged(id, &log);
+            if later_type == 0 {
+                Box::new(move |a: &Arena| {
+                    a.alloc(value);
+                })
+            } else {
+                Box::new(move |a: &Arena| {
+                    a.alloc(Other(value));
+                })
+            }
+        };
+        let mut arena = Arena::chained(4096);
+        let mut m = None;
+        arena
+            .alloc_try_with(|| {
+                m = Some(arena.mark());
+                Ok::<_, ()>(logged(1, &log))
+            })
+            .unwrap();
+        later(2)(&arena);
+        arena.rewind(m.unwrap()).unwrap();
+        assert_eq!(taken(&log), [2], "only the value after the marker");
+
+        let mut m = None;
+        arena.alloc_slice_fill_with(3, |i| {
+            if i == 2 {
+                m = Some(arena.mark());
+            }
+            logged(10 + i as u32, &log)
+        });
+        later(20)(&arena);
+        arena.rewind(m.unwrap()).unwrap();
+        assert_eq!(taken(&log), [20], "only the value after the marker");
+        arena.reset();
+        assert_eq!(taken(&log), [12, 11, 10, 1]);
+    }
 }
