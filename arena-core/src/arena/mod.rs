@@ -22,9 +22,9 @@
 //!
 //! Values whose type needs dropping are dropped on reset, on rewind (and at the end of a scope)
 //! and when the arena is dropped, in reverse allocation order (slice elements last to first);
-//! values of one type allocated back to back share one drop record, and a value of another
-//! type that lands right after them adds a 16-byte entry to that record rather than a record of
-//! its own, so types that alternate cost 16 bytes per value. Their type must be
+//! values of one type allocated back to back share one drop record (64 bytes), and where types
+//! alternate value by value, each value after the first adds a 16-byte entry to that record
+//! instead of a record of its own. Their type must be
 //! `Send + 'static` because an arena can move to another thread and outlive borrowed data. Types
 //! without drop glue pay nothing. [`Arena::alloc_no_drop`] takes any type and never drops it.
 //! Leaking the arena itself (`mem::forget`) leaks its pages and skips every pending destructor,
@@ -139,8 +139,9 @@ pub struct Arena {
     cursor: Cursor,
     /// Newest pending destructor, or `None`.
     drops: Cell<Option<NonNull<DropRecord>>>,
-    /// The newest drop record while its run may still grow (no marker taken since it began),
-    /// else the static closed record ([`drop_list`]'s `CLOSED`), never `None`.
+    /// The newest drop record while its run or its tail may still grow (no marker taken since
+    /// it began), else a static closed record ([`drop_list`]'s `CLOSED`, or `BUILDING` while
+    /// the newest record's values are built), never `None`.
     run: Cell<NonNull<DropRecord>>,
     /// Newest guarded allocation, or `None`.
     guards: Cell<Option<NonNull<GuardRecord>>>,
