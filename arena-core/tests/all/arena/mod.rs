@@ -16,6 +16,7 @@ mod rewind_accounting;
 mod safe_code_attacks;
 mod scope_end;
 mod steady_growth;
+mod tail_attacks;
 mod worked_examples;
 mod workers;
 mod zero_sized;
