@@ -10,11 +10,12 @@
 //! (a second panic aborts, as with `Vec`).
 //!
 //! Values of types that alternate (`A, B, A, B, ...`) break every run. Such a value does not get a
-//! record of its own: when the open run's values (or its tail, below) end at the bump pointer, it
-//! is appended to that record's *tail*, a stack of [`TailEntry`]s, each a 16-byte header (the
-//! value's drop function and the entry before it) placed right before its value. A record drops
-//! its tail first, newest first, then its run, which keeps reverse allocation order. A value of
-//! the tail's newest type starts a record of its own instead, so a run can form again.
+//! record of its own: when the open record's run holds one value and ends at the bump pointer, or
+//! its tail (below) does, the value is appended to that record's *tail*, a stack of
+//! [`TailEntry`]s, each a 16-byte header (the value's drop function and the entry before it)
+//! placed right before its value. A record drops its tail first, newest first, then its run,
+//! which keeps reverse allocation order. A value of the tail's newest type, or one after a run
+//! of two or more, starts a record of its own instead, so runs form as before.
 
 use core::ptr::NonNull;
 
