@@ -33,7 +33,7 @@ type DropFn = unsafe fn(NonNull<u8>, *mut u8, usize);
 /// pointer it holds, without adding an offset that depends on the path taken.
 #[repr(C)]
 pub(super) struct DropRecord {
-    /// One past the last value covered (null only in [`CLOSED`]).
+    /// One past the last value covered (null only in the closed records, [`NO_RUN`]).
     end: *mut u8,
     /// Drops the values of the record's type in `[value, end)` (`len` of them for a zero-sized
     /// type). It also names the type: a run only takes values whose `drop_values::<T>` is this
@@ -51,7 +51,7 @@ pub(super) struct DropRecord {
     tail: NonNull<TailEntry>,
     /// One past the tail's newest value: the record's end once it has a tail. Before that, one
     /// past the run's first value, so a value joins the tail only after a run of one (see
-    /// [`Arena::open_tail`]); null in [`CLOSED`].
+    /// [`Arena::open_tail`]); null in the closed records ([`NO_RUN`]).
     tail_end: *mut u8,
 }
 
@@ -153,7 +153,7 @@ struct Closed(DropRecord);
 // shared access from any thread is reads of plain data.
 unsafe impl Sync for Closed {}
 
-/// Does nothing: the drop function of [`CLOSED`], which covers no values.
+/// Does nothing: the drop function of the closed records ([`NO_RUN`]), which cover no values.
 ///
 /// # Safety
 ///
@@ -338,7 +338,7 @@ impl Arena {
     #[inline(always)]
     pub(super) fn open_run<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
         let run = self.run.get();
-        // SAFETY: `run` is `CLOSED` or the newest linked record, which is live (see
+        // SAFETY: `run` is a closed record (`CLOSED`, `BUILDING`) or the newest linked record, which is live (see
         // `run_drops_from`).
         let rec = unsafe { run.as_ref() };
         // Two branches, not one over both tests: each compare then reads its field from memory.
@@ -368,15 +368,15 @@ impl Arena {
     #[inline(always)]
     pub(super) fn open_tail<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
         let run = self.run.get();
-        // SAFETY: `run` is `CLOSED` or the newest linked record, which is live (see
+        // SAFETY: `run` is a closed record (`CLOSED`, `BUILDING`) or the newest linked record, which is live (see
         // `run_drops_from`).
         let rec = unsafe { run.as_ref() };
         let cursor = self.cursor.ptr().as_ptr();
         // Before the record has a tail, `tail_end` is the end of its run's first value: a value
         // goes to the tail only after a run of one value (or while that value is being built).
         // After a longer run, the values of the next type are as likely to form a run of their
-        // own, which a record of their own lets them do. `CLOSED`'s is null, which no bump
-        // pointer is.
+        // own, which a record of their own lets them do. A closed record's is null, which no
+        // bump pointer is.
         if rec.tail_end != cursor {
             return None;
         }
