@@ -68,19 +68,8 @@ impl Cover {
 /// `None` for a `T` too large for any block, which then takes the new record's path (and its
 /// error).
 const fn tail_block<T>() -> Option<(Layout, usize)> {
-    let entry = Layout::new::<TailEntry>();
-    let align = if align_of::<T>() > entry.align() {
-        align_of::<T>()
-    } else {
-        entry.align()
-    };
-    // Entry first, value at the first multiple of `align` past it.
-    let off = entry.size().next_multiple_of(align);
-    let Some(size) = off.checked_add(size_of::<T>()) else {
-        return None;
-    };
-    match Layout::from_size_align(size, align) {
-        Ok(block) => Some((block, off)),
+    match Layout::new::<TailEntry>().extend(Layout::new::<T>()) {
+        Ok(block) => Some(block),
         Err(_) => None,
     }
 }
