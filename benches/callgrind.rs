@@ -559,23 +559,6 @@ fn drop1_bump_scope() -> Runner {
         0
     })
 }
-fn drop2_ours() -> Runner {
-    let mut a = Arena::with_capacity(ARENA_BYTES);
-    Box::new(move || {
-        for _ in 0..ARENA_ROUNDS {
-            for i in 0..ARENA_N / 2 {
-                black_box(a.alloc(Droppy::<0> {
-                    fields: words::<8>(i),
-                }));
-                black_box(a.alloc(Droppy::<1> {
-                    fields: words::<8>(i),
-                }));
-            }
-            a.reset();
-        }
-        0
-    })
-}
 fn drop2_bump_scope() -> Runner {
     let mut a: bump_scope::Bump = bump_scope::Bump::with_size(ARENA_BYTES);
     Box::new(move || {
@@ -599,7 +582,8 @@ fn drop2_bump_scope() -> Runner {
         0
     })
 }
-/// Runs of `RUN` values of one type, then `RUN` of the other (`drop-runs2`, `drop-runs8`).
+/// Runs of `RUN` values of one type, then `RUN` of the other (`drop-2types` with runs of 1,
+/// `drop-runs2`, `drop-runs8`).
 fn drop_runs_ours<const RUN: usize>() -> Runner {
     let mut a = Arena::with_capacity(ARENA_BYTES);
     Box::new(move || {
@@ -981,7 +965,7 @@ fn jobs() -> Vec<Job> {
             name: "drop-2types",
             ops: ARENA_OPS,
             contestants: &[
-                (Ours, "ours", drop2_ours),
+                (Ours, "ours", drop_runs_ours::<1>),
                 (Peer, "bump-scope", drop2_bump_scope),
             ],
         },
