@@ -415,11 +415,7 @@ fn a_panicking_destructor_among_many_records_still_drops_the_rest_on_rewind_and_
                 log: Arc::clone(&log),
                 panic_on_drop: id == panicking,
             };
-            if id % 2 == 0 {
-                arena.alloc(value);
-            } else {
-                arena.alloc(Other(value));
-            }
+            alloc_as(&arena, id % 2, value);
         }
         assert!(
             arena.pending_drops() >= 6,
@@ -458,6 +454,22 @@ impl Drop for Wide {
     }
 }
 
+/// Allocates `value` as one of three types with drop glue, chosen by `kind % 3`: [`Logged`]
+/// itself, [`Other`] or [`Wide`]. Alternating kinds alternate the types.
+fn alloc_as(arena: &Arena, kind: u32, value: Logged) {
+    match kind % 3 {
+        0 => {
+            arena.alloc(value);
+        }
+        1 => {
+            arena.alloc(Other(value));
+        }
+        _ => {
+            arena.alloc(Wide(value));
+        }
+    }
+}
+
 #[test]
 fn alternating_types_drop_in_reverse_order_and_cost_16_bytes_of_bookkeeping_each() {
     let log = Arc::default();
@@ -465,11 +477,7 @@ fn alternating_types_drop_in_reverse_order_and_cost_16_bytes_of_bookkeeping_each
     arena.alloc(logged(0, &log));
     let after_first = arena.used();
     for id in 1..100 {
-        if id % 2 == 0 {
-            arena.alloc(logged(id, &log));
-        } else {
-            arena.alloc(Other(logged(id, &log)));
-        }
+        alloc_as(&arena, id % 2, logged(id, &log));
     }
     // 99 more values of 40 bytes each, 8-aligned: 16 bytes of entry per value, no record.
     let value = size_of::<Logged>().next_multiple_of(8);
@@ -527,11 +535,7 @@ fn scopes_over_alternating_types_drop_their_own_values_only() {
     {
         let mut scope = arena.scope();
         for id in 2..8 {
-            if id % 2 == 0 {
-                scope.alloc(logged(id, &log));
-            } else {
-                scope.alloc(Other(logged(id, &log)));
-            }
+            alloc_as(&scope, id % 2, logged(id, &log));
         }
         scope.clear();
         assert_eq!(taken(&log), [7, 6, 5, 4, 3, 2]);
@@ -548,17 +552,7 @@ fn alternating_types_across_many_small_pages_drop_in_reverse_order() {
     let log = Arc::default();
     let mut arena = Arena::chained(256);
     for id in 0..200 {
-        match id % 3 {
-            0 => {
-                arena.alloc(logged(id, &log));
-            }
-            1 => {
-                arena.alloc(Other(logged(id, &log)));
-            }
-            _ => {
-                arena.alloc(Wide(logged(id, &log)));
-            }
-        }
+        alloc_as(&arena, id % 3, logged(id, &log));
     }
     arena.reset();
     assert_eq!(taken(&log), (0..200).rev().collect::<Vec<_>>());
@@ -659,18 +653,6 @@ fn a_marker_taken_while_a_slice_or_fallible_value_is_built_ends_its_run() {
     // it past the marker and a rewind to the marker would drop the values before it too.
     for later_type in 0..2 {
         let log = Arc::default();
-        let later = |id| -> Box<dyn FnOnce(&Arena)> {
-            let value = logged(id, &log);
-            if later_type == 0 {
-                Box::new(move |a: &Arena| {
-                    a.alloc(value);
-                })
-            } else {
-                Box::new(move |a: &Arena| {
-                    a.alloc(Other(value));
-                })
-            }
-        };
         let mut arena = Arena::chained(4096);
         let mut m = None;
         arena
@@ -679,7 +661,7 @@ fn a_marker_taken_while_a_slice_or_fallible_value_is_built_ends_its_run() {
                 Ok::<_, ()>(logged(1, &log))
             })
             .unwrap();
-        later(2)(&arena);
+        alloc_as(&arena, later_type, logged(2, &log));
         arena.rewind(m.unwrap()).unwrap();
         assert_eq!(taken(&log), [2], "only the value after the marker");
 
@@ -690,7 +672,7 @@ fn a_marker_taken_while_a_slice_or_fallible_value_is_built_ends_its_run() {
             }
             logged(10 + i as u32, &log)
         });
-        later(20)(&arena);
+        alloc_as(&arena, later_type, logged(20, &log));
         arena.rewind(m.unwrap()).unwrap();
         assert_eq!(taken(&log), [20], "only the value after the marker");
         arena.reset();
