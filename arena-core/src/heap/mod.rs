@@ -121,6 +121,17 @@ pub struct FreeListHeap<'buf> {
     /// `end - first` a multiple of 16, and the bitmap's `bitmap_bytes(end - first)` bytes lie
     /// in the region below `first`.
     first: usize,
+    /// `end - first - 8`: the payload offsets a block can start at are below it (the range
+    /// check of [`check_live`](Self::check_live), one compare against a field). Set by `init`
+    /// with `first` and `end`, never changed, like them.
+    payload_span: usize,
+    /// `end - first - 32`: the highest offset from `first` a block of at least [`MIN_BLOCK`]
+    /// bytes can start at (the in-bounds check of a free-list head, one compare against a
+    /// field). Set by `init`, never changed.
+    last_block_start: usize,
+    /// The address of the first payload (`first + 8` in the region): kept with the region's
+    /// base (see [`rebase`](Self::rebase)), so that the range check subtracts one field.
+    payload_start: usize,
     lists: FreeLists,
     fit: Fit,
     // The counters below are updated together on every alloc and free. No two of them sit next
@@ -295,6 +306,7 @@ impl<'buf> FreeListHeap<'buf> {
         debug_assert!(self.owned.is_none());
         // SAFETY: forwarded to the caller.
         unsafe { self.region.rebase(base) }
+        self.payload_start = self.region.addr_of(self.first + TAG);
     }
 
     fn init(
@@ -307,15 +319,19 @@ impl<'buf> FreeListHeap<'buf> {
         // The checked fill proves the bitmap lies in the region.
         region.fill(bitmap, bitmap_bytes(end - first), 0);
         debug_assert!(bitmap + bitmap_bytes(end - first) <= first);
-        debug_assert!((end - first).is_multiple_of(GRANULE));
+        debug_assert!((end - first).is_multiple_of(GRANULE) && end - first >= MIN_BLOCK);
         // The checked writes prove `end <= len`.
         region.write_free(first, end - first);
         let mut lists = FreeLists::new();
         lists.insert(&mut region, first, end - first);
+        let payload_start = region.addr_of(first + TAG);
         FreeListHeap {
             region,
             bitmap,
             first,
+            payload_span: end - first - TAG,
+            last_block_start: end - first - MIN_BLOCK,
+            payload_start,
             end,
             lists,
             fit: Fit::default(),
@@ -750,7 +766,7 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline(always)]
     fn free_block_size(&self, b: usize) -> usize {
         let rel = b.wrapping_sub(self.first);
-        if rel > self.capacity() - MIN_BLOCK {
+        if rel > self.last_block_start {
             bookkeeping_corrupted(rel);
         }
         // SAFETY: `first <= b <= end - 32`, and `end <= len` (an invariant of the heap).
@@ -855,11 +871,8 @@ impl<'buf> FreeListHeap<'buf> {
         // `end - first - 8` exactly when `ptr` lies in `[first + 8, end)` (the region does not
         // wrap around the address space), and then it is also its block's start relative to
         // `first`. One subtraction and one compare for the whole range check.
-        let rel = ptr
-            .as_ptr()
-            .addr()
-            .wrapping_sub(self.region.addr_of(self.first + TAG));
-        if rel >= self.end - self.first - TAG {
+        let rel = ptr.as_ptr().addr().wrapping_sub(self.payload_start);
+        if rel >= self.payload_span {
             return Err(not_live(NotLive::NotPayload));
         }
         let b = self.first + rel;

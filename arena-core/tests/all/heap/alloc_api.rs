@@ -110,3 +110,33 @@ fn the_smallest_locked_heap_serves_a_block() {
     }
     TINY.check().unwrap();
 }
+
+/// A `LockedHeap` may move between uses (its region moves with it; pointers from before the
+/// move are the caller's to give up). After a move the heap must serve and free from its new
+/// place: every address it keeps follows the region.
+#[test]
+fn a_moved_locked_heap_serves_and_frees_from_its_new_place() {
+    let heap: LockedHeap<4096> = LockedHeap::new();
+    let l = Layout::from_size_align(48, 8).unwrap();
+    // SAFETY: non-zero size; freed with the same layout before the move.
+    unsafe {
+        let p = heap.alloc(l);
+        assert!(!p.is_null());
+        heap.dealloc(p, l);
+    }
+    // Into a box: the region now lives at another address.
+    let moved = Box::new(heap);
+    // SAFETY: as above, all while `moved` stays where it is.
+    unsafe {
+        let p = moved.alloc(l);
+        assert!(!p.is_null());
+        let start = core::ptr::from_ref(&*moved).cast::<u8>();
+        let offset = p.cast_const().offset_from(start);
+        assert!((0..4096 + 64).contains(&offset), "{offset}");
+        assert_eq!(moved.stats().unwrap().live_blocks, 1);
+        moved.dealloc(p, l);
+    }
+    let stats = moved.stats().unwrap();
+    assert_eq!((stats.live_blocks, stats.free_blocks), (0, 1), "{stats}");
+    moved.check().unwrap();
+}
