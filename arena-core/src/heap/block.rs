@@ -57,8 +57,13 @@ pub(crate) struct Region {
     /// so the word accessors' bounds check is one compare.
     word_lim: usize,
     /// `word_lim - TAG`, saturating: two adjacent words fit at `off` exactly when
-    /// `off < pair_lim`.
+    /// `off < pair_lim`. Also the successor link's bound: the word at `b + 8` fits exactly
+    /// when `b < pair_lim`.
     pair_lim: usize,
+    /// `word_lim - 2 * TAG`, saturating: the predecessor link, the word at `b + 16`, fits
+    /// exactly when `b < prev_lim`. Testing the block's offset, not the link's, spares the
+    /// link accessors an add before the compare (and cannot overflow).
+    prev_lim: usize,
 }
 
 impl Region {
@@ -76,6 +81,7 @@ impl Region {
             len,
             word_lim: len.saturating_sub(TAG - 1),
             pair_lim: len.saturating_sub(2 * TAG - 1),
+            prev_lim: len.saturating_sub(3 * TAG - 1),
         }
     }
 
@@ -239,28 +245,46 @@ impl Region {
         }
     }
 
+    /// The bounds check of the link word at `b + at` of the block at `b`, given as the block's
+    /// bound `lim` (`pair_lim` for the successor, `prev_lim` for the predecessor): one
+    /// compare of `b` itself.
+    #[inline(always)]
+    fn check_link(&self, b: usize, lim: usize, at: usize) {
+        if b >= lim {
+            self.out_of_bounds(b.wrapping_add(at), TAG);
+        }
+    }
+
     /// The free-list successor of the free block at `b`.
     #[inline]
     pub(crate) fn next_free(&self, b: usize) -> usize {
-        self.word(b + TAG) as usize
+        self.check_link(b, self.pair_lim, TAG);
+        // SAFETY: `b < pair_lim` proved `b + 16 <= len`.
+        unsafe { self.word_unchecked(b + TAG) as usize }
     }
 
     /// The free-list predecessor of the free block at `b`.
     #[inline]
     pub(crate) fn prev_free(&self, b: usize) -> usize {
-        self.word(b + 2 * TAG) as usize
+        self.check_link(b, self.prev_lim, 2 * TAG);
+        // SAFETY: `b < prev_lim` proved `b + 24 <= len`.
+        unsafe { self.word_unchecked(b + 2 * TAG) as usize }
     }
 
     /// Sets the successor link of the free block at `b`.
     #[inline]
     pub(crate) fn set_next_free(&mut self, b: usize, next: usize) {
-        self.set_word(b + TAG, next as u64);
+        self.check_link(b, self.pair_lim, TAG);
+        // SAFETY: `b < pair_lim` proved `b + 16 <= len`.
+        unsafe { self.set_word_unchecked(b + TAG, next as u64) }
     }
 
     /// Sets the predecessor link of the free block at `b`.
     #[inline]
     pub(crate) fn set_prev_free(&mut self, b: usize, prev: usize) {
-        self.set_word(b + 2 * TAG, prev as u64);
+        self.check_link(b, self.prev_lim, 2 * TAG);
+        // SAFETY: `b < prev_lim` proved `b + 24 <= len`.
+        unsafe { self.set_word_unchecked(b + 2 * TAG, prev as u64) }
     }
 
     // ----- unchecked forms, for offsets the heap has already validated ----------------------
@@ -471,5 +495,45 @@ mod tests {
         assert_eq!(block_size_for(100), Some(128));
         assert_eq!(block_size_for(200), Some(224));
         assert_eq!(block_size_for(usize::MAX - 3), None);
+    }
+
+    /// The link accessors bound the block's offset: each link word must lie wholly inside
+    /// the region, right up to its last byte, and an offset read from overwritten links (even
+    /// one near `usize::MAX`, whose link offset would wrap) must panic, never reach memory.
+    #[test]
+    fn link_accessors_stop_exactly_at_the_region_end() {
+        use std::panic::{AssertUnwindSafe, catch_unwind};
+        let mut words = [0u64; 8];
+        // Every unwinding is slow under Miri: the lengths around both links' ends only.
+        let lens: &[usize] = if cfg!(miri) {
+            &[23, 24]
+        } else {
+            &[0, 7, 8, 15, 16, 23, 24, 25, 40, 64]
+        };
+        for &len in lens {
+            // SAFETY: `words` is 64 bytes, valid for reads and writes while `region` lives,
+            // and used by nothing else meanwhile.
+            let mut region = unsafe { Region::new(NonNull::from(&mut words).cast::<u8>(), len) };
+            let mut fits = |b: usize, link: usize| {
+                let read = catch_unwind(AssertUnwindSafe(|| match link {
+                    TAG => region.next_free(b),
+                    _ => region.prev_free(b),
+                }));
+                let write = catch_unwind(AssertUnwindSafe(|| match link {
+                    TAG => region.set_next_free(b, 1),
+                    _ => region.set_prev_free(b, 1),
+                }));
+                assert_eq!(read.is_ok(), write.is_ok(), "len {len}, b {b}, link {link}");
+                read.is_ok()
+            };
+            for link in [TAG, 2 * TAG] {
+                for b in 0..len + 8 {
+                    assert_eq!(fits(b, link), b + link + TAG <= len, "len {len}, b {b}");
+                }
+                for b in [usize::MAX, usize::MAX - 3, usize::MAX - 15, usize::MAX - 23] {
+                    assert!(!fits(b, link), "len {len}, b {b:#x}");
+                }
+            }
+        }
     }
 }
