@@ -457,10 +457,17 @@ impl Region {
         let off = bitmap + (i / 64) * TAG;
         // SAFETY: forwarded to the caller.
         let w = unsafe { self.word_unchecked(off) };
-        let mask = 1u64 << (i % 64);
+        let n = (i % 64) as u32;
+        // Each of the three written as the bit instruction's pattern (shift and test, or with
+        // a shifted one, and with a rotated all-but-one), so that no mask is built and kept.
+        let new = if on {
+            w | 1 << n
+        } else {
+            w & (!1u64).rotate_left(n)
+        };
         // SAFETY: the same word.
-        unsafe { self.set_word_unchecked(off, if on { w | mask } else { w & !mask }) };
-        w & mask != 0
+        unsafe { self.set_word_unchecked(off, new) };
+        (w >> n) & 1 != 0
     }
 
     /// The failure path of the bounds checks, kept out of the hot path (it reads the length
