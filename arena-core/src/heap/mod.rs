@@ -149,6 +149,9 @@ pub struct FreeListHeap<'buf> {
     /// split off), so that no block found under it can pass the budget. The slow path checks
     /// the exact limit.
     limit: usize,
+    /// `limit` while the fit is [`Fit::Segregated`], else 0: the fast path's one compare
+    /// against it also sends every request of another policy to the general search.
+    fast_limit: usize,
     /// Live blocks.
     live: usize,
     /// End of block space (see `first`).
@@ -341,6 +344,7 @@ impl<'buf> FreeListHeap<'buf> {
             live: 0,
             allocations: 0,
             limit: (end - first).saturating_sub(MAX_KEPT_TAIL),
+            fast_limit: (end - first).saturating_sub(MAX_KEPT_TAIL),
             budget: None,
             #[cfg(feature = "profiler")]
             profiler: None,
@@ -351,7 +355,7 @@ impl<'buf> FreeListHeap<'buf> {
 
     /// This heap with `fit` as its search policy (see [`Fit`]).
     pub fn with_fit(mut self, fit: Fit) -> Self {
-        self.fit = fit;
+        self.set_fit(fit);
         self
     }
 
@@ -363,6 +367,7 @@ impl<'buf> FreeListHeap<'buf> {
     /// Changes the search policy; blocks already placed stay where they are.
     pub fn set_fit(&mut self, fit: Fit) {
         self.fit = fit;
+        self.sync_limit();
     }
 
     /// Bytes of block space (tags included).
@@ -580,6 +585,13 @@ impl<'buf> FreeListHeap<'buf> {
     /// [`alloc_slow`](Self::alloc_slow) sorts out.
     #[inline(always)]
     fn need_within_limit(&self, layout: Layout) -> Option<usize> {
+        self.need_within(layout, self.limit)
+    }
+
+    /// [`need_within_limit`](Self::need_within_limit) against `limit` (`self.limit`, or the
+    /// fast path's `fast_limit`, which is `self.limit` or 0).
+    #[inline(always)]
+    fn need_within(&self, layout: Layout, limit: usize) -> Option<usize> {
         if layout.size() == 0 || layout.align() > MAX_ALIGN {
             return None;
         }
@@ -587,7 +599,7 @@ impl<'buf> FreeListHeap<'buf> {
         // Both terms are at most about `isize::MAX`, so the sum cannot wrap. `limit` leaves
         // room for the largest block a search can return for `need`, so there is nothing more
         // to check.
-        (self.used + need <= self.limit).then_some(need)
+        (self.used + need <= limit).then_some(need)
     }
 
     /// The inlined part of an allocation: a block from the segregated fit (the default policy,
@@ -602,10 +614,11 @@ impl<'buf> FreeListHeap<'buf> {
         if layout.align() > GRANULE {
             return None;
         }
-        let need = self.need_within_limit(layout)?;
+        // `fast_limit` is 0 unless the fit is segregated, so this also settles the policy.
+        let need = self.need_within(layout, self.fast_limit)?;
         // Under `limit` no block found can pass it (`used + whole > usize::MAX` folds away).
         let p = self
-            .place_segregated(need, layout.align(), layout.size(), usize::MAX)?
+            .take_segregated(need, layout.size(), usize::MAX)?
             .ok()?;
         #[cfg(feature = "profiler")]
         crate::tags::profiler::alloc(self.profiler, p.addr().get(), layout.size());
@@ -702,6 +715,18 @@ impl<'buf> FreeListHeap<'buf> {
         if self.fit != Fit::Segregated || align > GRANULE {
             return None;
         }
+        self.take_segregated(need, requested, limit)
+    }
+
+    /// [`place_segregated`](Self::place_segregated) once the policy and the alignment are
+    /// known to allow it.
+    #[inline(always)]
+    fn take_segregated(
+        &mut self,
+        need: usize,
+        requested: usize,
+        limit: usize,
+    ) -> Option<Result<NonNull<u8>, usize>> {
         let (fl, sl) = self.lists.good_fit_class(need)?;
         let b = self.lists.head(fl, sl);
         let size = self.free_block_size(b);
@@ -842,9 +867,14 @@ impl<'buf> FreeListHeap<'buf> {
         self.capacity().min(budget)
     }
 
-    /// Sets the fast path's `limit` from the exact one.
+    /// Sets the fast path's `limit` from the exact one, and `fast_limit` from it and the fit.
     fn sync_limit(&mut self) {
         self.limit = self.exact_limit().saturating_sub(MAX_KEPT_TAIL);
+        self.fast_limit = if self.fit == Fit::Segregated {
+            self.limit
+        } else {
+            0
+        };
     }
 
     fn out_of_memory(&self, requested: usize) -> RequestError {

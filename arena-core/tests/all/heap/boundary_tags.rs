@@ -91,3 +91,31 @@ fn first_and_best_fit_pick_different_blocks() {
         heap.check().unwrap();
     }
 }
+
+/// A policy changed on a heap already in use applies from the next request on, in both
+/// directions (away from the segregated fit, whose fast path must then step aside, and back).
+#[test]
+fn a_fit_set_later_applies_to_the_next_request() {
+    use arena_kit_core::heap::Fit;
+    for (fit, expect_low) in [
+        (Fit::First, true),
+        (Fit::Best, false),
+        (Fit::Segregated, false),
+    ] {
+        let mut heap = FreeListHeap::with_capacity(2048).with_fit(Fit::First);
+        heap.set_fit(Fit::Segregated);
+        let a = heap.try_alloc(bytes(300)).unwrap();
+        let _keep1 = heap.try_alloc(bytes(16)).unwrap();
+        let b = heap.try_alloc(bytes(120)).unwrap();
+        let _keep2 = heap.try_alloc(bytes(16)).unwrap();
+        let _rest = heap
+            .try_alloc(bytes(heap.stats().largest_request()))
+            .unwrap();
+        heap.free(a).unwrap();
+        heap.free(b).unwrap();
+        heap.set_fit(fit);
+        let c = heap.try_alloc(bytes(100)).unwrap();
+        assert_eq!(c == a, expect_low, "{fit:?}");
+        heap.check().unwrap();
+    }
+}
