@@ -67,25 +67,32 @@ fn block_walk_matches_the_layout_line() {
     );
 }
 
+/// Fills `heap` (2048 bytes) so that its only free blocks are one of 300 bytes at a low
+/// address and one of 120 at a high address, separated by live blocks; returns the low one's
+/// payload (where a first fit places a 100-byte request).
+fn two_free_holes(heap: &mut FreeListHeap<'static>) -> core::ptr::NonNull<u8> {
+    let a = heap.try_alloc(bytes(300)).unwrap();
+    let _keep1 = heap.try_alloc(bytes(16)).unwrap();
+    let b = heap.try_alloc(bytes(120)).unwrap();
+    let _keep2 = heap.try_alloc(bytes(16)).unwrap();
+    let _rest = heap
+        .try_alloc(bytes(heap.stats().largest_request()))
+        .unwrap();
+    heap.free(a).unwrap();
+    heap.free(b).unwrap();
+    a
+}
+
 #[test]
 fn first_and_best_fit_pick_different_blocks() {
     use arena_kit_core::heap::Fit;
-    // Free blocks of 300 (low address) and 120 (high address), separated by live blocks.
     for (fit, expect_low) in [
         (Fit::First, true),
         (Fit::Best, false),
         (Fit::Segregated, false),
     ] {
         let mut heap = FreeListHeap::with_capacity(2048).with_fit(fit);
-        let a = heap.try_alloc(bytes(300)).unwrap();
-        let _keep1 = heap.try_alloc(bytes(16)).unwrap();
-        let b = heap.try_alloc(bytes(120)).unwrap();
-        let _keep2 = heap.try_alloc(bytes(16)).unwrap();
-        let _rest = heap
-            .try_alloc(bytes(heap.stats().largest_request()))
-            .unwrap();
-        heap.free(a).unwrap();
-        heap.free(b).unwrap();
+        let a = two_free_holes(&mut heap);
         let c = heap.try_alloc(bytes(100)).unwrap();
         assert_eq!(c == a, expect_low, "{fit:?}");
         heap.check().unwrap();
@@ -104,15 +111,7 @@ fn a_fit_set_later_applies_to_the_next_request() {
     ] {
         let mut heap = FreeListHeap::with_capacity(2048).with_fit(Fit::First);
         heap.set_fit(Fit::Segregated);
-        let a = heap.try_alloc(bytes(300)).unwrap();
-        let _keep1 = heap.try_alloc(bytes(16)).unwrap();
-        let b = heap.try_alloc(bytes(120)).unwrap();
-        let _keep2 = heap.try_alloc(bytes(16)).unwrap();
-        let _rest = heap
-            .try_alloc(bytes(heap.stats().largest_request()))
-            .unwrap();
-        heap.free(a).unwrap();
-        heap.free(b).unwrap();
+        let a = two_free_holes(&mut heap);
         heap.set_fit(fit);
         let c = heap.try_alloc(bytes(100)).unwrap();
         assert_eq!(c == a, expect_low, "{fit:?}");
