@@ -169,23 +169,6 @@ impl Generations {
         }
     }
 
-    /// [`vacate`](Self::vacate) for a pool handing out `K`s. Where the layout is known at
-    /// compile time to be the untagged [`Handle`](super::Handle) one (no debug checks), bit 31
-    /// of every generation is clear, so the counter is all ones exactly when adding one
-    /// overflows an `i32`: the remove path tests the add's overflow flag instead of masking
-    /// the sum (one instruction fewer per remove). Every other layout takes `vacate`.
-    #[inline(always)]
-    pub(crate) const fn vacate_as<K: Key>(self, occupied: u32) -> Option<u32> {
-        if !crate::poison::ENABLED && K::COUNTER_MASK == UNTAGGED_COUNTER {
-            match (occupied as i32).checked_add(1) {
-                Some(next) => Some(next as u32),
-                None => None,
-            }
-        } else {
-            self.vacate(occupied)
-        }
-    }
-
     /// The generation of a retired slot: even, so no handle matches it.
     #[inline]
     pub(crate) const fn retired(self) -> u32 {
@@ -338,33 +321,6 @@ mod tests {
                 let expected = (counter != mask).then(|| occupied + 1);
                 assert_eq!(g.vacate(occupied), expected, "{occupied:#x}");
             }
-        }
-    }
-
-    /// `vacate_as` tests the overflow flag where the layout allows it (the untagged `Handle`
-    /// layout, release builds without debug checks: CI's release test step) and must agree with
-    /// `vacate` on every layout a pool of this build is given, at both ends of the counter and
-    /// for short generation budgets.
-    #[test]
-    fn vacate_as_agrees_with_vacate_on_every_layout_a_pool_gets() {
-        fn check<K: Key>(g: Generations) {
-            let mask = g.counter_mask();
-            let span = if cfg!(miri) { 0x3F } else { 0x1FFF };
-            let first = g.first() & mask;
-            let counters = (first..=mask.min(first.saturating_add(span)))
-                .chain(mask.saturating_sub(span).max(first)..=mask);
-            for counter in counters.filter(|c| c & 1 == 1) {
-                let occupied = g.tag_bits | counter;
-                assert_eq!(
-                    g.vacate_as::<K>(occupied),
-                    g.vacate(occupied),
-                    "{occupied:#x}"
-                );
-            }
-        }
-        for budget in [None, Some(1), Some(2), Some(1000)] {
-            check::<Handle<()>>(Generations::for_new_pool::<Handle<()>>(budget));
-            check::<Handle32<()>>(Generations::for_new_pool::<Handle32<()>>(budget));
         }
     }
 

@@ -260,21 +260,7 @@ impl Ledger {
     /// `slot` is occupied.
     #[inline(always)]
     unsafe fn release<P>(&mut self, slot: &mut Slot<P>, index: u32) -> P {
-        let vacant = self.generations.vacate(slot.generation());
-        // SAFETY: passed on from the caller.
-        unsafe { self.release_as(slot, index, vacant) }
-    }
-
-    /// [`release`](Self::release) with `vacant`, the slot's [`Generations::vacate`] (or
-    /// [`Generations::vacate_as`]), computed by the caller.
-    ///
-    /// # Safety
-    /// - `slot` is occupied;
-    /// - `vacant` is what [`Generations::vacate`] returns for the slot's generation (`None`:
-    ///   the slot retires), so that no generation a handle may still hold comes round again.
-    #[inline(always)]
-    unsafe fn release_as<P>(&mut self, slot: &mut Slot<P>, index: u32, vacant: Option<u32>) -> P {
-        let (vacant, next, head) = match vacant {
+        let (vacant, next, head) = match self.generations.vacate(slot.generation()) {
             Some(vacant) => (vacant, self.free_head, index),
             None => self.retire_one(),
         };
@@ -291,9 +277,7 @@ impl Ledger {
     /// The retiring end of [`release`](Self::release): counts the slot as retired and returns
     /// what it takes instead of a free-list place: the retired generation (even, matched by no
     /// handle), no link, and the free-list head unchanged. The slot is never reused, so no handle
-    /// can alias. Out of line: inlined, it saves `Pool`'s churn loop a stack reload (74
-    /// instructions per remove + insert + get instead of 75 in `pool-churn-64`) but costs
-    /// `SoaPool`'s five (153 instead of 148 in `soapool-churn`), both by register allocation.
+    /// can alias.
     #[cold]
     #[inline(never)]
     fn retire_one(&mut self) -> (u32, u32, u32) {
@@ -614,7 +598,7 @@ impl<P> SlotMap<P> {
     ///
     /// # Panics
     /// If the map is full or over a `Fail` or `Panic` budget.
-    #[inline(never)]
+    #[inline(always)]
     #[track_caller]
     pub(crate) fn claim_or_panic(&mut self) -> Claim<'_, P> {
         if let Some((slot, index)) = self.inline_head() {
@@ -674,7 +658,7 @@ impl<P> SlotMap<P> {
     ///
     /// # Panics
     /// Over a budget with `Policy::Panic`.
-    #[inline(never)]
+    #[inline(always)]
     #[track_caller]
     pub(crate) fn try_insert<K: Key>(&mut self, payload: P) -> Result<K, (P, Refusal)> {
         if let Some((slot, index)) = self.inline_head() {
@@ -706,7 +690,7 @@ impl<P> SlotMap<P> {
     /// chose, and the odd generation the slot takes; the caller moves the payload in at once
     /// ([`Slot::occupy_fresh`]). A never-used slot is not read (see `occupy_fresh`): its
     /// generation is the map's first, and it is on no list.
-    #[inline(never)]
+    #[inline(always)]
     fn link(
         &mut self,
         (slot, index, from_free): (*mut Slot<P>, u32, bool),
@@ -788,7 +772,7 @@ impl<P> SlotMap<P> {
 
     /// The free-list head, else the first never-used slot, growing the map if there is none;
     /// `None` if full.
-    #[inline(never)]
+    #[inline(always)]
     fn next_slot(&mut self) -> Option<(*mut Slot<P>, u32, bool)> {
         let l = &self.ledger;
         let (index, from_free) = if l.free_head != NO_SLOT {
@@ -917,15 +901,10 @@ impl<P> SlotMap<P> {
                 self.locate_past_first(handle)?
             }
         };
-        // SAFETY: `slot` points to an initialized slot of this map, and no reference to it is
-        // alive while the map is borrowed mutably here.
-        let generation = unsafe { Slot::generation_raw(slot) };
-        let vacant = self.ledger.generations.vacate_as::<K>(generation);
         // SAFETY: `slot` points to a slot of this map (blocks never move; the map is borrowed
         // mutably, and no other reference to the slot is alive) whose generation equals a
-        // handle's, which is odd: the slot is occupied. `vacant` is computed from that
-        // generation by `vacate_as`, which agrees with `vacate`.
-        Some(unsafe { self.ledger.release_as(&mut *slot, index, vacant) })
+        // handle's, which is odd: the slot is occupied.
+        Some(unsafe { self.ledger.release(&mut *slot, index) })
     }
 
     /// The slot of [`remove`](Self::remove) past block 0 (a growable map's later chunks): its

@@ -78,11 +78,19 @@ fn generations_must_match_vacancy_and_the_scheme() {
     for (slot, value, needle) in [
         (1, json!([g1 + 1, 2]), "odd"), // an even generation with a value
         (0, json!([g1, null]), "even"), // an odd generation without one
-        (1, json!([g1 ^ 0x4000_0000, 2]), "tag"),
+        // Bit 31 marks a tagged generation: flipped, the generation is no longer of this pool's
+        // scheme, whichever build made the save (a debug build tags, a release build does not).
+        (1, json!([g1 ^ 0x8000_0000, 2]), "tag"),
     ] {
         let mut t = v.clone();
         t["slots"][slot] = value;
         refused(&t, needle);
+    }
+    if g1 & 0x8000_0000 != 0 {
+        // A tagged save (a debug build's): another tag is another pool's generation.
+        let mut t = v.clone();
+        t["slots"][1] = json!([g1 ^ 0x4000_0000, 2]);
+        refused(&t, "tag");
     }
     let mut t = v.clone();
     t["inserts"] = json!(0);
@@ -142,4 +150,31 @@ fn a_loaded_peak_covers_the_free_slots() {
     assert_eq!((stats.len, stats.peak_live), (3, 3));
     loaded.insert(9);
     assert_eq!(loaded.stats().peak_live, 4, "a never-used slot raises it");
+}
+
+/// A debug build's save (a tagged generation scheme, tag 5, with one value per slot left) loaded
+/// by any build, release without `debug-checks` included: removing slot 0's last value retires
+/// the slot, it is not handed out again under the next tag's generation, and the pool's own save
+/// loads again. (A remove path that told retirement by an `i32` overflow, right for release
+/// builds' untagged generations, missed it here: a tagged generation has bit 31 set.)
+#[test]
+fn a_tagged_pool_from_a_debug_build_retires_its_last_generation_in_every_build() {
+    let tag: u32 = 0x8500_0000;
+    let last = tag | 0x00FF_FFFF;
+    let v = json!({
+        "generation_tag": tag, "first_generation": last - 1, "chunk": null, "capacity": 2,
+        "slots": [[last, 7]], "free_list": [], "peak_live": 1, "inserts": 1
+    });
+    let mut pool: Pool<u8> = serde_json::from_value(v).unwrap();
+    let h: Handle<u8> = serde_json::from_value(json!([0, last])).unwrap();
+    assert_eq!(pool.remove(h), Some(7));
+    let h2 = pool.insert(8);
+    let saved = serde_json::to_value(&pool).unwrap();
+    assert_ne!(
+        h2.index(),
+        0,
+        "slot 0 had held its last value and must have retired; saved now: {saved}"
+    );
+    assert_eq!(pool.stats().retired, 1);
+    load(&saved).expect("the pool's own save loads again");
 }
