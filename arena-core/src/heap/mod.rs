@@ -121,9 +121,10 @@ pub struct FreeListHeap<'buf> {
     /// `end - first` a multiple of 16, and the bitmap's `bitmap_bytes(end - first)` bytes lie
     /// in the region below `first`.
     first: usize,
-    /// `end - first - 8`: the payload offsets a block can start at are below it (the range
-    /// check of [`check_live`](Self::check_live), one compare against a field). Set by `init`
-    /// with `first` and `end`, never changed, like them.
+    /// `end - first - 8`: a pointer's distance from the first payload (`payload_start`) is
+    /// below it exactly when the pointer lies in `[first + 8, end)` (the range check of
+    /// [`check_live`](Self::check_live), one compare against a field). Set by `init` with
+    /// `first` and `end`, never changed, like them.
     payload_span: usize,
     /// `end - first - 32`: the highest offset from `first` a block of at least [`MIN_BLOCK`]
     /// bytes can start at (the in-bounds check of a free-list head, one compare against a
@@ -438,8 +439,8 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline(always)]
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         // Inlined whole, as rlsf's generic `deallocate` can be: as a call of its own it saved
-        // and restored six registers and took its arguments through a frame, 6.4 instructions
-        // of the 273.5 a free+alloc pair took in `heap-256`. (`alloc` stays a call: inlined,
+        // and restored five registers and set up a frame, 6.4 instructions of the 273.5 a
+        // free+alloc pair took in `heap-256`. (`alloc` stays a call: inlined,
         // the caller's loop spilled more than that saved, 281.9; and a free that calls its
         // merging half out of line took 276.5.)
         let Ok((b, size, requested)) = self.check_live(ptr, |_| ()) else {
