@@ -135,6 +135,19 @@ impl FreeLists {
     /// `b + 24 <= region`'s length.
     #[inline(always)]
     pub(crate) unsafe fn insert_unchecked(&mut self, region: &mut Region, b: usize, size: usize) {
+        // SAFETY: forwarded to the caller.
+        unsafe { self.put_unchecked(region, b, size) };
+        self.count += 1;
+    }
+
+    /// [`insert_unchecked`](Self::insert_unchecked) without counting the block: for a block
+    /// that takes the place of one taken off uncounted (an allocation's split tail).
+    ///
+    /// # Safety
+    ///
+    /// `b + 24 <= region`'s length.
+    #[inline(always)]
+    pub(crate) unsafe fn put_unchecked(&mut self, region: &mut Region, b: usize, size: usize) {
         let (fl, sl) = class_of(size);
         let head = self.heads[fl][sl];
         // SAFETY: forwarded to the caller.
@@ -149,7 +162,6 @@ impl FreeLists {
         }
         debug_assert!(self.marked(fl, sl));
         self.heads[fl][sl] = b;
-        self.count += 1;
     }
 
     /// Unlinks the free block `b` of `size` bytes from its list.
@@ -169,6 +181,19 @@ impl FreeLists {
     #[inline(always)]
     pub(crate) unsafe fn remove_unchecked(&mut self, region: &mut Region, b: usize, size: usize) {
         // SAFETY: forwarded to the caller.
+        unsafe { self.take_unchecked(region, b, size) };
+        self.count -= 1;
+    }
+
+    /// [`remove_unchecked`](Self::remove_unchecked) without counting the block out: for an
+    /// allocation, which counts once for the block and its split tail (see `carve`).
+    ///
+    /// # Safety
+    ///
+    /// `b + 24 <= region`'s length.
+    #[inline(always)]
+    pub(crate) unsafe fn take_unchecked(&mut self, region: &mut Region, b: usize, size: usize) {
+        // SAFETY: forwarded to the caller.
         let (next, prev) = unsafe { region.links_unchecked(b) };
         if next != NIL {
             region.set_prev_free(next, prev);
@@ -180,17 +205,17 @@ impl FreeLists {
             let (fl, sl) = class_of(size);
             self.unlink_head(fl, sl, next);
         }
-        self.count -= 1;
     }
 
     /// Takes the head `b` of list `(fl, sl)` off it: the class is known, and a head has no
-    /// predecessor, so only its successor link is read.
+    /// predecessor, so only its successor link is read. Uncounted, like
+    /// [`take_unchecked`](Self::take_unchecked): the allocation counts (see `carve`).
     ///
     /// # Safety
     ///
     /// `b + 16 <= region`'s length.
     #[inline(always)]
-    pub(crate) unsafe fn remove_head_unchecked(
+    pub(crate) unsafe fn take_head_unchecked(
         &mut self,
         region: &mut Region,
         fl: usize,
@@ -204,7 +229,6 @@ impl FreeLists {
             region.set_prev_free(next, NIL);
         }
         self.unlink_head(fl, sl, next);
-        self.count -= 1;
     }
 
     /// List `(fl, sl)`'s head is now `next`; the bitmaps lose the list when that is `NIL`.

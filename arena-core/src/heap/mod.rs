@@ -744,8 +744,7 @@ impl<'buf> FreeListHeap<'buf> {
         // `size >= need >= MIN_BLOCK`, so `b`'s links lie inside the block; `b` is the head of
         // `(fl, sl)`.
         unsafe {
-            self.lists
-                .remove_head_unchecked(&mut self.region, fl, sl, b);
+            self.lists.take_head_unchecked(&mut self.region, fl, sl, b);
         }
         // SAFETY: the block `[b, b + size)` lies in block space (above), is off its list, has
         // no gap, and `need <= size`, `split` as required.
@@ -779,7 +778,7 @@ impl<'buf> FreeListHeap<'buf> {
         }
         // SAFETY: `free_block_size` proved `[p.block, p.block + size)` lies in block space, and
         // `place` found `need >= MIN_BLOCK` bytes in it, so its links lie inside it.
-        unsafe { self.lists.remove_unchecked(&mut self.region, p.block, size) };
+        unsafe { self.lists.take_unchecked(&mut self.region, p.block, size) };
         // SAFETY: the block lies in block space (above) and is off its list; `place` made the
         // gap zero or a whole block and `need <= avail`; `split` as required.
         let payload = unsafe { self.carve(p.block, gap, avail, split, need, requested) };
@@ -994,7 +993,8 @@ impl<'buf> FreeListHeap<'buf> {
         }
     }
 
-    /// Turns the free block at `b` (already off its list) into a live block of `need` bytes
+    /// Turns the free block at `b` (already off its list, still counted among the free blocks)
+    /// into a live block of `need` bytes
     /// holding `requested`: the first `gap` bytes go back as a free block (alignment), the
     /// remaining `size` bytes hold the block, and a tail beyond `need` goes back too when `split`
     /// (it is a block's worth). Returns the payload offset.
@@ -1031,10 +1031,13 @@ impl<'buf> FreeListHeap<'buf> {
             // SAFETY: `[tail, b + size)` lies in block space and holds at least a minimum block.
             unsafe {
                 self.region.write_free_unchecked(tail, size - need);
+                // The tail takes the block's place in the count.
                 self.lists
-                    .insert_unchecked(&mut self.region, tail, size - need);
+                    .put_unchecked(&mut self.region, tail, size - need);
             }
             size = need;
+        } else {
+            self.lists.count -= 1;
         }
         // SAFETY: `[b, b + size)` lies in block space and `size >= need >= MIN_BLOCK`; bit
         // `(b - first) / 16` is in the bitmap, which lies in the region.
