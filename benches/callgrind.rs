@@ -30,6 +30,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use arena_kit::arena::Arena;
+use arena_kit::collections::ArenaVec;
 use arena_kit::heap::FreeListHeap;
 use arena_kit::pool::{Handle, Handle32, Pool};
 use arena_kit::soa::{SoaPool, SoaTiles, SoaVec, TrackedSoaVec};
@@ -631,6 +632,57 @@ fn drop_runs_bump_scope<const RUN: usize>() -> Runner {
         0
     })
 }
+/// `drop-1type` done as bump-scope's contestant does it: each value in an `ArenaBox` (which
+/// drops its value when it is dropped), the boxes held in an `ArenaVec` from the same arena and
+/// dropped before the reset, so the arena registers nothing. Shown beside ours, not a peer:
+/// the job is `alloc`'s drop at reset.
+fn drop1_ours_box() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            {
+                let a = &a;
+                let mut held = ArenaVec::with_capacity_in(ARENA_N, a);
+                for i in 0..ARENA_N {
+                    held.push(a.alloc_box(Droppy::<0> {
+                        fields: words::<8>(i),
+                    }));
+                }
+                black_box(&held);
+            }
+            a.reset();
+        }
+        0
+    })
+}
+/// The runs jobs as [`drop1_ours_box`] does `drop-1type`: pairs of `RUN` boxes of each type.
+fn drop_runs_ours_box<const RUN: usize>() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            {
+                let a = &a;
+                let mut held = ArenaVec::with_capacity_in(ARENA_N / (2 * RUN), a);
+                for i in 0..ARENA_N / (2 * RUN) {
+                    let first: [_; RUN] = std::array::from_fn(|k| {
+                        a.alloc_box(Droppy::<0> {
+                            fields: words::<8>(i * RUN + k),
+                        })
+                    });
+                    let second: [_; RUN] = std::array::from_fn(|k| {
+                        a.alloc_box(Droppy::<1> {
+                            fields: words::<8>(i * RUN + k),
+                        })
+                    });
+                    held.push((first, second));
+                }
+                black_box(&held);
+            }
+            a.reset();
+        }
+        0
+    })
+}
 fn churn_ours<const W: usize, const LIVE: usize>() -> Runner {
     churn::<W, LIVE, _>(Pool::<[u64; W]>::with_capacity(LIVE))
 }
@@ -969,6 +1021,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop1_ours),
                 (Peer, "bump-scope", drop1_bump_scope),
+                (Other, "ours-box", drop1_ours_box),
             ],
         },
         Job {
@@ -977,6 +1030,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop_runs_ours::<1>),
                 (Peer, "bump-scope", drop2_bump_scope),
+                (Other, "ours-box", drop_runs_ours_box::<1>),
             ],
         },
         Job {
@@ -985,6 +1039,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop_runs_ours::<2>),
                 (Peer, "bump-scope", drop_runs_bump_scope::<2>),
+                (Other, "ours-box", drop_runs_ours_box::<2>),
             ],
         },
         Job {
@@ -993,6 +1048,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop_runs_ours::<8>),
                 (Peer, "bump-scope", drop_runs_bump_scope::<8>),
+                (Other, "ours-box", drop_runs_ours_box::<8>),
             ],
         },
         churn_job!("pool-churn-64", 8, 100_000),

@@ -20,7 +20,7 @@ pub mod prelude {
     #[cfg(feature = "alloc")]
     pub use arena_kit_core::arena::{Frame, FrameArena, FrameReader};
     pub use arena_kit_core::arena_format;
-    pub use arena_kit_core::collections::{ArenaString, ArenaVec};
+    pub use arena_kit_core::collections::{ArenaBox, ArenaString, ArenaVec};
     pub use arena_kit_core::heap::{Fit, FreeError, FreeListHeap, HeapError, RequestError};
     #[cfg(feature = "std")]
     pub use arena_kit_core::pool::SparseSecondaryPool;

@@ -14,6 +14,7 @@ use core::ptr::NonNull;
 
 use super::drop_list::{DropRecord, TailEntry};
 use super::{AllocOrInitError, Arena, ArenaError};
+use crate::collections::{ArenaBox, ArenaFull};
 
 /// The store that covers a value once it is built (see [`Arena::try_alloc_with`]): `word` into
 /// `slot`, the end of the value's run or the drop function of its tail entry. For a zero-sized
@@ -76,8 +77,8 @@ const fn tail_block<T>() -> Option<(Layout, usize)> {
 
 /// The `Send` half of the bound on [`Arena::alloc`] and the other dropping allocations: every
 /// `Send` type implements it, and only those (it is sealed). It exists for its error message, so
-/// that a value that is not `Send` gets a note naming [`Arena::alloc_no_drop`] rather than rustc's
-/// bare "cannot be sent between threads safely".
+/// that a value that is not `Send` gets a note naming [`Arena::alloc_box`] and
+/// [`Arena::alloc_no_drop`] rather than rustc's bare "cannot be sent between threads safely".
 ///
 /// Why `Send`: an arena runs its values' destructors on reset, rewind and when it is dropped, and
 /// an [`Arena`] is `Send`, so that may happen on another thread than the one that allocated them.
@@ -85,7 +86,7 @@ const fn tail_block<T>() -> Option<(Layout, usize)> {
     message = "`{Self}` is not `Send`: an arena may drop its values on another thread",
     label = "not `Send`",
     note = "`Arena` is `Send`, and it drops its values on reset, rewind or drop, on whichever thread it is then",
-    note = "store it with `alloc_no_drop` (never dropped), or use a `Send` type (`Arc` for `Rc`)"
+    note = "store it with `alloc_box` (dropped with its box), `alloc_no_drop` (never dropped), or use a `Send` type (`Arc` for `Rc`)"
 )]
 pub trait ArenaDrop: Send + sealed::Sealed {}
 
@@ -216,6 +217,7 @@ impl Arena {
     /// holding one, a reference to another arena value) is refused, as "borrowed value does not
     /// live long enough ... argument requires that `x` is borrowed for `'static`", because the
     /// arena drops it later, when what it borrows may be gone. Store such values with
+    /// [`alloc_box`](Arena::alloc_box), whose box drops them while the borrow lives, or with
     /// [`alloc_no_drop`](Arena::alloc_no_drop), which never drops them. `T` must be `Send` too
     /// ([`ArenaDrop`]): by the time the arena drops it, the arena may be on another thread.
     ///
@@ -406,6 +408,58 @@ impl Arena {
     #[track_caller]
     pub fn alloc_no_drop<T>(&self, value: T) -> &mut T {
         self.try_alloc_no_drop(value).unwrap_or_else(|e| fail(e))
+    }
+
+    /// Moves `value` into the arena inside an [`ArenaBox`], which drops it when the box is
+    /// dropped, not at the arena's reset; or hands the value back with the reason if the arena
+    /// is full. Takes any type, including ones that borrow: the box drops its value while the
+    /// borrow is still alive. The arena registers nothing for it (see [`ArenaBox`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`try_alloc_layout`](Arena::try_alloc_layout), inside an [`ArenaFull`] that holds
+    /// `value`; nothing was allocated.
+    #[inline(always)]
+    pub fn try_alloc_box<T>(&self, value: T) -> Result<ArenaBox<'_, T>, ArenaFull<T>> {
+        let ptr = if size_of::<T>() == 0 {
+            dangling(align_of::<T>()).cast::<T>()
+        } else {
+            match self.raw_alloc::<true>(Layout::new::<T>()) {
+                Ok(ptr) => ptr.cast::<T>(),
+                Err(error) => return Err(ArenaFull { value, error }),
+            }
+        };
+        // SAFETY: `ptr` is valid and aligned for a `T` (dangling is fine for a zero-sized `T`),
+        // handed out once by the arena, which never drops it or reaches it again until a reset
+        // or rewind; the box borrows the arena, which rules those out while it lives.
+        unsafe {
+            ptr.write(value);
+            Ok(ArenaBox::from_raw(ptr))
+        }
+    }
+
+    /// [`try_alloc_box`](Arena::try_alloc_box), panicking when the arena is full.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    ///
+    /// let arena = Arena::with_capacity(1024);
+    /// let mut name = arena.alloc_box(String::from("orc"));
+    /// name.push_str(" chief");
+    /// assert_eq!(*name, "orc chief");
+    /// drop(name); // the `String` is dropped here, not at the arena's reset
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full.
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_box<T>(&self, value: T) -> ArenaBox<'_, T> {
+        match self.try_alloc_box(value) {
+            Ok(b) => b,
+            Err(full) => fail(full.error),
+        }
     }
 
     #[inline(always)]

@@ -1,6 +1,8 @@
 //! Growable collections inside an [`Arena`](crate::Arena), with no extra dependency:
 //! [`ArenaVec`] and [`ArenaString`] (bumpalo's `collections::{Vec, String}`, bump-scope's
-//! `BumpVec`/`BumpString`), and the [`arena_format!`](crate::arena_format) macro.
+//! `BumpVec`/`BumpString`), and the [`arena_format!`](crate::arena_format) macro; and
+//! [`ArenaBox`], one value dropped with its box (bumpalo's `boxed::Box`, bump-scope's
+//! `BumpBox`).
 //!
 //! Pick them when a list or a text of unknown length is built during a frame and then used (or
 //! kept, through [`ArenaVec::into_slice`] / [`ArenaString::into_str`]) until the arena is reset.
@@ -29,9 +31,11 @@ use core::fmt;
 
 use crate::arena::ArenaError;
 
+mod boxed;
 mod string;
 mod vec;
 
+pub use boxed::ArenaBox;
 pub use string::ArenaString;
 pub use vec::ArenaVec;
 

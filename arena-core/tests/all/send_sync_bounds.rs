@@ -139,6 +139,18 @@ fn arena_collections_stay_on_the_arenas_thread() {
 }
 
 #[test]
+fn an_arena_box_is_send_and_sync_as_a_box_of_its_value_is() {
+    // a box reaches its value only, never the arena, so it follows `Box<T>`
+    use arena_kit_core::collections::ArenaBox;
+    is_send::<ArenaBox<'static, u32>>();
+    is_sync::<ArenaBox<'static, u32>>();
+    is_send::<ArenaBox<'static, Cell<u32>>>();
+    assert_not!(ArenaBox<'static, Cell<u32>>: Sync);
+    assert_not!(ArenaBox<'static, Rc<u32>>: Send);
+    assert_not!(ArenaBox<'static, Rc<u32>>: Sync);
+}
+
+#[test]
 fn a_tag_scope_stays_on_its_thread_and_the_allocator_is_shared() {
     // dropping a scope puts back the previous tag of the thread that dropped it: a guard moved to
     // another thread would change that thread's tag

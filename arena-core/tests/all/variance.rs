@@ -12,7 +12,7 @@
 use crate::soa_rows;
 
 use arena_kit_core::arena::{Arena, BufferArena, FrameArena, FrameReader, Scope};
-use arena_kit_core::collections::{ArenaString, ArenaVec};
+use arena_kit_core::collections::{ArenaBox, ArenaString, ArenaVec};
 use arena_kit_core::heap::{Blocks, FreeListHeap, MemoryMap};
 use arena_kit_core::layout::FieldOrder;
 use arena_kit_core::pool::{self, Handle, Handle32, Pool, PoolFull};
@@ -43,6 +43,12 @@ fn arena_vec_type<'s, 'a: 'b, 'b>(x: ArenaVec<'s, &'a str>) -> ArenaVec<'s, &'b 
     x
 }
 fn arena_string<'a: 'b, 'b>(x: ArenaString<'a>) -> ArenaString<'b> {
+    x
+}
+fn arena_box_lifetime<'a: 'b, 'b>(x: ArenaBox<'a, u32>) -> ArenaBox<'b, u32> {
+    x
+}
+fn arena_box_type<'s, 'a: 'b, 'b>(x: ArenaBox<'s, &'a str>) -> ArenaBox<'s, &'b str> {
     x
 }
 

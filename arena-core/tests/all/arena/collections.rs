@@ -1,5 +1,6 @@
-//! `ArenaVec` and `ArenaString`: growth in place and by moving, drops, `into_slice` and its drop
-//! registration, scopes, budgets, panicking user code, and a model-based test against `Vec`.
+//! `ArenaVec`, `ArenaString` and `ArenaBox`: growth in place and by moving, drops, `into_slice`
+//! and its drop registration, scopes, budgets, panicking user code, boxes sent to another
+//! thread, and a model-based test against `Vec`.
 
 use std::collections::hash_map::DefaultHasher;
 use std::fmt::Write as _;
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arena_kit_core::arena::{Arena, ArenaError};
 use arena_kit_core::arena_format;
-use arena_kit_core::collections::{ArenaString, ArenaVec};
+use arena_kit_core::collections::{ArenaBox, ArenaString, ArenaVec};
 use arena_kit_core::tags::{Budget, Budgeted};
 use proptest::prelude::*;
 
@@ -760,4 +761,230 @@ fn growing_vectors_of_strings_across_pages() {
     }
     assert!(v.iter().enumerate().all(|(i, s)| *s == i.to_string()));
     assert!(arena.page_count() > 1);
+}
+
+// --- ArenaBox ---
+
+#[test]
+fn a_box_drops_its_value_when_dropped_and_the_reset_drops_nothing_more() {
+    let c = counter();
+    let mut arena = Arena::with_capacity(1024);
+    let b = arena.alloc_box(Counted(c.clone(), 7));
+    assert_eq!(b.1, 7);
+    assert_eq!(arena.pending_drops(), 0); // the arena registered nothing
+    assert_eq!(arena.stats().allocations, 1);
+    drop(b);
+    assert_eq!(drops(&c), 1);
+    assert!(arena.used() >= size_of::<Counted>()); // the memory stays used until the reset
+    arena.reset();
+    assert_eq!(drops(&c), 1);
+    assert_eq!(arena.used(), 0);
+}
+
+#[test]
+fn into_inner_moves_the_value_out_and_leak_keeps_it_undropped() {
+    let c = counter();
+    let mut arena = Arena::with_capacity(1024);
+    let b = ArenaBox::new_in(Counted(c.clone(), 1), &arena);
+    let v = ArenaBox::into_inner(b);
+    assert_eq!(drops(&c), 0);
+    drop(v);
+    assert_eq!(drops(&c), 1);
+    let leaked: &mut Counted = ArenaBox::leak(arena.alloc_box(Counted(c.clone(), 2)));
+    leaked.1 = 3;
+    assert_eq!(leaked.1, 3);
+    let forgotten = arena.alloc_box(Counted(c.clone(), 4));
+    std::mem::forget(forgotten);
+    arena.reset(); // neither is dropped, and their memory goes back
+    assert_eq!(drops(&c), 1);
+    assert_eq!(arena.used(), 0);
+}
+
+/// A value that borrows and reads its borrow in its destructor: `alloc` refuses it (`'static`),
+/// a box drops it while the borrow is alive.
+struct Logs<'a> {
+    into: &'a std::cell::RefCell<Vec<String>>,
+    name: &'static str,
+}
+
+impl Drop for Logs<'_> {
+    fn drop(&mut self) {
+        self.into
+            .borrow_mut()
+            .push(format!("dropped {}", self.name));
+    }
+}
+
+#[test]
+fn a_box_of_a_borrowing_value_drops_it_while_the_borrow_lives() {
+    let log = std::cell::RefCell::new(Vec::new());
+    let arena = Arena::new();
+    {
+        let mut held = ArenaVec::new_in(&arena);
+        for name in ["a", "b", "c"] {
+            held.push(arena.alloc_box(Logs { into: &log, name }));
+        }
+        drop(held.remove(1));
+        assert_eq!(*log.borrow(), ["dropped b"]);
+    }
+    assert_eq!(*log.borrow(), ["dropped b", "dropped a", "dropped c"]);
+}
+
+#[test]
+fn a_full_arena_hands_the_value_back_with_the_reason_and_changes_nothing() {
+    let c = counter();
+    let arena = Arena::with_capacity(64);
+    let _small = arena.alloc_box([0u8; 48]);
+    let before = arena.stats();
+    let full = arena
+        .try_alloc_box((Counted(c.clone(), 9), [0u64; 8]))
+        .unwrap_err();
+    assert!(
+        matches!(full.error, ArenaError::Full { .. }),
+        "{:?}",
+        full.error
+    );
+    assert_eq!(full.value.0.1, 9); // handed back whole, not dropped
+    assert_eq!(drops(&c), 0);
+    assert_eq!(arena.stats(), before);
+    drop(full);
+    assert_eq!(drops(&c), 1);
+    // a value far larger than the arena is refused the same way (and `alloc_box` panics)
+    let huge = arena.try_alloc_box([0u8; 1 << 12]).unwrap_err();
+    assert_eq!(huge.value.len(), 1 << 12);
+    let r = catch_unwind(AssertUnwindSafe(|| arena.alloc_box([1u8; 1 << 12])));
+    assert!(r.is_err());
+    assert_eq!(arena.stats(), before);
+}
+
+/// Panics in its destructor once its flag says so.
+struct PanicsOnDrop(Arc<AtomicUsize>);
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        panic!("destructor panics");
+    }
+}
+
+#[test]
+fn a_panicking_destructor_in_a_box_runs_once_and_the_arena_stays_usable() {
+    let c = counter();
+    let mut arena = Arena::with_capacity(1024);
+    let b = arena.alloc_box(PanicsOnDrop(c.clone()));
+    let r = catch_unwind(AssertUnwindSafe(move || drop(b)));
+    assert!(r.is_err());
+    assert_eq!(drops(&c), 1);
+    assert_eq!(*arena.alloc(5u32), 5);
+    arena.reset();
+    assert_eq!(drops(&c), 1); // the reset does not run it again
+}
+
+/// Allocates from its own arena while it is dropped.
+struct AllocatesOnDrop<'a> {
+    arena: &'a Arena,
+    made: &'a AtomicUsize,
+}
+
+impl Drop for AllocatesOnDrop<'_> {
+    fn drop(&mut self) {
+        let s = self
+            .arena
+            .alloc(String::from("made while a box was dropped"));
+        let inner = self.arena.alloc_box([7u64; 4]);
+        assert_eq!(inner[3], 7);
+        self.made.store(s.len(), Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_destructor_that_allocates_from_the_same_arena_while_its_box_drops() {
+    let made = AtomicUsize::new(0);
+    let mut arena = Arena::chained(128);
+    {
+        let a = &arena;
+        let boxes: Vec<_> = (0..miri_or(40, 6))
+            .map(|_| {
+                a.alloc_box(AllocatesOnDrop {
+                    arena: a,
+                    made: &made,
+                })
+            })
+            .collect();
+        drop(boxes);
+    }
+    assert_eq!(
+        made.load(Ordering::Relaxed),
+        "made while a box was dropped".len()
+    );
+    assert!(arena.pending_drops() > 0); // the strings `alloc` took are the arena's to drop
+    arena.reset();
+    assert_eq!(arena.pending_drops(), 0);
+}
+
+#[test]
+fn boxes_of_zero_sized_values_take_no_bytes_and_still_drop() {
+    static DROPS: AtomicUsize = AtomicUsize::new(0);
+    struct Unit;
+    impl Drop for Unit {
+        fn drop(&mut self) {
+            DROPS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let arena = Arena::with_capacity(0);
+    let boxes: Vec<_> = (0..3).map(|_| arena.alloc_box(Unit)).collect();
+    assert_eq!(arena.used(), 0);
+    drop(boxes);
+    assert_eq!(DROPS.load(Ordering::Relaxed), 3);
+}
+
+#[test]
+fn boxes_in_a_guarded_arena_keep_their_guards() {
+    let c = counter();
+    let mut arena = Arena::with_capacity(4096).with_guards();
+    let mut b = arena.alloc_box([1u8; 24]);
+    b[23] = 2; // the last byte of the value, right before its back guard
+    let counted = arena.alloc_box(Counted(c.clone(), 0));
+    assert!(arena.check_guards().is_ok());
+    drop((b, counted));
+    assert_eq!(drops(&c), 1);
+    arena.reset();
+    assert!(arena.check_guards().is_ok());
+}
+
+#[test]
+fn a_box_sent_to_another_thread_drops_its_value_there_while_the_arena_allocates_here() {
+    let c = counter();
+    let arena = Arena::chained(256);
+    let boxes: Vec<_> = (0..miri_or(64, 8))
+        .map(|i| arena.alloc_box(Counted(c.clone(), i as u32)))
+        .collect();
+    std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            let sum: u32 = boxes.iter().map(|b| b.1).sum();
+            drop(boxes);
+            sum
+        });
+        for i in 0..miri_or(200, 20) {
+            arena.alloc(i.to_string()); // new pages while the worker reads and drops
+        }
+        let n = miri_or(64, 8) as u32;
+        assert_eq!(worker.join().unwrap(), n * (n - 1) / 2);
+    });
+    assert_eq!(drops(&c), miri_or(64, 8));
+}
+
+#[test]
+fn a_box_compares_hashes_and_prints_as_its_value() {
+    let arena = Arena::new();
+    let a = arena.alloc_box(String::from("orc"));
+    let b = arena.alloc_box(String::from("orc"));
+    let z = arena.alloc_box(String::from("zombie"));
+    assert_eq!(a, b);
+    assert!(a < z && z.cmp(&a) == std::cmp::Ordering::Greater);
+    assert_eq!(hash_of(&a), hash_of(&String::from("orc")));
+    assert_eq!(format!("{a} {a:?}"), "orc \"orc\"");
+    assert_eq!(format!("{a:p}"), format!("{:p}", ArenaBox::as_ptr(&a)));
+    let as_ref: &String = a.as_ref();
+    assert_eq!(as_ref.len(), 3);
 }
