@@ -366,7 +366,9 @@ impl Arena {
     /// open run; never for a zero-sized `T` (whose values take no bytes, so an entry's 16 would
     /// be all they cost).
     #[inline(always)]
-    pub(super) fn open_tail<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
+    pub(super) fn open_tail<T: 'static>(
+        &self,
+    ) -> Option<(NonNull<DropRecord>, NonNull<TailEntry>)> {
         let run = self.run.get();
         // SAFETY: `run` is a closed record (`CLOSED`, `BUILDING`) or the newest linked record, which is live (see
         // `run_drops_from`).
@@ -380,39 +382,46 @@ impl Arena {
         if rec.tail_end != cursor {
             return None;
         }
+        let tail = rec.tail;
         // SAFETY: the entries of a linked record's tail are live (see `run_drops_from`), and
         // `NO_TAIL` always is.
-        let newest = unsafe { rec.tail.as_ref() };
+        let newest = unsafe { tail.as_ref() };
         // An address that differs for the same type only costs that value an entry.
         if newest.drop == TailEntry::drop_word::<T>() {
             return None;
         }
-        Some(run)
+        Some((run, tail))
     }
 
     /// Appends `entry` (the header bumped right before a value's slot that ends at `end`) to
-    /// `record`'s tail, dropping nothing until the value is built and its drop function
-    /// stored ([`TailEntry::drop_word`]). The tail's end moves to `end`, so the values a
-    /// constructor allocates meanwhile may join the tail after it.
+    /// `record`'s tail, whose newest entry is `tail`, dropping nothing until the value is built
+    /// and its drop function stored ([`TailEntry::drop_word`]). The tail's end moves to `end`,
+    /// so the values a constructor allocates meanwhile may join the tail after it.
     ///
     /// # Safety
     ///
-    /// - `record` came from [`open_tail`](Arena::open_tail) just now, and `entry` and the slot
-    ///   after it, up to `end`, were bumped right after (at the record's end, in its page).
+    /// - `record` and `tail` came from [`open_tail`](Arena::open_tail) just now, and `entry`
+    ///   and the slot after it, up to `end`, were bumped right after (at the record's end, in
+    ///   its page), so `tail` is still the record's newest entry.
     #[inline(always)]
     pub(super) unsafe fn push_entry(
         &self,
         record: NonNull<DropRecord>,
+        tail: NonNull<TailEntry>,
         entry: NonNull<TailEntry>,
         end: *mut u8,
     ) {
+        debug_assert!(
+            // SAFETY: guaranteed by the caller: the record is linked, so live.
+            unsafe { (*record.as_ptr()).tail } == tail
+        );
         // SAFETY: guaranteed by the caller: the record is linked, so live, and `entry` is
         // fresh memory for a `TailEntry` (8-aligned: the slot's alignment is at least 8).
         unsafe {
             let rec = record.as_ptr();
             entry.write(TailEntry {
                 drop: core::ptr::null(),
-                prev: (*rec).tail,
+                prev: tail,
             });
             (*rec).tail = entry;
             (*rec).tail_end = end;

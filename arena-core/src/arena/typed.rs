@@ -305,7 +305,7 @@ impl Arena {
         if size_of::<T>() == 0 {
             return None;
         }
-        let record = self.open_tail::<T>()?;
+        let (record, tail) = self.open_tail::<T>()?;
         let (block, off) = const { tail_block::<T>() }?;
         let base = self.cursor.bump_fast::<true>(block.size(), block.align())?;
         self.cursor.count_alloc();
@@ -315,7 +315,7 @@ impl Arena {
         unsafe {
             let value = base.add(off);
             let entry = value.sub(size_of::<TailEntry>()).cast::<TailEntry>();
-            self.push_entry(record, entry, value.as_ptr().add(size_of::<T>()));
+            self.push_entry(record, tail, entry, value.as_ptr().add(size_of::<T>()));
             Some((value.cast(), entry))
         }
     }
