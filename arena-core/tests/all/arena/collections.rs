@@ -998,3 +998,90 @@ fn a_box_compares_hashes_and_prints_as_its_value() {
     let as_ref: &String = a.as_ref();
     assert_eq!(as_ref.len(), 3);
 }
+
+/// One step of the `ArenaBox` model test.
+#[derive(Debug, Clone)]
+enum BoxOp {
+    /// Box a value.
+    Push(u16),
+    /// Drop the box at a position.
+    Drop(usize),
+    /// Move the value at a position out of its box.
+    IntoInner(usize),
+    /// Overwrite the value at a position through `DerefMut` (the old one drops).
+    Set(usize, u16),
+    /// An `alloc` in between: a value the arena drops at reset.
+    AllocOther(u16),
+}
+
+fn box_op() -> impl Strategy<Value = BoxOp> {
+    prop_oneof![
+        3 => any::<u16>().prop_map(BoxOp::Push),
+        2 => any::<usize>().prop_map(BoxOp::Drop),
+        1 => any::<usize>().prop_map(BoxOp::IntoInner),
+        1 => (any::<usize>(), any::<u16>()).prop_map(|(i, x)| BoxOp::Set(i, x)),
+        1 => any::<u16>().prop_map(BoxOp::AllocOther),
+    ]
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    /// Boxes against plain values: every value reads back, each boxed value drops exactly once
+    /// (when its box goes, is moved out, or is overwritten), and the arena's reset drops only
+    /// what `alloc` took.
+    #[test]
+    fn arena_boxes_match_plain_values(ops in proptest::collection::vec(box_op(), 0..miri_or(120, 30))) {
+        let mut arena = Arena::chained(256);
+        let boxed = counter();
+        let other = counter();
+        let mut model: Vec<u32> = Vec::new();
+        let (mut made, mut gone, mut others) = (0usize, 0usize, 0usize);
+        {
+            let a = &arena;
+            let mut boxes: Vec<ArenaBox<Counted>> = Vec::new();
+            for op in ops {
+                match op {
+                    BoxOp::Push(x) => {
+                        boxes.push(a.alloc_box(Counted(Arc::clone(&boxed), x.into())));
+                        model.push(x.into());
+                        made += 1;
+                    }
+                    BoxOp::Drop(i) if !model.is_empty() => {
+                        let i = i % model.len();
+                        drop(boxes.remove(i));
+                        model.remove(i);
+                        gone += 1;
+                    }
+                    BoxOp::IntoInner(i) if !model.is_empty() => {
+                        let i = i % model.len();
+                        let v = ArenaBox::into_inner(boxes.remove(i));
+                        prop_assert_eq!(v.1, model.remove(i));
+                        prop_assert_eq!(drops(&boxed), gone);
+                        drop(v);
+                        gone += 1;
+                    }
+                    BoxOp::Set(i, x) if !model.is_empty() => {
+                        let i = i % model.len();
+                        *boxes[i] = Counted(Arc::clone(&boxed), x.into());
+                        model[i] = x.into();
+                        made += 1;
+                        gone += 1;
+                    }
+                    BoxOp::AllocOther(x) => {
+                        a.alloc(Counted(Arc::clone(&other), x.into()));
+                        others += 1;
+                    }
+                    _ => {}
+                }
+                prop_assert_eq!(drops(&boxed), gone);
+                prop_assert_eq!(boxes.iter().map(|b| b.1).collect::<Vec<_>>(), model.clone());
+            }
+            prop_assert_eq!(drops(&other), 0);
+        }
+        prop_assert_eq!(drops(&boxed), made);
+        arena.reset();
+        prop_assert_eq!(drops(&boxed), made);
+        prop_assert_eq!(drops(&other), others);
+    }
+}
