@@ -67,6 +67,10 @@ pub(super) struct Cursor {
     page_end: Cell<NonNull<u8>>,
     /// The current page, `None` for the root.
     cur: Cell<Option<NonNull<PageHeader>>>,
+    /// The current page's index (0 for the root), read from its header when the page is
+    /// entered: every new drop record and guard record stores it, and a page's index only
+    /// changes while it is not current (pages are renumbered after the current one).
+    cur_index: Cell<usize>,
     /// First usable byte of the current page.
     cur_start: Cell<NonNull<u8>>,
     /// Bytes used in the pages before the current one.
@@ -88,6 +92,7 @@ impl Cursor {
             allocs: Cell::new(0),
             page_end: Cell::new(end),
             cur: Cell::new(None),
+            cur_index: Cell::new(0),
             cur_start: Cell::new(start),
             used_before: Cell::new(0),
             high: Cell::new(0),
@@ -119,6 +124,19 @@ impl Cursor {
     #[inline]
     pub(super) fn page(&self) -> Option<NonNull<PageHeader>> {
         self.cur.get()
+    }
+
+    /// The current page's index, 0 for the root (what `Arena::page_index` reads from the
+    /// page's header, kept here so a new drop record does not test for the root and load it).
+    #[inline(always)]
+    pub(super) fn page_index(&self) -> usize {
+        debug_assert_eq!(
+            self.cur_index.get(),
+            self.cur
+                .get()
+                .map_or(0, |p| super::page::header(p).index.get())
+        );
+        self.cur_index.get()
     }
 
     /// First usable byte of the current page.
@@ -278,6 +296,8 @@ impl Cursor {
         let page_end = fast_bound(start, page_end);
         debug_assert!(start <= ptr && ptr <= page_end);
         self.cur.set(page);
+        self.cur_index
+            .set(page.map_or(0, |p| super::page::header(p).index.get()));
         self.cur_start.set(start);
         self.page_end.set(page_end);
         self.ptr.set(ptr);

@@ -277,7 +277,7 @@ impl Arena {
             end: value.as_ptr(),
             len: 0,
             prev: self.drops.get(),
-            page: Arena::page_index(self.cursor.page()),
+            page: self.cursor.page_index(),
             tail: no_tail(),
             // Where the first value ends: `open_tail` compares it with the bump pointer.
             tail_end: value.as_ptr().wrapping_add(size_of::<T>()),

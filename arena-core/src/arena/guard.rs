@@ -123,7 +123,7 @@ impl Arena {
                 value,
                 size: layout.size(),
                 prev: self.guards.get(),
-                page: Arena::page_index(self.cursor.page()),
+                page: self.cursor.page_index(),
             });
             self.guards.set(Some(record));
             self.cursor.count_alloc();

@@ -198,7 +198,7 @@ impl Arena {
 
     /// The current position.
     fn pos(&self) -> Pos {
-        Pos::new(Arena::page_index(self.cursor.page()), self.cursor.ptr())
+        Pos::new(self.cursor.page_index(), self.cursor.ptr())
     }
 
     fn pos_of(&self, page: Option<NonNull<PageHeader>>, ptr: NonNull<u8>) -> Pos {
