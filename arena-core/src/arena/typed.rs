@@ -126,7 +126,9 @@ impl Arena {
     /// nothing. Either way the pointer is valid for zero-sized accesses only, and the call
     /// counts as one live allocation in [`allocation_count`](Arena::allocation_count) until a
     /// reset or rewind, like any `alloc_layout` (the typed forms do not count zero-sized values
-    /// that need no dropping, nor empty slices).
+    /// that the arena does not drop, nor empty slices: a zero-sized value from
+    /// [`alloc_no_drop`](Arena::alloc_no_drop) or in an [`ArenaBox`] takes and counts
+    /// nothing).
     ///
     /// # Errors
     ///

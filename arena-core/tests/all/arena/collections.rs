@@ -944,6 +944,8 @@ fn boxes_of_zero_sized_values_take_no_bytes_and_still_drop() {
     let arena = Arena::with_capacity(0);
     let boxes: Vec<_> = (0..3).map(|_| arena.alloc_box(Unit)).collect();
     assert_eq!(arena.used(), 0);
+    // as `alloc_no_drop` of a zero-sized value: nothing taken, nothing counted
+    assert_eq!(arena.allocation_count(), 0);
     drop(boxes);
     assert_eq!(DROPS.load(Ordering::Relaxed), 3);
 }
