@@ -132,9 +132,7 @@ impl Cursor {
     pub(super) fn page_index(&self) -> usize {
         debug_assert_eq!(
             self.cur_index.get(),
-            self.cur
-                .get()
-                .map_or(0, |p| super::page::header(p).index.get())
+            super::Arena::page_index(self.cur.get())
         );
         self.cur_index.get()
     }
@@ -296,8 +294,7 @@ impl Cursor {
         let page_end = fast_bound(start, page_end);
         debug_assert!(start <= ptr && ptr <= page_end);
         self.cur.set(page);
-        self.cur_index
-            .set(page.map_or(0, |p| super::page::header(p).index.get()));
+        self.cur_index.set(super::Arena::page_index(page));
         self.cur_start.set(start);
         self.page_end.set(page_end);
         self.ptr.set(ptr);

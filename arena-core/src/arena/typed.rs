@@ -423,13 +423,9 @@ impl Arena {
     /// `value`; nothing was allocated.
     #[inline(always)]
     pub fn try_alloc_box<T>(&self, value: T) -> Result<ArenaBox<'_, T>, ArenaFull<T>> {
-        let ptr = if size_of::<T>() == 0 {
-            dangling(align_of::<T>()).cast::<T>()
-        } else {
-            match self.raw_alloc::<true>(Layout::new::<T>()) {
-                Ok(ptr) => ptr.cast::<T>(),
-                Err(error) => return Err(ArenaFull { value, error }),
-            }
+        let ptr = match self.no_drop_slot::<T>() {
+            Ok(ptr) => ptr,
+            Err(error) => return Err(ArenaFull { value, error }),
         };
         // SAFETY: `ptr` is valid and aligned for a `T` (dangling is fine for a zero-sized `T`),
         // handed out once by the arena, which never drops it or reaches it again until a reset
@@ -464,13 +460,21 @@ impl Arena {
         }
     }
 
+    /// The slot of one `T` the arena will not drop ([`alloc_no_drop`](Arena::alloc_no_drop),
+    /// [`alloc_box`](Arena::alloc_box)): a dangling aligned pointer for a zero-sized `T`
+    /// (nothing taken or counted), else a counted bump.
+    #[inline(always)]
+    fn no_drop_slot<T>(&self) -> Result<NonNull<T>, ArenaError> {
+        if size_of::<T>() == 0 {
+            Ok(dangling(align_of::<T>()).cast::<T>())
+        } else {
+            Ok(self.raw_alloc::<true>(Layout::new::<T>())?.cast::<T>())
+        }
+    }
+
     #[inline(always)]
     fn try_alloc_no_drop_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&mut T, ArenaError> {
-        let ptr = if size_of::<T>() == 0 {
-            dangling(align_of::<T>()).cast::<T>()
-        } else {
-            self.raw_alloc::<true>(Layout::new::<T>())?.cast::<T>()
-        };
+        let ptr = self.no_drop_slot::<T>()?;
         // SAFETY: `ptr` is valid and aligned for a `T` (dangling is fine for a zero-sized `T`),
         // and the arena's borrow keeps the memory alive for the returned reference.
         unsafe {
