@@ -305,6 +305,27 @@ macro_rules! rounds {
     };
 }
 
+/// One round of the runs jobs for a contestant that keeps the values' destructors itself:
+/// `$put` takes `RUN` values of one type, then `RUN` of the other, `ARENA_N` in all.
+macro_rules! alternate_runs {
+    ($run:expr, $value:ident => $put:expr) => {
+        for i in 0..ARENA_N / (2 * $run) {
+            for k in 0..$run {
+                let $value = Droppy::<0> {
+                    fields: words::<8>(i * $run + k),
+                };
+                black_box($put);
+            }
+            for k in 0..$run {
+                let $value = Droppy::<1> {
+                    fields: words::<8>(i * $run + k),
+                };
+                black_box($put);
+            }
+        }
+    };
+}
+
 /// The layouts of the mixed job: sizes uniform in 8..=256 bytes, align 8 or 16 (even odds),
 /// seed 0x5EED.
 fn mixed_layouts() -> Vec<Layout> {
@@ -583,24 +604,44 @@ fn drop2_bump_scope() -> Runner {
         0
     })
 }
+/// blink-alloc's `Blink`, which drops what `put` placed when it is reset: the same work as
+/// ours (the arena, not the caller, keeps the values' destructors). Warmed once so that its
+/// chunk holds a whole round, as ours is sized to.
+fn warm_blink(round: impl Fn(&blink_alloc::Blink)) -> blink_alloc::Blink {
+    let mut a = blink_alloc::Blink::new();
+    round(&a);
+    a.reset();
+    a
+}
+fn drop1_blink() -> Runner {
+    let mut a = warm_blink(|a| {
+        for i in 0..ARENA_N {
+            black_box(a.put(Droppy::<0> {
+                fields: words::<8>(i),
+            }));
+        }
+    });
+    rounds!(a, i => a.put(Droppy::<0> { fields: words::<8>(i) }), a.reset())
+}
+/// The runs jobs for [`drop1_blink`].
+fn drop_runs_blink<const RUN: usize>() -> Runner {
+    let round = |a: &blink_alloc::Blink| alternate_runs!(RUN, value => a.put(value));
+    let mut a = warm_blink(round);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            round(&a);
+            a.reset();
+        }
+        0
+    })
+}
 /// Runs of `RUN` values of one type, then `RUN` of the other (`drop-2types` with runs of 1,
 /// `drop-runs2`, `drop-runs8`).
 fn drop_runs_ours<const RUN: usize>() -> Runner {
     let mut a = Arena::with_capacity(ARENA_BYTES);
     Box::new(move || {
         for _ in 0..ARENA_ROUNDS {
-            for i in 0..ARENA_N / (2 * RUN) {
-                for k in 0..RUN {
-                    black_box(a.alloc(Droppy::<0> {
-                        fields: words::<8>(i * RUN + k),
-                    }));
-                }
-                for k in 0..RUN {
-                    black_box(a.alloc(Droppy::<1> {
-                        fields: words::<8>(i * RUN + k),
-                    }));
-                }
-            }
+            alternate_runs!(RUN, value => a.alloc(value));
             a.reset();
         }
         0
@@ -1021,6 +1062,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop1_ours),
                 (Peer, "bump-scope", drop1_bump_scope),
+                (Peer, "blink-alloc", drop1_blink),
                 (Other, "ours-box", drop1_ours_box),
             ],
         },
@@ -1030,6 +1072,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop_runs_ours::<1>),
                 (Peer, "bump-scope", drop2_bump_scope),
+                (Peer, "blink-alloc", drop_runs_blink::<1>),
                 (Other, "ours-box", drop_runs_ours_box::<1>),
             ],
         },
@@ -1039,6 +1082,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop_runs_ours::<2>),
                 (Peer, "bump-scope", drop_runs_bump_scope::<2>),
+                (Peer, "blink-alloc", drop_runs_blink::<2>),
                 (Other, "ours-box", drop_runs_ours_box::<2>),
             ],
         },
@@ -1048,6 +1092,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours", drop_runs_ours::<8>),
                 (Peer, "bump-scope", drop_runs_bump_scope::<8>),
+                (Peer, "blink-alloc", drop_runs_blink::<8>),
                 (Other, "ours-box", drop_runs_ours_box::<8>),
             ],
         },

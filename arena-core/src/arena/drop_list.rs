@@ -478,6 +478,17 @@ impl Arena {
 
     /// Runs (and unlinks) every pending destructor at or after `pos`, newest first.
     pub(super) fn run_drops_from(&self, pos: Pos) {
+        if pos == Pos::MIN {
+            self.run_drops::<true>(pos);
+        } else {
+            self.run_drops::<false>(pos);
+        }
+    }
+
+    /// [`run_drops_from`](Self::run_drops_from); `ALL` when `pos` is [`Pos::MIN`], which every
+    /// record is at or after, so the walk does not compare each record's place with it.
+    #[inline(always)]
+    fn run_drops<const ALL: bool>(&self, pos: Pos) {
         /// Finishes the remaining destructors if one of them panics.
         struct Resume<'a>(&'a Arena, Pos);
         impl Drop for Resume<'_> {
@@ -496,21 +507,26 @@ impl Arena {
             // they sit in is only reused after they were unlinked. Fields are read and written
             // through the raw pointer: a destructor run below may reach the arena's statistics
             // but never a record.
-            let (tail, page) = unsafe { ((*rec).tail, (*rec).page) };
-            // A record is freed (and dropped whole) as soon as any of its values reaches `pos`:
-            // a marker ends the open run and its tail, so a record never spans one.
-            // (`page` is the page of the values, which their record shares.)
-            // SAFETY: the record's end (its tail's, once it has one) is in the page of the
-            // values, one past the last (at most the page's end).
-            let end = unsafe {
-                NonNull::new_unchecked(if tail != no_tail() {
-                    (*rec).tail_end
-                } else {
-                    (*rec).end
-                })
-            };
-            if Pos::new(page, end) <= pos {
-                break;
+            let tail = unsafe { (*rec).tail };
+            if !ALL {
+                // A record is freed (and dropped whole) as soon as any of its values reaches
+                // `pos`: a marker ends the open run and its tail, so a record never spans one.
+                // (`page` is the page of the values, which their record shares.)
+                // SAFETY: as above; the record's end (its tail's, once it has one) is in the
+                // page of the values, one past the last (at most the page's end).
+                let (page, end) = unsafe {
+                    (
+                        (*rec).page,
+                        NonNull::new_unchecked(if tail != no_tail() {
+                            (*rec).tail_end
+                        } else {
+                            (*rec).end
+                        }),
+                    )
+                };
+                if Pos::new(page, end) <= pos {
+                    break;
+                }
             }
             // The tail first, newest first (it was allocated after the run): each entry leaves
             // the tail before its value is dropped.

@@ -174,7 +174,8 @@ impl Arena {
             used: 0,
             allocs: 0,
         };
-        self.rewind_to(marker);
+        // Everything goes: `Pos::MIN` lets the drop walk skip comparing each record's place.
+        self.rewind_with(marker, Pos::MIN);
         #[cfg(feature = "alloc")]
         self.coalesce_pages();
     }
@@ -240,6 +241,12 @@ impl Arena {
 
     /// Rewinds to a marker already known to be valid for this arena.
     pub(super) fn rewind_to(&self, marker: Marker) {
+        self.rewind_with(marker, self.pos_of(marker.page, marker.ptr));
+    }
+
+    /// [`rewind_to`](Self::rewind_to), freeing what lies at or after `pos`: the marker's
+    /// position, or [`Pos::MIN`] for a reset (the marker is then the first block's start).
+    fn rewind_with(&self, marker: Marker, pos: Pos) {
         /// Moves the bump pointer back even if a destructor panics.
         struct Finish<'a>(&'a Arena, Marker);
         impl Drop for Finish<'_> {
@@ -247,7 +254,6 @@ impl Arena {
                 self.0.finish_rewind(self.1);
             }
         }
-        let pos = self.pos_of(marker.page, marker.ptr);
         let violation = self.check_guards_from(pos);
         self.pop_guards_from(pos);
         let finish = Finish(self, marker);
