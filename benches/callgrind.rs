@@ -30,7 +30,6 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use arena_kit::arena::Arena;
-use arena_kit::collections::ArenaVec;
 use arena_kit::heap::FreeListHeap;
 use arena_kit::pool::{Handle, Handle32, Pool};
 use arena_kit::soa::{SoaPool, SoaTiles, SoaVec, TrackedSoaVec};
@@ -674,21 +673,23 @@ fn drop_runs_bump_scope<const RUN: usize>() -> Runner {
     })
 }
 /// `drop-1type` done as bump-scope's contestant does it: each value in an `ArenaBox` (which
-/// drops its value when it is dropped), the boxes held in an `ArenaVec` from the same arena and
-/// dropped before the reset, so the arena registers nothing. Shown beside ours, not a peer:
-/// the job is `alloc`'s drop at reset.
+/// drops its value when it is dropped), the boxes held in a boxed slice from the same arena
+/// (`alloc_box_slice_fill_with`, bump-scope's `alloc_slice_fill_with`) and dropped before the
+/// reset, so the arena registers nothing. Shown beside ours, not a peer: the job is `alloc`'s
+/// drop at reset.
 fn drop1_ours_box() -> Runner {
     let mut a = Arena::with_capacity(ARENA_BYTES);
     Box::new(move || {
         for _ in 0..ARENA_ROUNDS {
             {
                 let a = &a;
-                let mut held = ArenaVec::with_capacity_in(ARENA_N, a);
-                for i in 0..ARENA_N {
-                    held.push(a.alloc_box(Droppy::<0> {
+                let mut i = 0;
+                let held = a.alloc_box_slice_fill_with(ARENA_N, |_| {
+                    i += 1;
+                    a.alloc_box(Droppy::<0> {
                         fields: words::<8>(i),
-                    }));
-                }
+                    })
+                });
                 black_box(&held);
             }
             a.reset();
@@ -703,8 +704,9 @@ fn drop_runs_ours_box<const RUN: usize>() -> Runner {
         for _ in 0..ARENA_ROUNDS {
             {
                 let a = &a;
-                let mut held = ArenaVec::with_capacity_in(ARENA_N / (2 * RUN), a);
-                for i in 0..ARENA_N / (2 * RUN) {
+                let mut i = 0;
+                let held = a.alloc_box_slice_fill_with(ARENA_N / (2 * RUN), |_| {
+                    i += 1;
                     let first: [_; RUN] = std::array::from_fn(|k| {
                         a.alloc_box(Droppy::<0> {
                             fields: words::<8>(i * RUN + k),
@@ -715,8 +717,8 @@ fn drop_runs_ours_box<const RUN: usize>() -> Runner {
                             fields: words::<8>(i * RUN + k),
                         })
                     });
-                    held.push((first, second));
-                }
+                    (first, second)
+                });
                 black_box(&held);
             }
             a.reset();

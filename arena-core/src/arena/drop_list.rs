@@ -265,12 +265,11 @@ impl Arena {
     /// - `record` is memory of this arena's current page, valid for a `DropRecord`, placed before
     ///   the memory of the values it will drop (in the same page), and not reused while the
     ///   record is linked.
+    /// - The arena may drop values of `T` whenever it resets, rewinds or is dropped, on any
+    ///   thread: `T` is [`ArenaDrop`](super::ArenaDrop) and `'static`, as the public
+    ///   allocations that register values require.
     #[inline(always)]
-    pub(super) unsafe fn push_drop<T: 'static>(
-        &self,
-        record: NonNull<DropRecord>,
-        value: NonNull<u8>,
-    ) {
+    pub(super) unsafe fn push_drop<T>(&self, record: NonNull<DropRecord>, value: NonNull<u8>) {
         let rec = DropRecord {
             drop_fn: drop_values::<T>,
             value,
@@ -438,7 +437,7 @@ impl Arena {
     ///
     /// - `record` came from `push_drop::<T>`, is linked, and its `len` values of `T` are
     ///   initialised and owned by the arena.
-    pub(super) unsafe fn set_drop_len<T: 'static>(&self, record: NonNull<DropRecord>, len: usize) {
+    pub(super) unsafe fn set_drop_len<T>(&self, record: NonNull<DropRecord>, len: usize) {
         // SAFETY: the record is live (linked) and only accessed through the arena; its `len`
         // values of `T` follow `value` inside its page.
         unsafe {

@@ -5,7 +5,8 @@
 //! them) and leaves the arena usable: their space is given back when nothing was allocated after
 //! it meanwhile (as bumpalo does), else it stays used until the next reset or rewind.
 //! Types that need dropping register their drop as [`Arena::alloc`] does, so they are
-//! `Send + 'static` ([`ArenaDrop`]).
+//! `Send + 'static` ([`ArenaDrop`]); the `alloc_box_slice_*` forms register nothing and hand
+//! the values to an [`ArenaBox`], which drops them, so they take any type.
 
 // Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
 #![allow(clippy::mut_from_ref)]
@@ -14,6 +15,7 @@ use core::alloc::Layout;
 
 use super::typed::{dangling, fail};
 use super::{AllocOrInitError, Arena, ArenaDrop, ArenaError};
+use crate::collections::ArenaBox;
 
 /// Panics for an `ExactSizeIterator` that ran out before its `len()`.
 #[cold]
@@ -81,6 +83,63 @@ impl Arena {
         let mut iter = iter.into_iter();
         let len = iter.len();
         self.try_alloc_slice_fill_with(len, |i| iter.next().unwrap_or_else(|| too_short(len, i)))
+    }
+
+    /// Allocates the items of `iter`, which must know its length (`ExactSizeIterator`), in an
+    /// [`ArenaBox`] that drops them when it is dropped: as
+    /// [`alloc_slice_fill_iter`](Arena::alloc_slice_fill_iter) does, for any type (the arena
+    /// registers nothing), as
+    /// [`alloc_box_slice_fill_with`](Arena::alloc_box_slice_fill_with) does for a closure.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    ///
+    /// let text = String::from("fire ice");
+    /// let arena = Arena::new();
+    /// let words = arena.alloc_box_slice_fill_iter(text.split(' ').map(|w| (w, w.len())).collect::<Vec<_>>());
+    /// assert_eq!(*words, [("fire", 4), ("ice", 3)]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full; if the iterator panics; if it
+    /// yields fewer items than its `len()` promised (the items taken are dropped first).
+    #[track_caller]
+    pub fn alloc_box_slice_fill_iter<T, I>(&self, iter: I) -> ArenaBox<'_, [T]>
+    where
+        I: IntoIterator<Item = T>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        self.try_alloc_box_slice_fill_iter(iter)
+            .unwrap_or_else(|e| fail(e))
+    }
+
+    /// [`alloc_box_slice_fill_iter`](Arena::alloc_box_slice_fill_iter), returning an error
+    /// instead of panicking when the arena is full.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaError::SizeOverflow`], or as [`try_alloc_layout`](Arena::try_alloc_layout); the
+    /// iterator is not advanced then.
+    ///
+    /// # Panics
+    ///
+    /// If the iterator panics, or yields fewer items than its `len()` promised (the items
+    /// taken are dropped first).
+    #[track_caller]
+    pub fn try_alloc_box_slice_fill_iter<T, I>(
+        &self,
+        iter: I,
+    ) -> Result<ArenaBox<'_, [T]>, ArenaError>
+    where
+        I: IntoIterator<Item = T>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let mut iter = iter.into_iter();
+        let len = iter.len();
+        self.try_alloc_box_slice_fill_with(len, |i| {
+            iter.next().unwrap_or_else(|| too_short(len, i))
+        })
     }
 
     /// Allocates clones of the elements of `src`. If a `clone` panics, the clones already made

@@ -9,6 +9,7 @@
 #![allow(clippy::mut_from_ref)]
 
 use core::alloc::Layout;
+use core::convert::Infallible;
 use core::mem;
 use core::ptr::NonNull;
 
@@ -460,6 +461,67 @@ impl Arena {
         }
     }
 
+    /// Allocates `len` values built by `f(index)`, in index order, in an [`ArenaBox`] that drops
+    /// them (in index order, as a `Box<[T]>` does) when it is dropped, not at the arena's reset.
+    /// Takes any type, including ones that borrow. The arena registers nothing for it. If `f`
+    /// panics, the values already built are dropped and the space is given back if nothing was
+    /// allocated after it meanwhile. The size is checked: a `len` whose byte size overflows is
+    /// [`ArenaError::SizeOverflow`], never a wrapped size. bump-scope's `alloc_slice_fill_with`,
+    /// which returns a `BumpBox<[T]>`.
+    ///
+    /// # Errors
+    ///
+    /// [`ArenaError::SizeOverflow`], or as [`try_alloc_layout`](Arena::try_alloc_layout); `f` is
+    /// not called then.
+    #[inline]
+    pub fn try_alloc_box_slice_fill_with<T, F: FnMut(usize) -> T>(
+        &self,
+        len: usize,
+        mut f: F,
+    ) -> Result<ArenaBox<'_, [T]>, ArenaError> {
+        // SAFETY: without `REGISTER`, nothing is required of `T`.
+        let built =
+            unsafe { self.fill_slice::<false, T, _, _>(len, |i| Ok::<T, Infallible>(f(i))) };
+        match built {
+            // SAFETY: the slice's values are initialised in memory the arena handed out once
+            // and, without a record, never drops or reaches again until a reset or rewind,
+            // which the box's borrow rules out (dangling and aligned when it takes no bytes).
+            Ok(slice) => Ok(unsafe { ArenaBox::from_raw(NonNull::from(slice)) }),
+            Err(AllocOrInitError::Alloc(e)) => Err(e),
+            Err(AllocOrInitError::Init(never)) => match never {},
+        }
+    }
+
+    /// [`try_alloc_box_slice_fill_with`](Arena::try_alloc_box_slice_fill_with), panicking on
+    /// failure.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaBox;
+    ///
+    /// let names = ["ada", "grace"];
+    /// let arena = Arena::with_capacity(1024);
+    /// // Each value borrows `names`: `alloc_slice_fill_with` would refuse them.
+    /// let mut tags: ArenaBox<[(usize, &str)]> = arena.alloc_box_slice_fill_with(2, |i| (i, names[i]));
+    /// tags[1].0 = 7;
+    /// assert_eq!(*tags, [(0, "ada"), (7, "grace")]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena is full or the size overflows; also if `f`
+    /// panics.
+    #[inline]
+    #[track_caller]
+    pub fn alloc_box_slice_fill_with<T, F: FnMut(usize) -> T>(
+        &self,
+        len: usize,
+        f: F,
+    ) -> ArenaBox<'_, [T]> {
+        self.try_alloc_box_slice_fill_with(len, f)
+            .unwrap_or_else(|e| fail(e))
+    }
+
     /// The slot of one `T` the arena will not drop ([`alloc_no_drop`](Arena::alloc_no_drop),
     /// [`alloc_box`](Arena::alloc_box)): a dangling aligned pointer for a zero-sized `T`
     /// (nothing taken or counted), else a counted bump.
@@ -561,13 +623,31 @@ impl Arena {
         }
     }
 
-    /// The one slice builder: allocates `len` values of `T` (with a drop record if `T` needs
-    /// dropping) and builds them with `f(index)` in index order. If `f` panics or returns an
-    /// error, the values already built are dropped and the record is unlinked; if nothing was
-    /// allocated after the block meanwhile (it is still the newest), its space is given back
-    /// (as bumpalo does), otherwise it stays used until the next reset or rewind (what `f`
-    /// allocated after it may still be in use).
-    pub(super) fn build_slice<T: 'static, E, F: FnMut(usize) -> Result<T, E>>(
+    /// The slice builder of the values the arena drops: [`fill_slice`](Arena::fill_slice) with
+    /// a drop record when `T` needs dropping.
+    pub(super) fn build_slice<T: ArenaDrop + 'static, E, F: FnMut(usize) -> Result<T, E>>(
+        &self,
+        len: usize,
+        f: F,
+    ) -> Result<&mut [T], AllocOrInitError<E>> {
+        // SAFETY: `T` is `ArenaDrop + 'static`: the arena may drop its values.
+        unsafe { self.fill_slice::<true, T, E, F>(len, f) }
+    }
+
+    /// The one slice builder: allocates `len` values of `T` (with a drop record if `REGISTER`
+    /// and `T` needs dropping) and builds them with `f(index)` in index order. If `f` panics or
+    /// returns an error, the values already built are dropped and the record is unlinked; if
+    /// nothing was allocated after the block meanwhile (it is still the newest), its space is
+    /// given back (as bumpalo does), otherwise it stays used until the next reset or rewind
+    /// (what `f` allocated after it may still be in use). Without `REGISTER` the caller owns
+    /// the values: the arena never drops them (an [`ArenaBox`] of the slice does).
+    ///
+    /// # Safety
+    ///
+    /// - With `REGISTER`, the arena may drop values of `T` (see
+    ///   [`push_drop`](Arena::push_drop)): `T` is `ArenaDrop + 'static`.
+    #[inline]
+    unsafe fn fill_slice<const REGISTER: bool, T, E, F: FnMut(usize) -> Result<T, E>>(
         &self,
         len: usize,
         mut f: F,
@@ -580,7 +660,7 @@ impl Arena {
             count: len,
         };
         let array = Layout::array::<T>(len).map_err(|_| overflow)?;
-        let (start, base, record) = if mem::needs_drop::<T>() {
+        let (start, base, record) = if REGISTER && mem::needs_drop::<T>() {
             let (record, value) = self.alloc_with_record::<false>(array)?;
             (record.cast::<u8>(), value, Some(record))
         } else if array.size() == 0 {
@@ -627,6 +707,8 @@ impl Arena {
         }
         if let Some(record) = record {
             // SAFETY: the record slot precedes the array; it covers nothing until all are built.
+            // The arena may drop `T`s (a record is only made with `REGISTER`: the caller's
+            // guarantee).
             unsafe { self.push_drop::<T>(record, base) };
         }
         let mut built = Built {

@@ -1,4 +1,5 @@
-//! [`ArenaBox`]: one value in an [`Arena`](crate::Arena), dropped when the box is dropped.
+//! [`ArenaBox`]: one value (or a slice of them) in an [`Arena`](crate::Arena), dropped when the
+//! box is dropped.
 
 use core::borrow::{Borrow, BorrowMut};
 use core::cmp::Ordering;
@@ -13,7 +14,10 @@ use crate::arena::Arena;
 
 /// A value in an [`Arena`] that is dropped when the box is dropped, as `Box<T>` drops its value;
 /// the memory stays used until the arena's next reset or rewind. bumpalo's `boxed::Box` and
-/// bump-scope's `BumpBox`. Made by [`Arena::alloc_box`] or [`ArenaBox::new_in`].
+/// bump-scope's `BumpBox`. Made by [`Arena::alloc_box`] or [`ArenaBox::new_in`]; a boxed slice,
+/// `ArenaBox<[T]>` (dropping its values in index order, as `Box<[T]>` does), by
+/// [`Arena::alloc_box_slice_fill_with`], [`Arena::alloc_box_slice_fill_iter`] or
+/// [`ArenaVec::into_boxed_slice`](crate::collections::ArenaVec::into_boxed_slice).
 ///
 /// Pick it over [`Arena::alloc`] when the caller holds the value anyway and wants it dropped
 /// early, or when the value borrows (`alloc` asks for `'static`, because the arena drops its
@@ -42,6 +46,14 @@ use crate::arena::Arena;
 ///     assert_eq!(first.verts.len(), 2);
 /// } // the other two meshes (and their `Vec`s) are dropped here, with `meshes`
 /// arena.reset(); // their memory goes back
+///
+/// // A slice of boxes, as bump-scope's `alloc_slice_fill_with` gives a `BumpBox<[T]>`:
+/// {
+///     let a = &arena;
+///     let rocks = a.alloc_box_slice_fill_with(4, |i| a.alloc_box(Mesh { name: &name, verts: vec![[i as f32; 3]] }));
+///     assert_eq!(rocks[3].verts[0], [3.0; 3]);
+///     assert_eq!(a.pending_drops(), 0); // the arena registers nothing
+/// } // the four meshes are dropped here, in index order
 /// ```
 ///
 /// # Variance, borrows and threads
@@ -52,7 +64,7 @@ use crate::arena::Arena;
 /// `Send` when `T` is and `Sync` when `T` is, as `Box<T>`: the box reaches its value only, never
 /// the arena (nothing the arena does through `&self` touches the memory of a value it handed
 /// out), so the arena may go on allocating on its own thread meanwhile.
-pub struct ArenaBox<'a, T> {
+pub struct ArenaBox<'a, T: ?Sized> {
     ptr: NonNull<T>,
     /// The arena's shared borrow: its memory stays put while the box lives.
     _arena: PhantomData<&'a Arena>,
@@ -63,14 +75,14 @@ pub struct ArenaBox<'a, T> {
 // SAFETY: the box is the only handle to its value (made from memory the arena handed out once
 // and never reaches again until a reset, which the box's borrow rules out), so sending the box
 // sends the value: sound when `T: Send`, as for `Box<T>`. It holds no reference to the arena.
-unsafe impl<T: Send> Send for ArenaBox<'_, T> {}
+unsafe impl<T: ?Sized + Send> Send for ArenaBox<'_, T> {}
 
 // SAFETY: through `&ArenaBox` only `&T` is reachable, so sharing the box shares the value:
 // sound when `T: Sync`, as for `Box<T>`.
-unsafe impl<T: Sync> Sync for ArenaBox<'_, T> {}
+unsafe impl<T: ?Sized + Sync> Sync for ArenaBox<'_, T> {}
 
 /// Moving the box does not move its value, as for `Box<T>`.
-impl<T> Unpin for ArenaBox<'_, T> {}
+impl<T: ?Sized> Unpin for ArenaBox<'_, T> {}
 
 impl<'a, T> ArenaBox<'a, T> {
     /// Moves `value` into `arena`: [`Arena::alloc_box`].
@@ -85,21 +97,6 @@ impl<'a, T> ArenaBox<'a, T> {
         arena.alloc_box(value)
     }
 
-    /// A box over `ptr`.
-    ///
-    /// # Safety
-    ///
-    /// - `ptr` points to an initialised `T` in memory that stays valid and unused by anything
-    ///   else for `'a` (arena memory handed out once, which the arena does not drop or reach).
-    #[inline(always)]
-    pub(crate) unsafe fn from_raw(ptr: NonNull<T>) -> Self {
-        ArenaBox {
-            ptr,
-            _arena: PhantomData,
-            _owns: PhantomData,
-        }
-    }
-
     /// Moves the value out; its memory stays used until the arena's next reset or rewind.
     /// An associated function (`ArenaBox::into_inner(b)`), so it does not hide a method of `T`.
     #[inline]
@@ -108,6 +105,24 @@ impl<'a, T> ArenaBox<'a, T> {
         // SAFETY: the value is initialised (see `from_raw`) and the box, which will not drop it
         // (`ManuallyDrop`), is consumed: this is its only read.
         unsafe { b.ptr.as_ptr().read() }
+    }
+}
+
+impl<'a, T: ?Sized> ArenaBox<'a, T> {
+    /// A box over `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// - `ptr` points to an initialised `T` (for a slice, its elements) in memory that stays
+    ///   valid and unused by anything else for `'a` (arena memory handed out once, which the
+    ///   arena does not drop or reach; dangling and aligned where that is no bytes).
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(ptr: NonNull<T>) -> Self {
+        ArenaBox {
+            ptr,
+            _arena: PhantomData,
+            _owns: PhantomData,
+        }
     }
 
     /// The value for as long as the arena's borrow lasts, never dropped (its memory goes back at
@@ -133,7 +148,7 @@ impl<'a, T> ArenaBox<'a, T> {
     }
 }
 
-impl<T> Drop for ArenaBox<'_, T> {
+impl<T: ?Sized> Drop for ArenaBox<'_, T> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: the value is initialised and only the box reaches it (see `from_raw`); it is
@@ -143,7 +158,7 @@ impl<T> Drop for ArenaBox<'_, T> {
     }
 }
 
-impl<T> Deref for ArenaBox<'_, T> {
+impl<T: ?Sized> Deref for ArenaBox<'_, T> {
     type Target = T;
     #[inline(always)]
     fn deref(&self) -> &T {
@@ -152,7 +167,7 @@ impl<T> Deref for ArenaBox<'_, T> {
     }
 }
 
-impl<T> DerefMut for ArenaBox<'_, T> {
+impl<T: ?Sized> DerefMut for ArenaBox<'_, T> {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: initialised, and the box's `&mut` is the only way to it (see `from_raw`).
@@ -160,70 +175,70 @@ impl<T> DerefMut for ArenaBox<'_, T> {
     }
 }
 
-impl<T> AsRef<T> for ArenaBox<'_, T> {
+impl<T: ?Sized> AsRef<T> for ArenaBox<'_, T> {
     fn as_ref(&self) -> &T {
         self
     }
 }
 
-impl<T> AsMut<T> for ArenaBox<'_, T> {
+impl<T: ?Sized> AsMut<T> for ArenaBox<'_, T> {
     fn as_mut(&mut self) -> &mut T {
         self
     }
 }
 
-impl<T> Borrow<T> for ArenaBox<'_, T> {
+impl<T: ?Sized> Borrow<T> for ArenaBox<'_, T> {
     fn borrow(&self) -> &T {
         self
     }
 }
 
-impl<T> BorrowMut<T> for ArenaBox<'_, T> {
+impl<T: ?Sized> BorrowMut<T> for ArenaBox<'_, T> {
     fn borrow_mut(&mut self) -> &mut T {
         self
     }
 }
 
-impl<T: fmt::Debug> fmt::Debug for ArenaBox<'_, T> {
+impl<T: ?Sized + fmt::Debug> fmt::Debug for ArenaBox<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
 }
 
-impl<T: fmt::Display> fmt::Display for ArenaBox<'_, T> {
+impl<T: ?Sized + fmt::Display> fmt::Display for ArenaBox<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&**self, f)
     }
 }
 
 /// The value's address, as for `Box`.
-impl<T> fmt::Pointer for ArenaBox<'_, T> {
+impl<T: ?Sized> fmt::Pointer for ArenaBox<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Pointer::fmt(&self.ptr, f)
     }
 }
 
-impl<T: PartialEq> PartialEq for ArenaBox<'_, T> {
+impl<T: ?Sized + PartialEq> PartialEq for ArenaBox<'_, T> {
     fn eq(&self, other: &Self) -> bool {
         **self == **other
     }
 }
 
-impl<T: Eq> Eq for ArenaBox<'_, T> {}
+impl<T: ?Sized + Eq> Eq for ArenaBox<'_, T> {}
 
-impl<T: PartialOrd> PartialOrd for ArenaBox<'_, T> {
+impl<T: ?Sized + PartialOrd> PartialOrd for ArenaBox<'_, T> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         (**self).partial_cmp(&**other)
     }
 }
 
-impl<T: Ord> Ord for ArenaBox<'_, T> {
+impl<T: ?Sized + Ord> Ord for ArenaBox<'_, T> {
     fn cmp(&self, other: &Self) -> Ordering {
         (**self).cmp(&**other)
     }
 }
 
-impl<T: Hash> Hash for ArenaBox<'_, T> {
+impl<T: ?Sized + Hash> Hash for ArenaBox<'_, T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         (**self).hash(state);
     }

@@ -8,7 +8,7 @@ use core::mem::{self, ManuallyDrop};
 use core::ops::{Deref, DerefMut};
 use core::ptr::{self, NonNull};
 
-use super::ArenaFull;
+use super::{ArenaBox, ArenaFull};
 use crate::arena::{Arena, ArenaDrop, ArenaError};
 
 /// A `Vec` whose buffer lives in an [`Arena`]: `push`, `pop`, `insert`, `remove`, `extend`,
@@ -439,6 +439,30 @@ impl<'a, T> ArenaVec<'a, T> {
         // buffer's first `len` slots stay allocated for the arena borrow `'a`, and the vector
         // is gone, so this is the only access.
         unsafe { core::slice::from_raw_parts_mut(me.ptr.as_ptr(), me.len) }
+    }
+
+    /// The elements in an [`ArenaBox`], which drops them when it is dropped (the arena
+    /// registers nothing): `Vec::into_boxed_slice`. Takes any `T`. The spare capacity is given
+    /// back if the buffer is the arena's newest allocation.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::{ArenaBox, ArenaVec};
+    ///
+    /// let arena = Arena::new();
+    /// let mut names = ArenaVec::new_in(&arena);
+    /// names.push(String::from("ada"));
+    /// names.push(String::from("grace"));
+    /// let names: ArenaBox<[String]> = names.into_boxed_slice();
+    /// assert_eq!(names[1], "grace");
+    /// assert_eq!(arena.pending_drops(), 0); // the box drops the strings, not the arena
+    /// ```
+    pub fn into_boxed_slice(self) -> ArenaBox<'a, [T]> {
+        let slice = self.into_slice_no_drop();
+        // SAFETY: the elements are initialised, in arena memory that stays allocated for `'a`
+        // and that nothing else reaches: the vector is gone, `into_slice_no_drop` registered
+        // nothing, and the only reference to them is consumed here.
+        unsafe { ArenaBox::from_raw(NonNull::from(slice)) }
     }
 
     /// Leaves the elements in the arena for its lifetime, to be dropped on its reset, rewind

@@ -148,6 +148,13 @@ fn an_arena_box_is_send_and_sync_as_a_box_of_its_value_is() {
     assert_not!(ArenaBox<'static, Cell<u32>>: Sync);
     assert_not!(ArenaBox<'static, Rc<u32>>: Send);
     assert_not!(ArenaBox<'static, Rc<u32>>: Sync);
+    // A boxed slice is as its elements are, as `Box<[T]>`.
+    is_send::<ArenaBox<'static, [u32]>>();
+    is_sync::<ArenaBox<'static, [u32]>>();
+    is_send::<ArenaBox<'static, [Cell<u32>]>>();
+    assert_not!(ArenaBox<'static, [Cell<u32>]>: Sync);
+    assert_not!(ArenaBox<'static, [Rc<u32>]>: Send);
+    assert_not!(ArenaBox<'static, [Rc<u32>]>: Sync);
 }
 
 #[test]

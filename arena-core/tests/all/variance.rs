@@ -51,6 +51,12 @@ fn arena_box_lifetime<'a: 'b, 'b>(x: ArenaBox<'a, u32>) -> ArenaBox<'b, u32> {
 fn arena_box_type<'s, 'a: 'b, 'b>(x: ArenaBox<'s, &'a str>) -> ArenaBox<'s, &'b str> {
     x
 }
+fn arena_box_slice_lifetime<'a: 'b, 'b>(x: ArenaBox<'a, [u32]>) -> ArenaBox<'b, [u32]> {
+    x
+}
+fn arena_box_slice_type<'s, 'a: 'b, 'b>(x: ArenaBox<'s, [&'a str]>) -> ArenaBox<'s, [&'b str]> {
+    x
+}
 
 // --- pool ---
 

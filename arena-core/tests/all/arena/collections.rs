@@ -1001,6 +1001,242 @@ fn a_box_compares_hashes_and_prints_as_its_value() {
     assert_eq!(as_ref.len(), 3);
 }
 
+// --- ArenaBox<[T]>: boxed slices ---
+
+/// Logs its id into a shared log when dropped.
+struct Logged<'a>(&'a std::sync::Mutex<Vec<u32>>, u32);
+
+impl Drop for Logged<'_> {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().push(self.1);
+    }
+}
+
+#[test]
+fn a_boxed_slice_drops_its_values_in_index_order_when_the_box_goes_and_the_arena_registers_nothing()
+{
+    let log = std::sync::Mutex::new(Vec::new());
+    let mut arena = Arena::with_capacity(4096);
+    let (used, count) = (arena.used(), arena.allocation_count());
+    {
+        // `Logged` borrows `log`: `alloc_slice_fill_with` would refuse it.
+        let b = arena.alloc_box_slice_fill_with(4, |i| Logged(&log, i as u32));
+        assert_eq!(b.len(), 4);
+        assert_eq!(b[2].1, 2);
+        assert_eq!(arena.pending_drops(), 0);
+        assert_eq!(arena.used() - used, 4 * size_of::<Logged>());
+        assert_eq!(
+            arena.allocation_count(),
+            count + 1,
+            "one slice, one allocation"
+        );
+        assert!(log.lock().unwrap().is_empty());
+    }
+    assert_eq!(*log.lock().unwrap(), [0, 1, 2, 3]);
+    arena.reset();
+    assert_eq!(
+        log.lock().unwrap().len(),
+        4,
+        "the reset drops nothing again"
+    );
+}
+
+#[test]
+fn a_panicking_fill_drops_what_it_built_and_gives_the_space_back() {
+    let c = counter();
+    let arena = Arena::with_capacity(4096);
+    let (used, count) = (arena.used(), arena.allocation_count());
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_box_slice_fill_with(8, |i| {
+            assert!(i < 3, "the fourth value fails");
+            Counted(c.clone(), i as u32)
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(drops(&c), 3, "the three built values are dropped once");
+    assert_eq!((arena.used(), arena.allocation_count()), (used, count));
+    let b = arena.alloc_box_slice_fill_with(2, |i| Counted(c.clone(), i as u32));
+    assert_eq!(b[1].1, 1, "the arena is usable afterwards");
+}
+
+#[test]
+fn a_fill_that_allocates_and_then_panics_keeps_what_it_allocated() {
+    let c = counter();
+    let arena = Arena::with_capacity(8192);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_box_slice_fill_with(4, |i| {
+            // each element is itself a box from the same arena, bumped after the slice
+            let inner = arena.alloc_box(Counted(c.clone(), i as u32));
+            assert!(i < 2, "the third element fails");
+            inner
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(
+        drops(&c),
+        3,
+        "two boxed elements and the one in hand are dropped"
+    );
+    let used = arena.used();
+    // the slice is not the newest block (the boxes came after it), so its space stays used
+    assert!(used >= 4 * size_of::<ArenaBox<Counted>>() + 3 * size_of::<Counted>());
+    let b = arena.alloc_box(Counted(c.clone(), 9));
+    assert_eq!(b.1, 9);
+}
+
+#[test]
+fn boxed_slices_of_boxes_drop_every_value_once() {
+    let c = counter();
+    let mut arena = Arena::with_capacity(1 << 16);
+    {
+        let a = &arena;
+        let held = a.alloc_box_slice_fill_with(50, |i| {
+            (
+                a.alloc_box(Counted(c.clone(), i as u32)),
+                [a.alloc_box(Counted(c.clone(), 100 + i as u32))],
+            )
+        });
+        assert_eq!(held[49].1[0].1, 149);
+        assert_eq!(a.pending_drops(), 0);
+    }
+    assert_eq!(drops(&c), 100);
+    arena.reset();
+    assert_eq!(drops(&c), 100);
+}
+
+#[test]
+fn empty_and_zero_sized_boxed_slices_take_and_count_nothing() {
+    static UNITS: AtomicUsize = AtomicUsize::new(0);
+    struct Unit;
+    impl Drop for Unit {
+        fn drop(&mut self) {
+            UNITS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let arena = Arena::with_capacity(64);
+    let (used, count) = (arena.used(), arena.allocation_count());
+    let empty = arena.alloc_box_slice_fill_with(0, |_| -> String { unreachable!() });
+    assert!(empty.is_empty());
+    let units = arena.alloc_box_slice_fill_with(5, |_| Unit);
+    assert_eq!(units.len(), 5);
+    assert_eq!((arena.used(), arena.allocation_count()), (used, count));
+    drop(units);
+    assert_eq!(UNITS.load(Ordering::Relaxed), 5);
+    // a full arena still hands out both
+    let full = Arena::with_capacity(0);
+    assert!(full.try_alloc_box_slice_fill_with(3, |_| ()).is_ok());
+    assert!(full.try_alloc_box_slice_fill_with(0, |_| 0u64).is_ok());
+}
+
+#[test]
+fn a_boxed_slice_too_large_is_a_typed_error_and_fill_is_never_called() {
+    let arena = Arena::with_capacity(256);
+    let never = |_: usize| -> u64 { panic!("not called when the slice is refused") };
+    assert!(matches!(
+        arena.try_alloc_box_slice_fill_with(usize::MAX / 4, never),
+        Err(ArenaError::SizeOverflow { .. })
+    ));
+    assert!(matches!(
+        arena.try_alloc_box_slice_fill_with(1000, never),
+        Err(ArenaError::Full { .. })
+    ));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_box_slice_fill_with(1000, never)
+    }));
+    assert!(r.is_err());
+    assert_eq!(arena.used(), 0);
+}
+
+#[test]
+fn a_boxed_slice_from_an_iterator_takes_its_len_and_refuses_a_short_one() {
+    let c = counter();
+    let arena = Arena::with_capacity(4096);
+    let mut more = (0..5u32).map(|i| Counted(c.clone(), i));
+    // `Take` reports 3; the rest stays in the iterator
+    let b = arena.alloc_box_slice_fill_iter(more.by_ref().take(3));
+    assert_eq!(b.iter().map(|v| v.1).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(more.next().map(|v| v.1), Some(3));
+    drop(b);
+    assert_eq!(drops(&c), 4);
+
+    /// Says it has 4 items and yields 2.
+    struct Liar(u32, Arc<AtomicUsize>);
+    impl Iterator for Liar {
+        type Item = Counted;
+        fn next(&mut self) -> Option<Counted> {
+            self.0 += 1;
+            (self.0 <= 2).then(|| Counted(self.1.clone(), self.0))
+        }
+    }
+    impl ExactSizeIterator for Liar {
+        fn len(&self) -> usize {
+            4
+        }
+    }
+    let liar = counter();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_box_slice_fill_iter(Liar(0, liar.clone()))
+    }));
+    assert!(r.is_err());
+    assert_eq!(drops(&liar), 2, "the items taken are dropped");
+}
+
+#[test]
+fn a_destructor_panicking_in_a_boxed_slice_still_drops_the_rest() {
+    struct Bomb(Arc<AtomicUsize>, bool);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            assert!(!self.1, "this one panics");
+        }
+    }
+    let c = counter();
+    let arena = Arena::with_capacity(1024);
+    let b = arena.alloc_box_slice_fill_with(5, |i| Bomb(c.clone(), i == 1));
+    assert!(catch_unwind(AssertUnwindSafe(|| drop(b))).is_err());
+    assert_eq!(drops(&c), 5);
+}
+
+#[test]
+fn into_boxed_slice_drops_with_the_box_and_gives_the_spare_capacity_back() {
+    let c = counter();
+    let mut arena = Arena::with_capacity(4096);
+    {
+        let mut v = ArenaVec::with_capacity_in(16, &arena);
+        for i in 0..3 {
+            v.push(Counted(c.clone(), i));
+        }
+        let b: ArenaBox<[Counted]> = v.into_boxed_slice();
+        assert_eq!(
+            arena.used(),
+            3 * size_of::<Counted>(),
+            "spare capacity given back"
+        );
+        assert_eq!(arena.pending_drops(), 0);
+        assert_eq!(b.iter().map(|v| v.1).collect::<Vec<_>>(), [0, 1, 2]);
+    }
+    assert_eq!(drops(&c), 3);
+    arena.reset();
+    assert_eq!(drops(&c), 3);
+    let empty = ArenaVec::<String>::new_in(&arena).into_boxed_slice();
+    assert!(empty.is_empty());
+}
+
+#[test]
+fn boxed_slices_compare_hash_and_print_as_slices() {
+    let arena = Arena::with_capacity(1024);
+    let a = arena.alloc_box_slice_fill_with(3, |i| i as u8);
+    let b = arena.alloc_box_slice_fill_iter([0u8, 1, 2]);
+    let z = arena.alloc_box_slice_fill_iter([0u8, 9]);
+    assert_eq!(a, b);
+    assert!(a < z);
+    assert_eq!(hash_of(&a), hash_of(&[0u8, 1, 2][..]));
+    assert_eq!(format!("{a:?}"), "[0, 1, 2]");
+    let leaked: &mut [u8] = ArenaBox::leak(a);
+    leaked[0] = 5;
+    assert_eq!(leaked, [5, 1, 2]);
+}
+
 /// One step of the `ArenaBox` model test.
 #[derive(Debug, Clone)]
 enum BoxOp {
@@ -1014,6 +1250,10 @@ enum BoxOp {
     Set(usize, u16),
     /// An `alloc` in between: a value the arena drops at reset.
     AllocOther(u16),
+    /// Box a slice of values.
+    PushSlice(Vec<u16>),
+    /// Drop the boxed slice at a position.
+    DropSlice(usize),
 }
 
 fn box_op() -> impl Strategy<Value = BoxOp> {
@@ -1023,15 +1263,17 @@ fn box_op() -> impl Strategy<Value = BoxOp> {
         1 => any::<usize>().prop_map(BoxOp::IntoInner),
         1 => (any::<usize>(), any::<u16>()).prop_map(|(i, x)| BoxOp::Set(i, x)),
         1 => any::<u16>().prop_map(BoxOp::AllocOther),
+        1 => proptest::collection::vec(any::<u16>(), 0..5).prop_map(BoxOp::PushSlice),
+        1 => any::<usize>().prop_map(BoxOp::DropSlice),
     ]
 }
 
 proptest! {
     #![proptest_config(proptest_config())]
 
-    /// Boxes against plain values: every value reads back, each boxed value drops exactly once
-    /// (when its box goes, is moved out, or is overwritten), and the arena's reset drops only
-    /// what `alloc` took.
+    /// Boxes and boxed slices against plain values: every value reads back, each boxed value
+    /// drops exactly once (when its box goes, is moved out, or is overwritten), and the arena's
+    /// reset drops only what `alloc` took.
     #[test]
     fn arena_boxes_match_plain_values(ops in proptest::collection::vec(box_op(), 0..miri_or(120, 30))) {
         let mut arena = Arena::chained(256);
@@ -1042,6 +1284,8 @@ proptest! {
         {
             let a = &arena;
             let mut boxes: Vec<ArenaBox<Counted>> = Vec::new();
+            let mut slices: Vec<ArenaBox<[Counted]>> = Vec::new();
+            let mut slice_model: Vec<Vec<u32>> = Vec::new();
             for op in ops {
                 match op {
                     BoxOp::Push(x) => {
@@ -1074,10 +1318,25 @@ proptest! {
                         a.alloc(Counted(Arc::clone(&other), x.into()));
                         others += 1;
                     }
+                    BoxOp::PushSlice(xs) => {
+                        slices.push(a.alloc_box_slice_fill_with(xs.len(), |i| {
+                            Counted(Arc::clone(&boxed), xs[i].into())
+                        }));
+                        made += xs.len();
+                        slice_model.push(xs.iter().map(|&x| x.into()).collect());
+                    }
+                    BoxOp::DropSlice(i) if !slice_model.is_empty() => {
+                        let i = i % slice_model.len();
+                        drop(slices.remove(i));
+                        gone += slice_model.remove(i).len();
+                    }
                     _ => {}
                 }
                 prop_assert_eq!(drops(&boxed), gone);
                 prop_assert_eq!(boxes.iter().map(|b| b.1).collect::<Vec<_>>(), model.clone());
+                for (b, m) in slices.iter().zip(&slice_model) {
+                    prop_assert_eq!(b.iter().map(|v| v.1).collect::<Vec<_>>(), m.clone());
+                }
             }
             prop_assert_eq!(drops(&other), 0);
         }
