@@ -243,3 +243,150 @@ impl<T: ?Sized + Hash> Hash for ArenaBox<'_, T> {
         (**self).hash(state);
     }
 }
+
+/// Moves the values out, front to back: `for value in boxed_slice`. The values not taken are
+/// dropped with the iterator; the memory stays used until the arena's next reset or rewind.
+impl<'a, T> IntoIterator for ArenaBox<'a, [T]> {
+    type Item = T;
+    type IntoIter = IntoIter<'a, T>;
+
+    fn into_iter(self) -> IntoIter<'a, T> {
+        let b = ManuallyDrop::new(self);
+        IntoIter {
+            ptr: b.ptr.cast::<T>(),
+            front: 0,
+            back: b.ptr.len(),
+            _arena: PhantomData,
+            _owns: PhantomData,
+        }
+    }
+}
+
+impl<'b, T> IntoIterator for &'b ArenaBox<'_, [T]> {
+    type Item = &'b T;
+    type IntoIter = core::slice::Iter<'b, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'b, T> IntoIterator for &'b mut ArenaBox<'_, [T]> {
+    type Item = &'b mut T;
+    type IntoIter = core::slice::IterMut<'b, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
+
+/// The values of a boxed slice ([`ArenaBox<[T]>`](ArenaBox)) or an
+/// [`ArenaVec`](crate::collections::ArenaVec), moved out one by one, from either end
+/// (`vec::IntoIter`). Dropping the iterator drops the values not taken; their memory stays
+/// used until the arena's next reset or rewind.
+///
+/// ```
+/// use arena_kit::Arena;
+///
+/// let arena = Arena::with_capacity(1024);
+/// let names = arena.alloc_box_slice_fill_with(3, |i| format!("orc {i}"));
+/// let mut names = names.into_iter();
+/// let first: String = names.next().unwrap(); // moved out of the arena
+/// assert_eq!(first, "orc 0");
+/// assert_eq!(names.next_back().as_deref(), Some("orc 2"));
+/// assert_eq!(names.as_slice(), ["orc 1"]);
+/// drop(names); // drops "orc 1"
+/// ```
+///
+/// # Variance and threads
+///
+/// Covariant in `'a` and `T`; `Send` and `Sync` as `T` is, as `vec::IntoIter<T>`.
+pub struct IntoIter<'a, T> {
+    ptr: NonNull<T>,
+    /// The values at `[front, back)` are still in place and owned by the iterator.
+    front: usize,
+    back: usize,
+    /// The arena's shared borrow: its memory stays put while the iterator lives.
+    _arena: PhantomData<&'a Arena>,
+    /// The iterator owns the values left (drop check).
+    _owns: PhantomData<T>,
+}
+
+// SAFETY: the iterator is the only handle to the values left (taken over from the box that
+// owned them), so sending it sends them: sound when `T: Send`, as for `vec::IntoIter<T>`. It
+// holds no reference to the arena.
+unsafe impl<T: Send> Send for IntoIter<'_, T> {}
+
+// SAFETY: through `&IntoIter` only `&[T]` is reachable (`as_slice`), so sharing it shares the
+// values: sound when `T: Sync`.
+unsafe impl<T: Sync> Sync for IntoIter<'_, T> {}
+
+impl<T> IntoIter<'_, T> {
+    /// The values not taken yet.
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: `[front, back)` holds initialised values the iterator owns, inside the box's
+        // slice (dangling and aligned for a zero-sized `T`).
+        unsafe { core::slice::from_raw_parts(self.ptr.as_ptr().add(self.front), self.len()) }
+    }
+
+    /// The values not taken yet, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`, and `&mut self` makes this the only reference.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.as_ptr().add(self.front), self.len()) }
+    }
+}
+
+impl<T> Iterator for IntoIter<'_, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        if self.front == self.back {
+            return None;
+        }
+        // SAFETY: `front < back`: the value there is initialised and owned by the iterator;
+        // `front` moves past it, so it is read (moved out) once.
+        let value = unsafe { self.ptr.as_ptr().add(self.front).read() };
+        self.front += 1;
+        Some(value)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<T> DoubleEndedIterator for IntoIter<'_, T> {
+    #[inline]
+    fn next_back(&mut self) -> Option<T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        // SAFETY: the value at the old `back - 1` is initialised and owned by the iterator;
+        // `back` moved before it, so it is read (moved out) once.
+        Some(unsafe { self.ptr.as_ptr().add(self.back).read() })
+    }
+}
+
+impl<T> ExactSizeIterator for IntoIter<'_, T> {}
+
+impl<T> core::iter::FusedIterator for IntoIter<'_, T> {}
+
+impl<T: fmt::Debug> fmt::Debug for IntoIter<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("IntoIter").field(&self.as_slice()).finish()
+    }
+}
+
+impl<T> Drop for IntoIter<'_, T> {
+    fn drop(&mut self) {
+        let rest: *mut [T] = self.as_mut_slice();
+        // SAFETY: the values left are initialised and owned by the iterator, dropped once here
+        // (a destructor that panics still lets the slice's drop glue drop the others, and the
+        // iterator is not dropped again).
+        unsafe { rest.drop_in_place() };
+    }
+}

@@ -1,8 +1,8 @@
 //! Growable collections inside an [`Arena`](crate::Arena), with no extra dependency:
 //! [`ArenaVec`] and [`ArenaString`] (bumpalo's `collections::{Vec, String}`, bump-scope's
 //! `BumpVec`/`BumpString`), and the [`arena_format!`](crate::arena_format) macro; and
-//! [`ArenaBox`], one value dropped with its box (bumpalo's `boxed::Box`, bump-scope's
-//! `BumpBox`).
+//! [`ArenaBox`], one value or a slice of them dropped with its box (bumpalo's `boxed::Box`,
+//! bump-scope's `BumpBox`), with [`IntoIter`] to move a boxed slice's or a vector's values out.
 //!
 //! Pick them when a list or a text of unknown length is built during a frame and then used (or
 //! kept, through [`ArenaVec::into_slice`] / [`ArenaString::into_str`]) until the arena is reset.
@@ -35,7 +35,7 @@ mod boxed;
 mod string;
 mod vec;
 
-pub use boxed::ArenaBox;
+pub use boxed::{ArenaBox, IntoIter};
 pub use string::ArenaString;
 pub use vec::ArenaVec;
 

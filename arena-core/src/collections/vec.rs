@@ -596,6 +596,17 @@ impl<'v, T: Copy + 'v> Extend<&'v T> for ArenaVec<'_, T> {
     }
 }
 
+/// Moves the elements out, front to back (through [`ArenaVec::into_boxed_slice`], which gives
+/// the spare capacity back first).
+impl<'a, T> IntoIterator for ArenaVec<'a, T> {
+    type Item = T;
+    type IntoIter = super::IntoIter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.into_boxed_slice().into_iter()
+    }
+}
+
 impl<'v, T> IntoIterator for &'v ArenaVec<'_, T> {
     type Item = &'v T;
     type IntoIter = core::slice::Iter<'v, T>;

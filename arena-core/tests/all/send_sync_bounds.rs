@@ -155,6 +155,13 @@ fn an_arena_box_is_send_and_sync_as_a_box_of_its_value_is() {
     assert_not!(ArenaBox<'static, [Cell<u32>]>: Sync);
     assert_not!(ArenaBox<'static, [Rc<u32>]>: Send);
     assert_not!(ArenaBox<'static, [Rc<u32>]>: Sync);
+    // and so is the iterator that moves its values out, as `vec::IntoIter<T>`
+    use arena_kit_core::collections::IntoIter;
+    is_send::<IntoIter<'static, u32>>();
+    is_sync::<IntoIter<'static, u32>>();
+    is_send::<IntoIter<'static, Cell<u32>>>();
+    assert_not!(IntoIter<'static, Cell<u32>>: Sync);
+    assert_not!(IntoIter<'static, Rc<u32>>: Send);
 }
 
 #[test]

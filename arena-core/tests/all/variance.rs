@@ -12,7 +12,7 @@
 use crate::soa_rows;
 
 use arena_kit_core::arena::{Arena, BufferArena, FrameArena, FrameReader, Scope};
-use arena_kit_core::collections::{ArenaBox, ArenaString, ArenaVec};
+use arena_kit_core::collections::{ArenaBox, ArenaString, ArenaVec, IntoIter};
 use arena_kit_core::heap::{Blocks, FreeListHeap, MemoryMap};
 use arena_kit_core::layout::FieldOrder;
 use arena_kit_core::pool::{self, Handle, Handle32, Pool, PoolFull};
@@ -55,6 +55,12 @@ fn arena_box_slice_lifetime<'a: 'b, 'b>(x: ArenaBox<'a, [u32]>) -> ArenaBox<'b, 
     x
 }
 fn arena_box_slice_type<'s, 'a: 'b, 'b>(x: ArenaBox<'s, [&'a str]>) -> ArenaBox<'s, [&'b str]> {
+    x
+}
+fn box_into_iter_lifetime<'a: 'b, 'b>(x: IntoIter<'a, u32>) -> IntoIter<'b, u32> {
+    x
+}
+fn box_into_iter_type<'s, 'a: 'b, 'b>(x: IntoIter<'s, &'a str>) -> IntoIter<'s, &'b str> {
     x
 }
 

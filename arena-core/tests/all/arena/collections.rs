@@ -1012,6 +1012,28 @@ impl Drop for Logged<'_> {
     }
 }
 
+/// Counts its drops, and panics in the one built with `true`.
+struct Bomb(Arc<AtomicUsize>, bool);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        assert!(!self.1, "this one panics");
+    }
+}
+
+/// Drops of the zero-sized [`Unit`]s, one counter per test.
+static UNIT_DROPS: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+
+/// A zero-sized type with drop glue, counted in `UNIT_DROPS[K]`.
+struct Unit<const K: usize>;
+
+impl<const K: usize> Drop for Unit<K> {
+    fn drop(&mut self) {
+        UNIT_DROPS[K].fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 #[test]
 fn a_boxed_slice_drops_its_values_in_index_order_when_the_box_goes_and_the_arena_registers_nothing()
 {
@@ -1106,22 +1128,15 @@ fn boxed_slices_of_boxes_drop_every_value_once() {
 
 #[test]
 fn empty_and_zero_sized_boxed_slices_take_and_count_nothing() {
-    static UNITS: AtomicUsize = AtomicUsize::new(0);
-    struct Unit;
-    impl Drop for Unit {
-        fn drop(&mut self) {
-            UNITS.fetch_add(1, Ordering::Relaxed);
-        }
-    }
     let arena = Arena::with_capacity(64);
     let (used, count) = (arena.used(), arena.allocation_count());
     let empty = arena.alloc_box_slice_fill_with(0, |_| -> String { unreachable!() });
     assert!(empty.is_empty());
-    let units = arena.alloc_box_slice_fill_with(5, |_| Unit);
+    let units = arena.alloc_box_slice_fill_with(5, |_| Unit::<0>);
     assert_eq!(units.len(), 5);
     assert_eq!((arena.used(), arena.allocation_count()), (used, count));
     drop(units);
-    assert_eq!(UNITS.load(Ordering::Relaxed), 5);
+    assert_eq!(UNIT_DROPS[0].load(Ordering::Relaxed), 5);
     // a full arena still hands out both
     let full = Arena::with_capacity(0);
     assert!(full.try_alloc_box_slice_fill_with(3, |_| ()).is_ok());
@@ -1183,13 +1198,6 @@ fn a_boxed_slice_from_an_iterator_takes_its_len_and_refuses_a_short_one() {
 
 #[test]
 fn a_destructor_panicking_in_a_boxed_slice_still_drops_the_rest() {
-    struct Bomb(Arc<AtomicUsize>, bool);
-    impl Drop for Bomb {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-            assert!(!self.1, "this one panics");
-        }
-    }
     let c = counter();
     let arena = Arena::with_capacity(1024);
     let b = arena.alloc_box_slice_fill_with(5, |i| Bomb(c.clone(), i == 1));
@@ -1237,6 +1245,101 @@ fn boxed_slices_compare_hash_and_print_as_slices() {
     assert_eq!(leaked, [5, 1, 2]);
 }
 
+#[test]
+fn a_boxed_slice_moves_its_values_out_from_either_end_and_drops_the_rest_with_the_iterator() {
+    let c = counter();
+    let arena = Arena::with_capacity(4096);
+    let b = arena.alloc_box_slice_fill_with(5, |i| Counted(c.clone(), i as u32));
+    let mut it = b.into_iter();
+    assert_eq!(it.len(), 5);
+    let first = it.next().unwrap();
+    let last = it.next_back().unwrap();
+    assert_eq!((first.1, last.1), (0, 4));
+    assert_eq!(drops(&c), 0, "moved out, not dropped");
+    assert_eq!(
+        it.as_slice().iter().map(|v| v.1).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    it.as_mut_slice()[0].1 = 10;
+    assert_eq!(format!("{:?}", it.size_hint()), "(3, Some(3))");
+    drop(it);
+    assert_eq!(drops(&c), 3, "the three left drop with the iterator");
+    drop((first, last));
+    assert_eq!(drops(&c), 5);
+
+    // all taken: nothing left to drop; the iterator is fused
+    let b = arena.alloc_box_slice_fill_with(2, |i| Counted(c.clone(), i as u32));
+    let mut it = b.into_iter();
+    let taken: Vec<_> = it.by_ref().collect();
+    assert_eq!(
+        (it.next().is_none(), it.next_back().is_none()),
+        (true, true)
+    );
+    drop(it);
+    assert_eq!(drops(&c), 5);
+    drop(taken);
+    assert_eq!(drops(&c), 7);
+}
+
+#[test]
+fn a_vector_moves_its_elements_out_by_value() {
+    let c = counter();
+    let arena = Arena::with_capacity(4096);
+    let mut v = ArenaVec::with_capacity_in(8, &arena);
+    for i in 0..4 {
+        v.push(Counted(c.clone(), i));
+    }
+    let mut seen = Vec::new();
+    for value in v {
+        seen.push(value.1);
+        if value.1 == 1 {
+            break; // the two left drop with the iterator
+        }
+    }
+    assert_eq!(seen, [0, 1]);
+    assert_eq!(drops(&c), 4);
+    assert_eq!(arena.pending_drops(), 0);
+}
+
+#[test]
+fn a_destructor_panicking_in_the_iterators_drop_still_drops_the_rest() {
+    let c = counter();
+    let arena = Arena::with_capacity(1024);
+    let mut it = arena
+        .alloc_box_slice_fill_with(5, |i| Bomb(c.clone(), i == 2))
+        .into_iter();
+    drop(it.next());
+    assert!(catch_unwind(AssertUnwindSafe(|| drop(it))).is_err());
+    assert_eq!(drops(&c), 5, "each value dropped once");
+}
+
+#[test]
+fn zero_sized_values_move_out_of_a_boxed_slice_too() {
+    let arena = Arena::with_capacity(0);
+    let mut it = arena
+        .alloc_box_slice_fill_with(4, |_| Unit::<1>)
+        .into_iter();
+    assert_eq!(it.len(), 4);
+    drop(it.next_back());
+    assert_eq!(UNIT_DROPS[1].load(Ordering::Relaxed), 1);
+    drop(it);
+    assert_eq!(UNIT_DROPS[1].load(Ordering::Relaxed), 4);
+}
+
+#[test]
+fn a_boxed_slice_iterates_by_reference_in_a_for_loop() {
+    let arena = Arena::with_capacity(1024);
+    let mut b = arena.alloc_box_slice_fill_iter([1u32, 2, 3]);
+    for x in &mut b {
+        *x *= 10;
+    }
+    let mut sum = 0;
+    for x in &b {
+        sum += x;
+    }
+    assert_eq!(sum, 60);
+}
+
 /// One step of the `ArenaBox` model test.
 #[derive(Debug, Clone)]
 enum BoxOp {
@@ -1254,6 +1357,9 @@ enum BoxOp {
     PushSlice(Vec<u16>),
     /// Drop the boxed slice at a position.
     DropSlice(usize),
+    /// Move some values out of the boxed slice at a position, from the front, then drop the
+    /// iterator with the rest.
+    TakeFromSlice(usize, usize),
 }
 
 fn box_op() -> impl Strategy<Value = BoxOp> {
@@ -1265,6 +1371,7 @@ fn box_op() -> impl Strategy<Value = BoxOp> {
         1 => any::<u16>().prop_map(BoxOp::AllocOther),
         1 => proptest::collection::vec(any::<u16>(), 0..5).prop_map(BoxOp::PushSlice),
         1 => any::<usize>().prop_map(BoxOp::DropSlice),
+        1 => (any::<usize>(), 0usize..6).prop_map(|(i, k)| BoxOp::TakeFromSlice(i, k)),
     ]
 }
 
@@ -1329,6 +1436,17 @@ proptest! {
                         let i = i % slice_model.len();
                         drop(slices.remove(i));
                         gone += slice_model.remove(i).len();
+                    }
+                    BoxOp::TakeFromSlice(i, k) if !slice_model.is_empty() => {
+                        let i = i % slice_model.len();
+                        let expected = slice_model.remove(i);
+                        let mut it = slices.remove(i).into_iter();
+                        let taken: Vec<Counted> = it.by_ref().take(k).collect();
+                        prop_assert_eq!(taken.iter().map(|v| v.1).collect::<Vec<_>>(), expected[..taken.len()].to_vec());
+                        prop_assert_eq!(drops(&boxed), gone);
+                        drop(it);
+                        drop(taken);
+                        gone += expected.len();
                     }
                     _ => {}
                 }
