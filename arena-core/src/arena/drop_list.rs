@@ -397,13 +397,19 @@ impl Arena {
     /// and its drop function stored ([`TailEntry::drop_word`]). The tail's end moves to `end`,
     /// so the values a constructor allocates meanwhile may join the tail after it.
     ///
+    /// With `BUILT` the entry's `drop` word is left unwritten: the caller writes the value and
+    /// arms the entry next, with nothing in between that could panic, allocate or walk the
+    /// list (the value was built before the call).
+    ///
     /// # Safety
     ///
     /// - `record` and `tail` came from [`open_tail`](Arena::open_tail) just now, and `entry`
     ///   and the slot after it, up to `end`, were bumped right after (at the record's end, in
     ///   its page), so `tail` is still the record's newest entry.
+    /// - With `BUILT`, the caller arms the entry ([`TailEntry::drop_slot`]) before anything
+    ///   can panic, allocate from this arena or reach its drop list.
     #[inline(always)]
-    pub(super) unsafe fn push_entry(
+    pub(super) unsafe fn push_entry<const BUILT: bool>(
         &self,
         record: NonNull<DropRecord>,
         tail: NonNull<TailEntry>,
@@ -418,10 +424,10 @@ impl Arena {
         // fresh memory for a `TailEntry` (8-aligned: the slot's alignment is at least 8).
         unsafe {
             let rec = record.as_ptr();
-            entry.write(TailEntry {
-                drop: core::ptr::null(),
-                prev: tail,
-            });
+            if !BUILT {
+                TailEntry::drop_slot(entry).write(core::ptr::null());
+            }
+            (&raw mut (*entry.as_ptr()).prev).write(tail);
             (*rec).tail = entry;
             (*rec).tail_end = end;
         }
@@ -527,19 +533,38 @@ impl Arena {
                     break;
                 }
             }
-            // The tail first, newest first (it was allocated after the run): each entry leaves
-            // the tail before its value is dropped.
-            let mut entry = tail;
-            while entry != no_tail() {
-                // SAFETY: the entry is live (its record is linked) and its value, right after
-                // it, is built when `drop` is non-null; unlinked first, it is dropped only here.
-                unsafe {
-                    let e = entry.read();
-                    (*rec).tail = e.prev;
-                    let value = entry.add(1).cast();
-                    entry = e.prev;
-                    if let Some(drop) = e.drop_fn() {
-                        drop(value);
+            // The tail first, newest first (it was allocated after the run). Each entry leaves
+            // the tail before its value is dropped: the entries left are `rest.next` on, kept
+            // in a register and written to the record once the tail is done, or by `rest`'s
+            // drop if a destructor panics (before `resume` walks on from there).
+            if tail != no_tail() {
+                /// Writes the entries left back to the record when dropped.
+                struct Rest {
+                    rec: *mut DropRecord,
+                    next: NonNull<TailEntry>,
+                }
+                impl Drop for Rest {
+                    fn drop(&mut self) {
+                        // SAFETY: the record is linked, so live (see above), and only the
+                        // walk reaches it while its destructors run.
+                        unsafe { (*self.rec).tail = self.next };
+                    }
+                }
+                let mut rest = Rest { rec, next: tail };
+                loop {
+                    let entry = rest.next;
+                    // SAFETY: the entry is live (its record is linked) and its value, right
+                    // after it, is built when `drop` is non-null; it leaves the entries left
+                    // first, so it is dropped only here.
+                    unsafe {
+                        let e = entry.read();
+                        rest.next = e.prev;
+                        if let Some(drop) = e.drop_fn() {
+                            drop(entry.add(1).cast());
+                        }
+                    }
+                    if rest.next == no_tail() {
+                        break;
                     }
                 }
             }

@@ -99,7 +99,7 @@ impl Arena {
     ///   first `len > 0` values of `T` are initialised.
     /// - On `Ok`, the arena owns the values: the caller neither uses nor drops them except
     ///   through the returned pointer, and does not use the block.
-    pub(crate) unsafe fn adopt_values<T: 'static>(
+    pub(crate) unsafe fn adopt_values<T: super::ArenaDrop + 'static>(
         &self,
         ptr: NonNull<T>,
         len: usize,
@@ -156,7 +156,8 @@ impl Arena {
         // SAFETY: the record slot lies in the current page right before the `len` initialised
         // values (in place: the block is the newest of the current page; fresh: just bumped),
         // their end is the bump pointer or below it with nothing of a record after it, so the
-        // list stays ordered; the arena owns the values from here on.
+        // list stays ordered; the arena owns the values from here on, and may drop them on
+        // any thread (`T: ArenaDrop + 'static`).
         unsafe {
             self.push_drop::<T>(record, values);
             self.set_drop_len::<T>(record, len);

@@ -210,7 +210,8 @@ impl Arena {
     /// As [`try_alloc_layout`](Arena::try_alloc_layout); `value` is dropped then.
     #[inline(always)]
     pub fn try_alloc<T: ArenaDrop + 'static>(&self, value: T) -> Result<&mut T, ArenaError> {
-        self.try_alloc_with(|| value)
+        // The value is built: moving it in can neither panic nor allocate.
+        self.alloc_in::<true, T, _>(|| value)
     }
 
     /// Moves `value` into the arena and returns it, to be dropped on reset, rewind or when the
@@ -256,6 +257,17 @@ impl Arena {
         &self,
         f: F,
     ) -> Result<&mut T, ArenaError> {
+        self.alloc_in::<false, T, F>(f)
+    }
+
+    /// [`try_alloc_with`](Arena::try_alloc_with); `BUILT` when `f` only hands over a value
+    /// already built (it can neither panic nor allocate), so a tail entry need not be made safe
+    /// for the time `f` runs.
+    #[inline(always)]
+    fn alloc_in<const BUILT: bool, T: ArenaDrop + 'static, F: FnOnce() -> T>(
+        &self,
+        f: F,
+    ) -> Result<&mut T, ArenaError> {
         if !mem::needs_drop::<T>() {
             return self.try_alloc_no_drop_with(f);
         }
@@ -280,7 +292,7 @@ impl Arena {
                 let value = value.cast::<T>();
                 (value, Cover::run_end::<T>(run, value))
             }
-            _ => match self.tail_slot::<T>() {
+            _ => match self.tail_slot::<BUILT, T>() {
                 Some((value, entry)) => (value, Cover::entry::<T>(entry)),
                 None => {
                     let (record, value) = self.new_drop_record::<T>()?;
@@ -304,7 +316,9 @@ impl Arena {
     /// [`open_tail`](Arena::open_tail)), with its entry, or `None` when the value does not go
     /// there (or the page has no room for it: the new record's path then takes a page).
     #[inline(always)]
-    fn tail_slot<T: ArenaDrop + 'static>(&self) -> Option<(NonNull<T>, NonNull<TailEntry>)> {
+    fn tail_slot<const BUILT: bool, T: ArenaDrop + 'static>(
+        &self,
+    ) -> Option<(NonNull<T>, NonNull<TailEntry>)> {
         if size_of::<T>() == 0 {
             return None;
         }
@@ -318,7 +332,7 @@ impl Arena {
         unsafe {
             let value = base.add(off);
             let entry = value.sub(size_of::<TailEntry>()).cast::<TailEntry>();
-            self.push_entry(record, tail, entry, value.as_ptr().add(size_of::<T>()));
+            self.push_entry::<BUILT>(record, tail, entry, value.as_ptr().add(size_of::<T>()));
             Some((value.cast(), entry))
         }
     }
@@ -774,7 +788,8 @@ impl Arena {
         let d = value.cast::<D>();
         // SAFETY: the record slot precedes the value's in the memory just bumped, and covers
         // nothing until the value is written; `value` is valid and aligned for a `D` (the offset
-        // `alloc_with_record` and `extend` gave it) and stays allocated for the arena's borrow.
+        // `alloc_with_record` and `extend` gave it) and stays allocated for the arena's borrow;
+        // the arena may drop a `D` (`ArenaDrop + 'static`).
         unsafe {
             self.push_drop::<D>(rec, value);
             d.write(record(block));

@@ -211,7 +211,8 @@ impl<T: ?Sized + fmt::Display> fmt::Display for ArenaBox<'_, T> {
     }
 }
 
-/// The value's address, as for `Box`.
+/// The value's address, as for `Box` (for a slice, its address and length, as `Box<[T]>`
+/// prints them).
 impl<T: ?Sized> fmt::Pointer for ArenaBox<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Pointer::fmt(&self.ptr, f)

@@ -461,7 +461,8 @@ impl<'a, T> ArenaVec<'a, T> {
         let slice = self.into_slice_no_drop();
         // SAFETY: the elements are initialised, in arena memory that stays allocated for `'a`
         // and that nothing else reaches: the vector is gone, `into_slice_no_drop` registered
-        // nothing, and the only reference to them is consumed here.
+        // nothing, and the only reference to them is consumed here. (No elements take no
+        // bytes: the buffer given back then may be reused at once, as `from_raw` allows.)
         unsafe { ArenaBox::from_raw(NonNull::from(slice)) }
     }
 

@@ -15,7 +15,7 @@ use arena_kit_core::collections::{ArenaBox, ArenaString, ArenaVec};
 use arena_kit_core::tags::{Budget, Budgeted};
 use proptest::prelude::*;
 
-use crate::support::{miri_or, proptest_config};
+use crate::support::{counter, drops, miri_or, proptest_config};
 
 #[derive(Debug, Clone)]
 struct Counted(Arc<AtomicUsize>, u32);
@@ -30,14 +30,6 @@ impl PartialEq for Counted {
     fn eq(&self, other: &Self) -> bool {
         self.1 == other.1
     }
-}
-
-fn counter() -> Arc<AtomicUsize> {
-    Arc::new(AtomicUsize::new(0))
-}
-
-fn drops(c: &Arc<AtomicUsize>) -> usize {
-    c.load(Ordering::Relaxed)
 }
 
 fn hash_of<T: Hash + ?Sized>(t: &T) -> u64 {

@@ -11,6 +11,7 @@ mod pages;
 mod panic_safety;
 mod parity_slices;
 mod reentrancy;
+mod reset_walk;
 mod review_findings;
 mod rewind_accounting;
 mod safe_code_attacks;

@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arena_kit_core::arena::{AllocOrInitError, Arena, ArenaError, DEFAULT_PAGE_BYTES, PageUsage};
 
+use crate::support::{counter, drops};
+
 /// A `Send` value counting its drops, so it goes through the drop-registering paths.
 #[derive(Debug)]
 struct Counted(Arc<AtomicUsize>, u32);
@@ -23,14 +25,6 @@ impl Drop for Counted {
     fn drop(&mut self) {
         self.0.fetch_add(1, Ordering::Relaxed);
     }
-}
-
-fn counter() -> Arc<AtomicUsize> {
-    Arc::new(AtomicUsize::new(0))
-}
-
-fn drops(c: &Arc<AtomicUsize>) -> usize {
-    c.load(Ordering::Relaxed)
 }
 
 // --- Arena::new, Default, try_with_capacity ---

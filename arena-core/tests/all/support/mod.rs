@@ -23,6 +23,17 @@ pub const fn miri_or(native: usize, miri: usize) -> usize {
     if cfg!(miri) { miri } else { native }
 }
 
+/// A drop counter that can cross threads (values that count into it are `Send`, so the
+/// drop-registering paths take them).
+pub fn counter() -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+    std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0))
+}
+
+/// The drops counted in `c` so far.
+pub fn drops(c: &std::sync::Arc<std::sync::atomic::AtomicUsize>) -> usize {
+    c.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A value that counts its drops in a shared counter, to prove nothing is dropped twice or lost.
 #[derive(Debug)]
 pub struct DropCounter {
