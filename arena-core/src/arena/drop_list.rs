@@ -501,12 +501,28 @@ impl Arena {
                 self.0.run_drops_from(self.1);
             }
         }
+        /// The records left, from `next` on: kept in a register during the walk and written
+        /// to the arena when it ends, or by this guard's drop if a destructor panics (before
+        /// `Resume`, declared first, walks on from there).
+        struct Head<'a> {
+            arena: &'a Arena,
+            next: Option<NonNull<DropRecord>>,
+        }
+        impl Drop for Head<'_> {
+            fn drop(&mut self) {
+                self.arena.drops.set(self.next);
+            }
+        }
         // The records run here may include the open run's: nothing may extend it afterwards.
         self.close_run();
         // One guard for the whole walk: each record is unlinked before its destructor runs, so
         // if one panics, the guard picks up at the next.
         let resume = Resume(self, pos);
-        while let Some(rec_ptr) = self.drops.get() {
+        let mut head = Head {
+            arena: self,
+            next: self.drops.get(),
+        };
+        while let Some(rec_ptr) = head.next {
             let rec = rec_ptr.as_ptr();
             // SAFETY: records in the list are live: they are only unlinked here, and the memory
             // they sit in is only reused after they were unlinked. Fields are read and written
@@ -578,12 +594,13 @@ impl Arena {
                     (*rec).end,
                 )
             };
-            self.drops.set(prev);
+            head.next = prev;
             // SAFETY: the record was pushed by `push_drop` for the live values in
             // `[value, run_end)` (`len` of a zero-sized type), and it is unlinked, so this is
             // the only time they are dropped.
             unsafe { drop_fn(value, run_end, len) };
         }
+        drop(head);
         core::mem::forget(resume);
     }
 
