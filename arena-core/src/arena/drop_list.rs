@@ -83,7 +83,9 @@ type DropOneFn = unsafe fn(NonNull<u8>);
 #[repr(C)]
 pub(super) struct TailEntry {
     /// Drops the value: a [`DropOneFn`] as a pointer (see [`TailEntry::drop_word`]), null
-    /// until the value is built, so an entry whose constructor panicked drops nothing.
+    /// until the value is built, so an entry whose constructor panicked drops nothing. An entry
+    /// for a value already built (`Arena::alloc`) leaves it unwritten for the moment the value
+    /// is moved in, when nothing can read it (see [`Arena::push_entry`]).
     drop: *const (),
     /// The entry before this one in the same tail, or [`no_tail`] (which is its own).
     prev: NonNull<TailEntry>,
@@ -394,7 +396,8 @@ impl Arena {
 
     /// Appends `entry` (the header bumped right before a value's slot that ends at `end`) to
     /// `record`'s tail, whose newest entry is `tail`, dropping nothing until the value is built
-    /// and its drop function stored ([`TailEntry::drop_word`]). The tail's end moves to `end`,
+    /// and its drop function stored ([`TailEntry::drop_word`]; with `BUILT`, unwritten until
+    /// then, below). The tail's end moves to `end`,
     /// so the values a constructor allocates meanwhile may join the tail after it.
     ///
     /// With `BUILT` the entry's `drop` word is left unwritten: the caller writes the value and
@@ -526,8 +529,10 @@ impl Arena {
             let rec = rec_ptr.as_ptr();
             // SAFETY: records in the list are live: they are only unlinked here, and the memory
             // they sit in is only reused after they were unlinked. Fields are read and written
-            // through the raw pointer: a destructor run below may reach the arena's statistics
-            // but never a record.
+            // through the raw pointer. No destructor run below reaches this arena (a reset, a
+            // rewind and a scope's end hold it exclusively, a scratch reset keeps its depth
+            // counted, and the arena's drop has it to itself), so none reads the list's head or
+            // a record's tail while `head` and `rest` hold them.
             let tail = unsafe { (*rec).tail };
             if !ALL {
                 // A record is freed (and dropped whole) as soon as any of its values reaches
@@ -561,8 +566,8 @@ impl Arena {
                 }
                 impl Drop for Rest {
                     fn drop(&mut self) {
-                        // SAFETY: the record is linked, so live (see above), and only the
-                        // walk reaches it while its destructors run.
+                        // SAFETY: the record is reachable from `head`, so live (see above),
+                        // and only the walk reaches it while its destructors run.
                         unsafe { (*self.rec).tail = self.next };
                     }
                 }
