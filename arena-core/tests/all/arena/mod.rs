@@ -9,6 +9,7 @@ mod hostile_inputs;
 mod model;
 mod pages;
 mod panic_safety;
+mod panicking_rewinds;
 mod parity_slices;
 mod reentrancy;
 mod reset_walk;
