@@ -16,25 +16,19 @@ struct A(Log, u32, u32, #[allow(dead_code)] u64);
 struct B(Log, u32, u32, #[allow(dead_code)] [u64; 3]);
 impl Drop for A {
     fn drop(&mut self) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(self.1);
-        if self.1 == self.2 {
-            panic!("bomb A {}", self.1);
-        }
+        dropped(&self.0, self.1, self.2);
     }
 }
 impl Drop for B {
     fn drop(&mut self) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(self.1);
-        if self.1 == self.2 {
-            panic!("bomb B {}", self.1);
-        }
+        dropped(&self.0, self.1, self.2);
     }
+}
+
+/// Logs `id`, and panics if it is the `bomb`.
+fn dropped(log: &Log, id: u32, bomb: u32) {
+    log.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+    assert_ne!(id, bomb, "this destructor panics");
 }
 
 /// Allocates the ids in order with the pattern given ('a', 'b', 'x' = try_alloc_with that
