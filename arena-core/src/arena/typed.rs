@@ -491,19 +491,14 @@ impl Arena {
     pub fn try_alloc_box_slice_fill_with<T, F: FnMut(usize) -> T>(
         &self,
         len: usize,
-        mut f: F,
+        f: F,
     ) -> Result<ArenaBox<'_, [T]>, ArenaError> {
         // SAFETY: without `REGISTER`, nothing is required of `T`.
-        let built =
-            unsafe { self.fill_slice::<false, T, _, _>(len, |i| Ok::<T, Infallible>(f(i))) };
-        match built {
-            // SAFETY: the slice's values are initialised in memory the arena handed out once
-            // and, without a record, never drops or reaches again until a reset or rewind,
-            // which the box's borrow rules out (dangling and aligned when it takes no bytes).
-            Ok(slice) => Ok(unsafe { ArenaBox::from_raw(NonNull::from(slice)) }),
-            Err(AllocOrInitError::Alloc(e)) => Err(e),
-            Err(AllocOrInitError::Init(never)) => match never {},
-        }
+        let slice = unsafe { self.fill_slice_with::<false, T, F>(len, f) }?;
+        // SAFETY: the slice's values are initialised in memory the arena handed out once and,
+        // without a record, never drops or reaches again until a reset or rewind, which the
+        // box's borrow rules out (dangling and aligned when it takes no bytes).
+        Ok(unsafe { ArenaBox::from_raw(NonNull::from(slice)) })
     }
 
     /// [`try_alloc_box_slice_fill_with`](Arena::try_alloc_box_slice_fill_with), panicking on
@@ -628,9 +623,25 @@ impl Arena {
     pub fn try_alloc_slice_fill_with<T: ArenaDrop + 'static, F: FnMut(usize) -> T>(
         &self,
         len: usize,
+        f: F,
+    ) -> Result<&mut [T], ArenaError> {
+        // SAFETY: `T` is `ArenaDrop + 'static`: the arena may drop its values.
+        unsafe { self.fill_slice_with::<true, T, F>(len, f) }
+    }
+
+    /// [`fill_slice`](Arena::fill_slice) with a constructor that cannot fail.
+    ///
+    /// # Safety
+    ///
+    /// As for `fill_slice`.
+    #[inline]
+    unsafe fn fill_slice_with<const REGISTER: bool, T, F: FnMut(usize) -> T>(
+        &self,
+        len: usize,
         mut f: F,
     ) -> Result<&mut [T], ArenaError> {
-        match self.build_slice(len, |i| Ok::<T, core::convert::Infallible>(f(i))) {
+        // SAFETY: guaranteed by the caller.
+        match unsafe { self.fill_slice::<REGISTER, T, _, _>(len, |i| Ok::<T, Infallible>(f(i))) } {
             Ok(slice) => Ok(slice),
             Err(AllocOrInitError::Alloc(e)) => Err(e),
             Err(AllocOrInitError::Init(never)) => match never {},
