@@ -969,6 +969,23 @@ fn tracked_budget() -> Runner {
         .with_budget(Budget::fail(1 << 30));
     rounds!(a, i => a.alloc(words::<8>(i)), a.reset())
 }
+/// The same tracked arena, dereferenced once per round (`let arena: &Arena = &tracked;`): the
+/// wrapper's check that its budget is still on the allocator runs once, and every allocation in
+/// the loop is the arena's own, under the budget the arena holds.
+fn tracked_budget_deref_once() -> Runner {
+    let mut a = Tracked::new(Arena::with_capacity(ARENA_BYTES), "budgeted", "Bench")
+        .with_budget(Budget::fail(1 << 30));
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            let arena: &Arena = &a;
+            for i in 0..ARENA_N {
+                black_box(arena.alloc(words::<8>(i)));
+            }
+            a.reset();
+        }
+        0
+    })
+}
 fn tracked_none() -> Runner {
     let mut a = Tracked::new(Arena::with_capacity(ARENA_BYTES), "tagged", "Bench");
     rounds!(a, i => a.alloc(words::<8>(i)), a.reset())
@@ -1214,6 +1231,7 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "tracked-budget", tracked_budget),
                 (Peer, "untracked", bump_ours::<8>),
+                (Other, "tracked-deref-once", tracked_budget_deref_once),
                 (Other, "tracked-no-budget", tracked_none),
                 (Other, "bumpalo", bump_bumpalo::<8>),
             ],
