@@ -50,9 +50,9 @@ use super::usage::{MemoryUsage, Usage};
 /// a compare and a branch: a loop writing 64-byte values runs 30 instructions per value through
 /// the wrapper and 27 on the bare arena). The compiler cannot move that compare out of a loop,
 /// since the values written in the loop could, for all it knows, land on the wrapper. Borrow
-/// the allocator once before the loop instead: the compare
-/// runs once, and every allocation in the loop is the allocator's own, under the budget the
-/// allocator itself enforces, so it costs what it costs without the wrapper.
+/// the allocator once before the loop instead: the compare runs once, and every allocation in
+/// the loop is the allocator's own, under the budget the allocator itself enforces, so it costs
+/// what it costs without the wrapper.
 ///
 /// ```
 /// use arena_kit::{Arena, Budget, Tracked};
