@@ -221,12 +221,12 @@ fn allocate_in_the_warning_arena(event: &Event) {
 }
 
 /// Runs `f` on `arena` (in `REENTERED`) with the re-entrant sink set, the sink allocating
-/// `in_sink`; returns `f`'s result and the sink's block (0 if the sink did not run).
+/// `in_sink`; returns `f`'s result, the sink's block (0 if the sink did not run) and the arena.
 fn with_reentrant_sink<R>(
     arena: Tracked<Arena, &'static str>,
     in_sink: std::alloc::Layout,
     f: impl FnOnce(&Tracked<Arena, &'static str>) -> R,
-) -> (R, usize) {
+) -> (R, usize, Tracked<Arena, &'static str>) {
     let _turn = SINK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     REENTERED.with(|r| *r.borrow_mut() = Some(arena));
     SINK_LAYOUT.set(Some(in_sink));
@@ -235,8 +235,8 @@ fn with_reentrant_sink<R>(
     let out = REENTERED.with(|r| f(r.borrow().as_ref().unwrap()));
     set_report_sink(None);
     take_seen();
-    REENTERED.with(|r| r.borrow_mut().take());
-    (out, SINK_BLOCK.get())
+    let arena = REENTERED.with(|r| r.borrow_mut().take()).unwrap();
+    (out, SINK_BLOCK.get(), arena)
 }
 
 /// The warning for the padding of a new page's data start (the request alone fitted the
@@ -245,31 +245,42 @@ fn with_reentrant_sink<R>(
 #[test]
 fn a_sink_allocating_during_a_new_pages_padding_warning_gets_other_bytes() {
     use std::alloc::Layout;
-    let request = Layout::from_size_align(8192, 4096).unwrap();
+    // A 1 MiB alignment makes the padding all but certain: a page's data start lies a few dozen
+    // bytes past where the system allocator put the page (its own header, then the page's), and
+    // allocators place a block this large on a page boundary or just past one, never 48 bytes
+    // short of a MiB boundary. Where one did, the try is repeated with that arena kept alive, so
+    // the next page is other memory rather than the same block freed and taken again (with a
+    // small alignment and freed arenas, every try landed at the same address: one unlucky
+    // placement failed them all).
+    let request = Layout::from_size_align(8192, 1 << 20).unwrap();
     let in_sink = Layout::from_size_align(64, 4096).unwrap();
-    // Retried a few times: a page whose data start happens to be 4096-aligned needs no padding.
-    // Each try first takes a block of another size and keeps it, so the next try's page is not
-    // the last one's freed memory at the same address (which would repeat the alignment).
-    let mut spacers = Vec::new();
-    for attempt in 1..=8 {
-        spacers.push(vec![0u8; 16 * attempt]);
+    let mut kept = Vec::new();
+    for _ in 0..4 {
         let arena = Tracked::new(Arena::chained(1024), "chained", "Test");
         arena.alloc([0u8; 900]);
         let budget = arena.used() + request.size();
         let arena = arena.with_budget(Budget::warn(budget));
-        let (outer, inner) = with_reentrant_sink(arena, in_sink, |a| {
-            a.alloc_layout(request).as_ptr() as usize
+        let ((outer, padded), inner, arena) = with_reentrant_sink(arena, in_sink, |a| {
+            let outer = a.alloc_layout(request).as_ptr() as usize;
+            (outer, a.used() > budget)
         });
-        if inner == 0 {
-            continue; // no padding, no warning
+        if !padded {
+            assert_eq!(inner, 0, "no padding, so no warning and no sink");
+            kept.push((outer, arena));
+            continue;
         }
+        assert_ne!(
+            inner, 0,
+            "the padding crossed the budget, so the sink ran and allocated"
+        );
         assert!(
             inner + in_sink.size() <= outer || outer + request.size() <= inner,
             "the sink's block {inner:#x} overlaps the request's {outer:#x}"
         );
         return;
     }
-    panic!("no page needed padding in 8 tries");
+    let at: Vec<usize> = kept.iter().map(|&(outer, _)| outer).collect();
+    panic!("no page needed padding in 4 tries, the request at {at:#x?}");
 }
 
 /// Growing the newest block in place over a budget warns before the block grows: a block the
@@ -283,7 +294,7 @@ fn a_sink_allocating_during_a_grow_in_place_warning_gets_other_bytes() {
         Tracked::new(Arena::with_capacity(4096), "fixed", "Test").with_budget(Budget::warn(256));
     let old = Layout::from_size_align(128, 8).unwrap();
     let new = Layout::from_size_align(512, 8).unwrap();
-    let ((start, len), inner) = with_reentrant_sink(arena, Layout::new::<u64>(), |a| {
+    let ((start, len), inner, _) = with_reentrant_sink(arena, Layout::new::<u64>(), |a| {
         let arena: &Arena = a;
         let block = arena.allocate(old).unwrap().cast::<u8>();
         // SAFETY: `block` is a live block of `old` from this allocator, and `new` is larger.
@@ -327,7 +338,7 @@ fn two_part_allocation_keeps_the_sinks_block(
     for capacity in [in_sink.size() + both_parts - 1, both_parts - 1] {
         let arena = Tracked::new(Arena::with_capacity(capacity), "fixed", "Test")
             .with_budget(Budget::warn(1));
-        let ((columns, used, next), inner) = with_reentrant_sink(arena, in_sink, |a| {
+        let ((columns, used, next), inner, _) = with_reentrant_sink(arena, in_sink, |a| {
             let columns = alloc(a);
             let used = a.used();
             let next = a.try_alloc_layout(in_sink).map(|p| p.as_ptr() as usize);
