@@ -48,10 +48,9 @@ use crate::tags::{BudgetGate, Budgeted, PageTag};
 /// Invariant in `T`, because it stores `T::Columns` (an associated type). That is also what
 /// soundness asks of a container whose rows can be written through `&mut self`.
 pub struct SoaPool<T: Soa> {
-    values: SoaVec<T>,
-    /// The slot of each row.
-    owners: Vec<u32>,
-    /// The handle map: each live slot's payload is its value's row.
+    /// The columns and each row's slot.
+    rows: Rows<T>,
+    /// The handle map: each live slot's payload is its value's row, below `rows.len()`.
     slots: SlotMap<u32>,
     drop_report: Option<fn(&PoolStats)>,
 }
@@ -112,12 +111,9 @@ impl<T: Soa> SoaPool<T> {
         let oom = PoolCapacityError::OutOfMemory {
             requested: capacity,
         };
-        let values = SoaVec::try_with_capacity(capacity).map_err(|_| oom.clone())?;
-        let mut owners = Vec::new();
-        owners.try_reserve_exact(capacity).map_err(|_| oom)?;
+        let rows = Rows::with_capacity(capacity).map_err(|()| oom)?;
         Ok(SoaPool {
-            values,
-            owners,
+            rows,
             slots,
             drop_report: None,
         })
@@ -132,13 +128,13 @@ impl<T: Soa> SoaPool<T> {
     /// The number of live values.
     #[inline]
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.rows.values.len()
     }
 
     /// Whether no value is live.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.rows.values.is_empty()
     }
 
     /// How many values can be live at once (for a growable pool, before its next chunk).
@@ -162,21 +158,9 @@ impl<T: Soa> SoaPool<T> {
     /// (nothing changed then but the capacity).
     #[inline(always)]
     #[track_caller]
-    fn fill(
-        values: &mut SoaVec<T>,
-        owners: &mut Vec<u32>,
-        claim: Claim<'_, u32>,
-        value: T,
-    ) -> Result<Handle<T>, T> {
-        let row = values.len();
-        // Room for the back link first: if growing it fails (a panic), only its capacity
-        // changed and the claim is given back.
-        if owners.len() == owners.capacity() {
-            Self::grow_owners(owners, values.page_tag());
-        }
-        // Then the value: if splitting it panics, nothing else has changed.
-        values.try_push(value).map_err(|e| e.into_inner())?;
-        owners.push(claim.index());
+    fn fill(rows: &mut Rows<T>, claim: Claim<'_, u32>, value: T) -> Result<Handle<T>, T> {
+        let row = rows.len();
+        rows.try_push(value, claim.index())?;
         Ok(claim.commit(row as u32))
     }
 
@@ -195,7 +179,7 @@ impl<T: Soa> SoaPool<T> {
             Ok(claim) => claim,
             Err(refusal) => return Err(PoolFull::new(value, capacity, refusal)),
         };
-        Self::fill(&mut self.values, &mut self.owners, claim, value)
+        Self::fill(&mut self.rows, claim, value)
             .map_err(|value| PoolFull::new(value, capacity, Refusal::Full))
     }
 
@@ -207,26 +191,23 @@ impl<T: Soa> SoaPool<T> {
     #[inline]
     #[track_caller]
     pub fn insert(&mut self, value: T) -> Handle<T> {
-        if !self.values.has_room_for_one() || self.owners.len() == self.owners.capacity() {
+        if !self.rows.has_room() {
             return self.insert_growing(value);
         }
         // User code (`into_columns`) runs before anything changes.
         let parts = super::row_to_raw(value);
         // If this panics (full, or over a budget), `parts` is dropped and nothing changed.
-        let handle: Handle<T> = self.slots.insert_or_panic(self.values.len() as u32);
-        // SAFETY: there is room for one more row and one more back link (checked above), and
-        // nothing since has added to either (`row_to_raw` and the slot map touch neither).
-        unsafe {
-            self.values.push_raw_unchecked(parts);
-            push_within_capacity(&mut self.owners, handle.index());
-        }
+        let handle: Handle<T> = self.slots.insert_or_panic(self.rows.len() as u32);
+        // SAFETY: `has_room` said so above, and nothing since has added a row (`row_to_raw` and
+        // the slot map do not touch the rows).
+        unsafe { self.rows.push_unchecked(parts, handle.index()) };
         handle
     }
 
-    /// [`insert`](Self::insert) when the columns or the back links must grow first (growable
-    /// pools; a fixed pool only when full). The slot is claimed before anything grows, so a
-    /// pool that cannot take the value (full, or over a `Fail` or `Panic` budget) panics having
-    /// grown nothing, and a `Warn` budget warns once.
+    /// [`insert`](Self::insert) when the rows must grow first (growable pools; a fixed pool only
+    /// when full). The slot is claimed before anything grows, so a pool that cannot take the
+    /// value (full, or over a `Fail` or `Panic` budget) panics having grown nothing, and a
+    /// `Warn` budget warns once.
     #[cold]
     #[inline(never)]
     #[track_caller]
@@ -235,49 +216,18 @@ impl<T: Soa> SoaPool<T> {
         let parts = super::row_to_raw(value);
         let claim = self.slots.claim_or_panic();
         // If this panics (out of memory), the claim is dropped: nothing changed but the slot
-        // map's capacity.
-        if self.values.len() == self.values.capacity() && self.values.try_reserve(1).is_err() {
+        // map's and the rows' capacities.
+        if self.rows.make_room().is_err() {
             out_of_memory()
         }
         // The columns' own budget, if one was ever set on them (a pool budgets its slots).
-        self.values.make_room_for_one();
-        Self::grow_owners(&mut self.owners, self.values.page_tag());
-        let handle: Handle<T> = claim.commit(self.values.len() as u32);
-        // SAFETY: room for one more row (`make_room_for_one`) and one more back link
-        // (`grow_owners`) was made just above, and committing the claim touches neither.
-        unsafe {
-            self.values.push_raw_unchecked(parts);
-            push_within_capacity(&mut self.owners, handle.index());
-        }
+        self.rows.values.make_room_for_one();
+        let handle: Handle<T> = claim.commit(self.rows.len() as u32);
+        // SAFETY: `make_room` made room for one more row and its link, `make_room_for_one`
+        // checked the columns' budget without adding a row, and committing the claim touches
+        // neither.
+        unsafe { self.rows.push_unchecked(parts, handle.index()) };
         handle
-    }
-
-    /// Room for one more back link, charged to the columns' tag. With a tag, the links move to
-    /// a new block (a `realloc` would keep the old block's tag, which may be from before the
-    /// pool was tagged), as the columns' small blocks do.
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn grow_owners(owners: &mut Vec<u32>, tag: PageTag) {
-        if owners.len() < owners.capacity() {
-            return;
-        }
-        let charge = tag.charge();
-        let grown = if tag.is_none() {
-            owners.try_reserve(1)
-        } else {
-            let mut moved = Vec::new();
-            moved
-                .try_reserve_exact(owners.capacity().saturating_mul(2).max(4))
-                .map(|()| {
-                    moved.extend_from_slice(owners);
-                    *owners = moved;
-                })
-        };
-        drop(charge);
-        if grown.is_err() {
-            out_of_memory()
-        }
     }
 
     /// Inserts the value `f` builds from its own handle, and returns the handle. If `f` panics,
@@ -289,7 +239,7 @@ impl<T: Soa> SoaPool<T> {
     pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
         let claim = self.slots.claim_or_panic();
         let value = f(claim.handle());
-        match Self::fill(&mut self.values, &mut self.owners, claim, value) {
+        match Self::fill(&mut self.rows, claim, value) {
             Ok(handle) => handle,
             Err(_) => out_of_memory(),
         }
@@ -304,7 +254,7 @@ impl<T: Soa> SoaPool<T> {
     pub fn try_insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Option<Handle<T>> {
         let claim = self.slots.claim().ok()?;
         let value = f(claim.handle());
-        Self::fill(&mut self.values, &mut self.owners, claim, value).ok()
+        Self::fill(&mut self.rows, claim, value).ok()
     }
 
     /// The row of a live handle. On a miss, a handle carrying another pool's tag panics (debug
@@ -330,7 +280,7 @@ impl<T: Soa> SoaPool<T> {
     where
         T::Columns: super::ColumnAt<K>,
     {
-        self.values.column_mut::<K>()
+        self.rows.values.column_mut::<K>()
     }
 
     /// Whether `handle`'s value is still live.
@@ -350,7 +300,7 @@ impl<T: Soa> SoaPool<T> {
     #[inline]
     #[track_caller]
     pub fn get(&self, handle: Handle<T>) -> Option<T::Ref<'_>> {
-        self.values.get(self.row(handle)?)
+        self.rows.values.get(self.row(handle)?)
     }
 
     /// Exclusive references to the fields of `handle`'s value, or `None` if it was removed.
@@ -361,7 +311,7 @@ impl<T: Soa> SoaPool<T> {
     #[track_caller]
     pub fn get_mut(&mut self, handle: Handle<T>) -> Option<T::Mut<'_>> {
         let row = self.row(handle)?;
-        self.values.get_mut(row)
+        self.rows.values.get_mut(row)
     }
 
     /// References to the fields of `handle`'s value.
@@ -386,6 +336,7 @@ impl<T: Soa> SoaPool<T> {
     pub fn row_of_mut(&mut self, handle: Handle<T>) -> T::Mut<'_> {
         match self.row(handle) {
             Some(row) => self
+                .rows
                 .values
                 .get_mut(row)
                 .expect("a live slot's row is in range"),
@@ -407,7 +358,7 @@ impl<T: Soa> SoaPool<T> {
             .slots
             .get_disjoint_mut(handles)?
             .map(|&mut row| row as usize);
-        self.values.get_disjoint_mut(rows)
+        self.rows.values.get_disjoint_mut(rows)
     }
 
     /// Removes `handle`'s value and returns it; `None` if it was already removed. The last value
@@ -428,15 +379,15 @@ impl<T: Soa> SoaPool<T> {
     /// Takes the value out of `row`, whose slot was just freed, moving the last row into it.
     #[inline]
     fn remove_row(&mut self, row: usize) -> T {
-        // The back links are fixed up before the value is rebuilt (user code that may panic).
-        self.owners.swap_remove(row);
-        if let Some(&moved) = self.owners.get(row) {
-            *self
-                .slots
-                .payload_at_mut(moved)
-                .expect("a row's owner is live") = row as u32;
-        }
-        self.values.swap_remove(row)
+        let slots = &mut self.slots;
+        // The moved row's slot is fixed up before the value is rebuilt (user code that may
+        // panic).
+        let fix = |moved: u32| {
+            *slots.payload_at_mut(moved).expect("a row's owner is live") = row as u32;
+        };
+        assert!(row < self.rows.len(), "a live slot's row is in range");
+        // SAFETY: `row` is below the row count (just asserted).
+        unsafe { self.rows.swap_remove(row, fix) }
     }
 
     /// Keeps only the values for which `keep` returns `true`; the others are removed (and
@@ -444,10 +395,10 @@ impl<T: Soa> SoaPool<T> {
     /// (removing one moves the last row into its place).
     pub fn retain(&mut self, mut keep: impl FnMut(Handle<T>, T::Mut<'_>) -> bool) {
         let mut row = 0;
-        while row < self.values.len() {
-            let index = self.owners[row];
+        while row < self.rows.len() {
+            let index = self.rows.owner(row);
             let handle = self.slots.handle_at(index).expect("a row's owner is live");
-            let row_mut = self.values.get_mut(row).expect("row below len");
+            let row_mut = self.rows.values.get_mut(row).expect("row below len");
             if keep(handle, row_mut) {
                 row += 1;
             } else {
@@ -467,26 +418,26 @@ impl<T: Soa> SoaPool<T> {
     /// generations, so old handles stay rejected.
     pub fn clear(&mut self) {
         self.slots.clear();
-        self.owners.clear();
-        self.values.clear();
+        // The links past the row count are stale, and never read.
+        self.rows.values.clear();
     }
 
     /// Removes the value in the last row with its handle.
     fn pop(&mut self) -> Option<(Handle<T>, T)> {
-        let index = *self.owners.last()?;
+        let index = self.rows.owner(self.rows.len().checked_sub(1)?);
         let handle = self.slots.handle_at(index).expect("a row's owner is live");
         self.slots.remove_at(index);
-        self.owners.pop();
-        let value = self.values.pop().expect("one row per owner");
+        let value = self.rows.values.pop().expect("one row per owner");
         Some((handle, value))
     }
 
     /// Every live value with its handle, in row order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (Handle<T>, T::Ref<'_>)> + '_ {
         let slots = &self.slots;
-        self.owners
+        self.rows
+            .owners()
             .iter()
-            .zip(self.values.iter())
+            .zip(self.rows.values.iter())
             .map(move |(&index, row)| {
                 let handle = slots.handle_at(index).expect("a row's owner is live");
                 (handle, row)
@@ -496,9 +447,10 @@ impl<T: Soa> SoaPool<T> {
     /// Every live value mutably with its handle, in row order.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (Handle<T>, T::Mut<'_>)> + '_ {
         let slots = &self.slots;
-        self.owners
+        let rows = &mut self.rows;
+        rows.owners[..rows.values.len()]
             .iter()
-            .zip(self.values.iter_mut())
+            .zip(rows.values.iter_mut())
             .map(move |(&index, row)| {
                 let handle = slots.handle_at(index).expect("a row's owner is live");
                 (handle, row)
@@ -507,40 +459,205 @@ impl<T: Soa> SoaPool<T> {
 
     /// The live values as [`Soa::Mut`] views, in row order, without handles.
     pub fn values_mut(&mut self) -> super::IterMut<'_, T> {
-        self.values.iter_mut()
+        self.rows.values.iter_mut()
     }
 
     /// The live values as [`Soa::Ref`] views, in row order, without handles.
     pub fn values(&self) -> Iter<'_, T> {
-        self.values.iter()
+        self.rows.values.iter()
     }
 
     /// Every column of the live values as a shared slice (contiguous, no holes).
     #[inline]
     pub fn slices(&self) -> T::Slices<'_> {
-        self.values.slices()
+        self.rows.values.slices()
     }
 
     /// Every column of the live values as an exclusive slice (contiguous, no holes).
     #[inline]
     pub fn slices_mut(&mut self) -> T::SlicesMut<'_> {
-        self.values.slices_mut()
+        self.rows.values.slices_mut()
     }
 }
 
-/// Appends `index` to `owners` without a capacity check.
+/// The columns and each row's back link: the slot that owns it.
 ///
-/// # Safety
-/// - `owners.len() < owners.capacity()`.
-#[inline(always)]
-unsafe fn push_within_capacity(owners: &mut Vec<u32>, index: u32) {
-    let len = owners.len();
-    debug_assert!(len < owners.capacity());
-    // SAFETY: guaranteed by the caller: element `len` is within the allocation, and the new
-    // length covers exactly the elements written.
-    unsafe {
-        owners.as_mut_ptr().add(len).write(index);
-        owners.set_len(len + 1);
+/// `owners` has an entry for every row the pool may fill without growing: its length is at
+/// least the row count, its entries below the row count are the live rows' slots, and the rest
+/// are stale (left by removed rows, or 0). It never shrinks, so the back links keep no length
+/// of their own: a push writes one entry and a remove moves one, against the columns' length.
+///
+/// `room` is the row count up to which a push needs no check: the rows the columns take without
+/// growing or asking a budget, capped at `owners.len()`. [`refresh_room`](Rows::refresh_room)
+/// is its only writer, called after anything grows; a panic before it leaves `room` low (a push
+/// then takes the slow path), never high.
+struct Rows<T: Soa> {
+    values: SoaVec<T>,
+    owners: Vec<u32>,
+    room: usize,
+}
+
+impl<T: Soa> Rows<T> {
+    /// Rows for `capacity` values, allocated at once; `Err` if out of memory.
+    fn with_capacity(capacity: usize) -> Result<Self, ()> {
+        let values = SoaVec::try_with_capacity(capacity).map_err(drop)?;
+        Self::from_parts(values, Vec::new(), capacity)
+    }
+
+    /// The rows of `values` and their links `owners`, with links for at least `links` rows (and
+    /// for every row of the columns' capacity); `Err` if out of memory.
+    fn from_parts(values: SoaVec<T>, owners: Vec<u32>, links: usize) -> Result<Self, ()> {
+        debug_assert!(owners.len() >= values.len());
+        let mut rows = Rows {
+            values,
+            owners,
+            room: 0,
+        };
+        rows.grow_links(links.max(rows.links_wanted()))?;
+        rows.refresh_room();
+        Ok(rows)
+    }
+
+    /// The number of rows.
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The live rows' slots, in row order.
+    fn owners(&self) -> &[u32] {
+        &self.owners[..self.values.len()]
+    }
+
+    /// The slot that owns `row`.
+    ///
+    /// # Panics
+    /// If `row` is not below the row count.
+    fn owner(&self, row: usize) -> u32 {
+        self.owners()[row]
+    }
+
+    /// Whether one more row fits without a check: `false` sends the caller to
+    /// [`make_room`](Self::make_room).
+    #[inline(always)]
+    fn has_room(&self) -> bool {
+        self.values.len() < self.room
+    }
+
+    /// Recomputes `room` (see the type's docs): its only writer.
+    fn refresh_room(&mut self) {
+        self.room = self.values.room_end().min(self.owners.len());
+    }
+
+    /// The links the columns' capacity asks for: one per row, or for zero-sized rows (whose
+    /// columns never run out) the row count plus one, doubling.
+    fn links_wanted(&self) -> usize {
+        if size_of::<T>() == 0 {
+            let len = self.values.len();
+            if len < self.owners.len() {
+                return self.owners.len();
+            }
+            len.saturating_add(1)
+                .max(self.owners.len().saturating_mul(2))
+                .max(4)
+        } else {
+            self.values.capacity()
+        }
+    }
+
+    /// Makes room for one more row: the columns grow as a [`SoaVec`]'s do, then the links to
+    /// match. `Err` if out of memory; nothing is lost then (only capacities may have grown).
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self) -> Result<(), ()> {
+        if self.values.len() == self.values.capacity() {
+            self.values.try_reserve(1).map_err(drop)?;
+        }
+        self.grow_links(self.links_wanted())?;
+        self.refresh_room();
+        Ok(())
+    }
+
+    /// Links for at least `links` rows, charged to the columns' tag. With a tag, the links move
+    /// to a new block (a `realloc` would keep the old block's tag, which may be from before the
+    /// pool was tagged), as the columns' small blocks do. `Err` if out of memory (nothing
+    /// changed then).
+    fn grow_links(&mut self, links: usize) -> Result<(), ()> {
+        let have = self.owners.len();
+        if links <= have {
+            return Ok(());
+        }
+        let tag = self.values.page_tag();
+        let charge = tag.charge();
+        let grown = if tag.is_none() {
+            self.owners.try_reserve_exact(links - have)
+        } else {
+            let mut moved = Vec::new();
+            moved.try_reserve_exact(links).map(|()| {
+                moved.extend_from_slice(&self.owners);
+                self.owners = moved;
+            })
+        };
+        drop(charge);
+        grown.map_err(drop)?;
+        // Within the capacity just reserved: no allocation.
+        self.owners.resize(links, 0);
+        Ok(())
+    }
+
+    /// Appends a row (its parts) and its link, without checks.
+    ///
+    /// # Safety
+    /// - The columns and the links have room for one more row: [`has_room`](Self::has_room)
+    ///   returned `true`, or [`make_room`](Self::make_room) returned `Ok`, and no row was added
+    ///   since.
+    #[inline(always)]
+    unsafe fn push_unchecked(&mut self, parts: <T::Columns as super::Columns>::Raw, owner: u32) {
+        let row = self.values.len();
+        debug_assert!(row < self.values.capacity() && row < self.owners.len());
+        // SAFETY: both have room for row `row` (guaranteed by the caller).
+        unsafe {
+            self.values.push_raw_unchecked(parts);
+            *self.owners.get_unchecked_mut(row) = owner;
+        }
+    }
+
+    /// Appends `value` and its link, making room first, or hands the value back if the columns
+    /// cannot grow or their budget refuses it (nothing changed then but capacities).
+    #[inline(always)]
+    #[track_caller]
+    fn try_push(&mut self, value: T, owner: u32) -> Result<(), T> {
+        if !self.has_room() && self.make_room().is_err() {
+            return Err(value);
+        }
+        let row = self.values.len();
+        // With room made, only a budget on the columns can refuse; the columns do not grow.
+        self.values.try_push(value).map_err(|e| e.into_inner())?;
+        self.owners[row] = owner;
+        Ok(())
+    }
+
+    /// Takes the value out of `row`, moving the last row (and its link) into its place. `moved`
+    /// is told the moved row's slot before the value is rebuilt (user code that may panic), so
+    /// the caller's map is final by then.
+    ///
+    /// # Safety
+    /// - `row` is below the row count.
+    #[inline(always)]
+    unsafe fn swap_remove(&mut self, row: usize, moved: impl FnOnce(u32)) -> T {
+        let len = self.values.len();
+        debug_assert!(row < len);
+        let last = len - 1;
+        if row != last {
+            // SAFETY: `row < last < len <= owners.len()` (the caller's bound, and the type's
+            // invariant).
+            let owner = unsafe { *self.owners.get_unchecked(last) };
+            // SAFETY: as above.
+            unsafe { *self.owners.get_unchecked_mut(row) = owner };
+            moved(owner);
+        }
+        // SAFETY: `row < len` (guaranteed by the caller).
+        unsafe { self.values.swap_remove_unchecked(row) }
     }
 }
 
@@ -555,7 +672,7 @@ fn out_of_memory() -> ! {
 impl<T: Soa> SoaPool<T> {
     /// The handle map and the columns, for serialization.
     pub(super) fn serde_parts(&self) -> (&SlotMap<u32>, &SoaVec<T>) {
-        (&self.slots, &self.values)
+        (&self.slots, &self.rows.values)
     }
 
     /// Builds a pool from what was read, or says what is wrong with it. Allocates only after
@@ -586,22 +703,21 @@ impl<T: Soa> SoaPool<T> {
             capacity: slots.capacity(),
         };
         let reserve = (slots.capacity() as usize).max(live);
-        let mut values = SoaVec::try_with_capacity(reserve).map_err(|_| oom.clone())?;
-        let mut owners = Vec::new();
-        owners.try_reserve_exact(reserve).map_err(|_| oom)?;
-        owners.resize(live, 0);
+        let mut rows = Rows::with_capacity(reserve).map_err(|()| oom)?;
         for value in staged {
-            values.push(value.expect("check_rows: every row is named once"));
+            rows.values
+                .push(value.expect("check_rows: every row is named once"));
         }
         for index in 0..slots.high_water() {
             if let Some(handle) = slots.handle_at::<Handle<T>>(index) {
                 let row = *slots.get(handle).expect("a live slot");
-                owners[row as usize] = index;
+                rows.owners[row as usize] = index;
             }
         }
+        // Pushing into reserved capacity grew nothing; `room` stands.
+        debug_assert_eq!(rows.room, rows.values.room_end().min(rows.owners.len()));
         Ok(SoaPool {
-            values,
-            owners,
+            rows,
             slots,
             drop_report: None,
         })
@@ -642,7 +758,7 @@ impl<T: Soa> Budgeted for SoaPool<T> {
 
     /// The columns, the back links and the handle map's chunks, as they grow from now on.
     fn charge_pages_to(&mut self, tag: PageTag) {
-        self.values.charge_pages_to(tag);
+        self.rows.values.charge_pages_to(tag);
         self.slots.charge_pages_to(tag);
     }
 }
@@ -665,15 +781,15 @@ where
     T::Columns: super::CloneColumns,
 {
     fn clone(&self) -> Self {
-        let mut values = self.values.clone();
+        let mut values = self.rows.values.clone();
         // A fixed pool keeps its promise of never allocating after construction.
-        let room = self.values.capacity().saturating_sub(values.len());
+        let room = self.rows.values.capacity().saturating_sub(values.len());
         crate::soa::raw::unwrap_alloc(values.try_reserve_exact(room));
-        let mut owners = Vec::with_capacity(self.owners.capacity());
-        owners.extend_from_slice(&self.owners);
+        let links = self.rows.owners.len();
+        let rows = Rows::from_parts(values, self.rows.owners.clone(), links)
+            .unwrap_or_else(|()| out_of_memory());
         SoaPool {
-            values,
-            owners,
+            rows,
             slots: self.slots.clone_with(|&row| row),
             drop_report: None,
         }

@@ -299,11 +299,12 @@ impl<T: Soa> SoaVec<T> {
         unsafe { self.push_raw_unchecked(parts) };
     }
 
-    /// Whether one more row fits without asking the allocator or the budget: `false` sends
-    /// the caller to [`make_room_for_one`](Self::make_room_for_one).
+    /// The row count below which one more row fits without asking the allocator or the budget
+    /// (the capacity, or less under a budget); at or above it, a push goes through
+    /// [`make_room_for_one`](Self::make_room_for_one).
     #[inline(always)]
-    pub(crate) fn has_room_for_one(&self) -> bool {
-        self.len < self.end
+    pub(crate) fn room_end(&self) -> usize {
+        self.end
     }
 
     /// Makes room for one more row under the budget, as [`push`](Self::push) does before
@@ -322,8 +323,8 @@ impl<T: Soa> SoaVec<T> {
     /// Appends a row whose room was made already.
     ///
     /// # Safety
-    /// - `len < capacity` (as [`has_room_for_one`](Self::has_room_for_one) or
-    ///   [`make_room_for_one`](Self::make_room_for_one) leave it).
+    /// - `len < capacity` (as `len <` [`room_end`](Self::room_end) says, or
+    ///   [`make_room_for_one`](Self::make_room_for_one) leaves it).
     #[inline(always)]
     pub(crate) unsafe fn push_raw_unchecked(&mut self, parts: <T::Columns as Columns>::Raw) {
         debug_assert!(self.len < self.capacity());
@@ -415,6 +416,18 @@ impl<T: Soa> SoaVec<T> {
             "swap_remove index {index} out of bounds (len {})",
             self.len
         );
+        // SAFETY: `index < len`, just asserted.
+        unsafe { self.swap_remove_unchecked(index) }
+    }
+
+    /// [`swap_remove`](Self::swap_remove) without the bounds check, for containers that know
+    /// the row is live.
+    ///
+    /// # Safety
+    /// - `index < len`.
+    #[inline]
+    pub(crate) unsafe fn swap_remove_unchecked(&mut self, index: usize) -> T {
+        debug_assert!(index < self.len);
         let cols = self.raw.cols;
         let last = self.len - 1;
         // SAFETY: row `index` is moved out, then the last row is copied over it, one column at a

@@ -182,3 +182,53 @@ proptest! {
         }
     }
 }
+
+/// A row with no bytes: its columns never run out, so the back links (one per row) are what
+/// must grow. Every path that adds a row is taken past the links' first allocation (`insert`,
+/// `try_insert`, `insert_with`, `try_insert_with`), with removes moving the last row around.
+#[derive(Soa, Clone, Copy, Debug, PartialEq)]
+struct Marker {
+    none: (),
+}
+
+#[test]
+fn zero_sized_rows_grow_their_back_links() {
+    let n = miri_or(100, 40);
+    for growable in [false, true] {
+        let mut pool: SoaPool<Marker> = if growable {
+            SoaPool::growable(4)
+        } else {
+            SoaPool::with_capacity(n)
+        };
+        let mut live = Vec::new();
+        for i in 0..n {
+            let h = match i % 4 {
+                0 => pool.insert(Marker { none: () }),
+                1 => pool.try_insert(Marker { none: () }).unwrap(),
+                2 => pool.insert_with(|_| Marker { none: () }),
+                _ => pool.try_insert_with(|_| Marker { none: () }).unwrap(),
+            };
+            live.push(h);
+            if i % 3 == 2 {
+                // Not the newest: the last row moves into the hole.
+                let gone = live.remove(i % live.len().saturating_sub(1).max(1));
+                assert_eq!(pool.remove(gone), Some(Marker { none: () }));
+                assert!(!pool.contains(gone));
+            }
+        }
+        assert_eq!(pool.len(), live.len());
+        for &h in &live {
+            assert!(pool.contains(h), "{h:?} stayed live");
+        }
+        let mut seen: Vec<_> = pool.iter().map(|(h, _)| h).collect();
+        seen.sort_by_key(|h| h.index());
+        live.sort_by_key(|h| h.index());
+        assert_eq!(seen, live, "every live row names its own handle");
+        let clone = pool.clone();
+        assert_eq!(clone.iter().count(), live.len());
+        assert_eq!(pool.drain().count(), live.len());
+        assert!(pool.is_empty());
+        pool.insert(Marker { none: () });
+        assert_eq!(pool.len(), 1);
+    }
+}
