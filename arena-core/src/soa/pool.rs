@@ -549,10 +549,11 @@ impl<T: Soa> Rows<T> {
         self.room = self.values.room_end().min(self.owners.len());
     }
 
-    /// The links the columns' capacity asks for: one per row, or for zero-sized rows (whose
-    /// columns never run out) the row count plus one, doubling.
+    /// The links the columns' capacity asks for: one per row, or where every column is
+    /// zero-sized (the columns never run out; the row type itself need not be zero-sized) the
+    /// row count plus one, doubling.
     fn links_wanted(&self) -> usize {
-        if size_of::<T>() == 0 {
+        if super::row_is_zst::<T>() {
             let len = self.values.len();
             if len < self.owners.len() {
                 return self.owners.len();

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use arena_kit_core::pool::Handle;
-use arena_kit_core::soa::SoaPool;
+use arena_kit_core::soa::{Col, Columns, Soa as SoaTrait, SoaPool};
 use arena_kit_derive::Soa;
 use proptest::prelude::*;
 use soa_rows::{Enemy, Mixed};
@@ -231,4 +231,48 @@ fn zero_sized_rows_grow_their_back_links() {
         pool.insert(Marker { none: () });
         assert_eq!(pool.len(), 1);
     }
+}
+
+/// Not zero-sized, but every column is (a hand-written `Soa` impl whose value is a constant):
+/// the columns never run out, as for a zero-sized row, so the back links must grow by
+/// themselves here too.
+#[derive(Debug, Clone, PartialEq)]
+struct Constant(u64);
+
+impl SoaTrait for Constant {
+    type Columns = (Col<()>, ());
+    type Ref<'a> = <Self::Columns as Columns>::Ref<'a>;
+    type Mut<'a> = <Self::Columns as Columns>::Mut<'a>;
+    type Slices<'a> = <Self::Columns as Columns>::Slices<'a>;
+    type SlicesMut<'a> = <Self::Columns as Columns>::SlicesMut<'a>;
+    fn into_columns(self) -> ((), ()) {
+        ((), ())
+    }
+    fn from_columns(_: ((), ())) -> Self {
+        Constant(7)
+    }
+    fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {
+        c
+    }
+    fn view_mut<'a>(c: Self::Mut<'a>) -> Self::Mut<'a> {
+        c
+    }
+    fn view_slices<'a>(c: Self::Slices<'a>) -> Self::Slices<'a> {
+        c
+    }
+    fn view_slices_mut<'a>(c: Self::SlicesMut<'a>) -> Self::SlicesMut<'a> {
+        c
+    }
+}
+
+#[test]
+fn rows_of_zero_sized_columns_grow_their_back_links() {
+    let mut fixed: SoaPool<Constant> = SoaPool::with_capacity(4);
+    let h = fixed.insert(Constant(7));
+    assert_eq!(fixed.remove(h), Some(Constant(7)));
+    let mut grown: SoaPool<Constant> = SoaPool::growable(4);
+    let hs: Vec<_> = (0..10).map(|_| grown.insert(Constant(7))).collect();
+    assert_eq!(grown.len(), 10);
+    assert_eq!(grown.clone().len(), 10);
+    assert!(hs.iter().all(|&h| grown.contains(h)));
 }
