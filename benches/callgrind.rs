@@ -698,6 +698,32 @@ fn drop1_ours_box() -> Runner {
     })
 }
 /// The runs jobs as [`drop1_ours_box`] does `drop-1type`: pairs of `RUN` boxes of each type.
+/// `drop-2types` as `drop2_bump_scope` writes it (a pair per element), for the same shape of loop.
+fn drop2_ours_box() -> Runner {
+    let mut a = Arena::with_capacity(ARENA_BYTES);
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            {
+                let a = &a;
+                let mut i = 0;
+                let held = a.alloc_box_slice_fill_with(ARENA_N / 2, |_| {
+                    i += 1;
+                    (
+                        a.alloc_box(Droppy::<0> {
+                            fields: words::<8>(i),
+                        }),
+                        a.alloc_box(Droppy::<1> {
+                            fields: words::<8>(i),
+                        }),
+                    )
+                });
+                black_box(&held);
+            }
+            a.reset();
+        }
+        0
+    })
+}
 fn drop_runs_ours_box<const RUN: usize>() -> Runner {
     let mut a = Arena::with_capacity(ARENA_BYTES);
     Box::new(move || {
@@ -1092,7 +1118,7 @@ fn jobs() -> Vec<Job> {
                 (Ours, "ours", drop_runs_ours::<1>),
                 (Peer, "bump-scope", drop2_bump_scope),
                 (Peer, "blink-alloc", drop_runs_blink::<1>),
-                (Other, "ours-box", drop_runs_ours_box::<1>),
+                (Other, "ours-box", drop2_ours_box),
             ],
         },
         Job {
