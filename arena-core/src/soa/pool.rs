@@ -447,10 +447,10 @@ impl<T: Soa> SoaPool<T> {
     /// Every live value mutably with its handle, in row order.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (Handle<T>, T::Mut<'_>)> + '_ {
         let slots = &self.slots;
-        let rows = &mut self.rows;
-        rows.owners[..rows.values.len()]
+        let (owners, values) = self.rows.owners_and_values_mut();
+        owners
             .iter()
-            .zip(rows.values.iter_mut())
+            .zip(values.iter_mut())
             .map(move |(&index, row)| {
                 let handle = slots.handle_at(index).expect("a row's owner is live");
                 (handle, row)
@@ -527,6 +527,11 @@ impl<T: Soa> Rows<T> {
     /// The live rows' slots, in row order.
     fn owners(&self) -> &[u32] {
         &self.owners[..self.values.len()]
+    }
+
+    /// The live rows' slots, and the columns mutably (see [`owners`](Self::owners)).
+    fn owners_and_values_mut(&mut self) -> (&[u32], &mut SoaVec<T>) {
+        (&self.owners[..self.values.len()], &mut self.values)
     }
 
     /// The slot that owns `row`.
@@ -715,8 +720,8 @@ impl<T: Soa> SoaPool<T> {
                 rows.owners[row as usize] = index;
             }
         }
-        // Pushing into reserved capacity grew nothing; `room` stands.
-        debug_assert_eq!(rows.room, rows.values.room_end().min(rows.owners.len()));
+        // The pushes went into reserved capacity, but `room` has one writer: ask it.
+        rows.refresh_room();
         Ok(SoaPool {
             rows,
             slots,
