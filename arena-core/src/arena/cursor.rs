@@ -53,14 +53,8 @@ fn round_up(addr: usize, align: usize) -> usize {
 
 /// The bump position of an arena and the counters that move with it.
 pub(super) struct Cursor {
-    // --- hot: read and written by every allocation ---
-    /// Next free byte in the current page.
-    ptr: Cell<NonNull<u8>>,
-    /// One past the last byte the fast path may hand out: the page end, or earlier when the
-    /// budget ends inside this page. Never below `ptr` while the cursor is at rest.
-    end: Cell<NonNull<u8>>,
-    /// Live allocations (since the last reset, minus those rewound or given back).
-    allocs: Cell<usize>,
+    /// Read and written by every allocation.
+    hot: Hot,
     // --- cold ---
     /// One past the last usable byte of the current page, never within the top [`SLACK`]
     /// bytes of the address space.
@@ -82,14 +76,33 @@ pub(super) struct Cursor {
     budget_limit: Cell<usize>,
 }
 
+/// The three words every allocation reads or writes, in one 32-byte-aligned block, so that
+/// they share a 64-byte cache line wherever the arena lies. Left to the compiler's field order
+/// they sat 64..88 bytes into the arena, and an arena placed 48 bytes past a line (one
+/// placement in four that a 16-byte-aligned allocator gives) had them on two lines: its loop of
+/// 8-byte allocations then took 1.01 ns per allocation instead of 0.78, where bumpalo's took
+/// 0.77 (see BENCHMARKS.md).
+#[repr(C, align(32))]
+struct Hot {
+    /// Next free byte in the current page.
+    ptr: Cell<NonNull<u8>>,
+    /// One past the last byte the fast path may hand out: the page end, or earlier when the
+    /// budget ends inside this page. Never below `ptr` while the cursor is at rest.
+    end: Cell<NonNull<u8>>,
+    /// Live allocations (since the last reset, minus those rewound or given back).
+    allocs: Cell<usize>,
+}
+
 impl Cursor {
     /// A cursor at the start of the root block `[start, end)`.
     pub(super) fn new(start: NonNull<u8>, end: NonNull<u8>) -> Cursor {
         let end = fast_bound(start, end);
         Cursor {
-            ptr: Cell::new(start),
-            end: Cell::new(end),
-            allocs: Cell::new(0),
+            hot: Hot {
+                ptr: Cell::new(start),
+                end: Cell::new(end),
+                allocs: Cell::new(0),
+            },
             page_end: Cell::new(end),
             cur: Cell::new(None),
             cur_index: Cell::new(0),
@@ -105,7 +118,7 @@ impl Cursor {
     /// Next free byte in the current page.
     #[inline(always)]
     pub(super) fn ptr(&self) -> NonNull<u8> {
-        self.ptr.get()
+        self.hot.ptr.get()
     }
 
     /// One past the last usable byte of the current page (the budget aside).
@@ -117,7 +130,7 @@ impl Cursor {
     /// One past the last byte the fast path may hand out (the page end clamped by the budget).
     #[inline]
     pub(super) fn end(&self) -> NonNull<u8> {
-        self.end.get()
+        self.hot.end.get()
     }
 
     /// The current page, `None` for the root.
@@ -153,19 +166,19 @@ impl Cursor {
     #[inline]
     pub(super) fn used(&self) -> usize {
         self.used_before.get()
-            + (self.ptr.get().as_ptr() as usize - self.cur_start.get().as_ptr() as usize)
+            + (self.hot.ptr.get().as_ptr() as usize - self.cur_start.get().as_ptr() as usize)
     }
 
     /// Bytes left in the current page (the budget aside).
     #[inline]
     pub(super) fn left_in_page(&self) -> usize {
-        self.page_end.get().as_ptr() as usize - self.ptr.get().as_ptr() as usize
+        self.page_end.get().as_ptr() as usize - self.hot.ptr.get().as_ptr() as usize
     }
 
     /// Live allocations.
     #[inline]
     pub(super) fn allocs(&self) -> usize {
-        self.allocs.get()
+        self.hot.allocs.get()
     }
 
     /// The largest `used()` ever reached.
@@ -193,9 +206,9 @@ impl Cursor {
         size: usize,
         align: usize,
     ) -> Option<NonNull<u8>> {
-        let ptr = self.ptr.get();
+        let ptr = self.hot.ptr.get();
         let addr = ptr.as_ptr() as usize;
-        let end = self.end.get().as_ptr() as usize;
+        let end = self.hot.end.get().as_ptr() as usize;
         let (aligned, new) = if CONST && size <= SLACK / 2 && align <= SLACK / 2 {
             // `addr <= end <= usize::MAX - SLACK` and `align - 1 + size < SLACK`: no wrap.
             let aligned = (addr + (align - 1)) & !(align - 1);
@@ -223,7 +236,8 @@ impl Cursor {
         // pointers stay inside the current page; `aligned >= addr > 0`.
         unsafe {
             let start = NonNull::new_unchecked(ptr.as_ptr().with_addr(aligned));
-            self.ptr
+            self.hot
+                .ptr
                 .set(NonNull::new_unchecked(ptr.as_ptr().with_addr(new)));
             Some(start)
         }
@@ -232,7 +246,7 @@ impl Cursor {
     /// How much `used()` would grow if `size` bytes at `align` were bumped in the current page
     /// ignoring the budget, or `None` if they do not fit before the page end.
     pub(super) fn growth_in_page(&self, size: usize, align: usize) -> Option<usize> {
-        let addr = self.ptr.get().as_ptr() as usize;
+        let addr = self.hot.ptr.get().as_ptr() as usize;
         let pad = addr.wrapping_neg() & (align - 1);
         let need = size.checked_add(pad)?;
         (need <= self.left_in_page()).then_some(need)
@@ -241,7 +255,7 @@ impl Cursor {
     /// Counts one more live allocation.
     #[inline(always)]
     pub(super) fn count_alloc(&self) {
-        self.allocs.set(self.allocs.get() + 1);
+        self.hot.allocs.set(self.hot.allocs.get() + 1);
     }
 
     /// Moves the bump pointer to `addr` inside the current page, keeping the page's provenance
@@ -254,24 +268,25 @@ impl Cursor {
     ///
     /// If `addr` is outside `[page start, clamped end]`.
     pub(super) fn move_to(&self, addr: usize, uncount: bool) -> NonNull<u8> {
-        let (start, end) = (self.cur_start.get(), self.end.get());
+        let (start, end) = (self.cur_start.get(), self.hot.end.get());
         assert!(
             (start.as_ptr() as usize..=end.as_ptr() as usize).contains(&addr),
             "the bump pointer stays inside the current page"
         );
-        if addr < self.ptr.get().as_ptr() as usize {
+        if addr < self.hot.ptr.get().as_ptr() as usize {
             self.high.set(self.high_water());
         }
         if uncount {
-            self.allocs.set(self.allocs.get() - 1);
+            self.hot.allocs.set(self.hot.allocs.get() - 1);
         }
         // `addr` is inside the current page, so the cursor's provenance (the page's) covers it;
         // the page start is non-null, so `addr` is too.
         let moved = self
+            .hot
             .ptr
             .get()
             .with_addr(NonZeroUsize::new(addr).expect("a page address is never null"));
-        self.ptr.set(moved);
+        self.hot.ptr.set(moved);
         if self.budget_limit.get() != usize::MAX {
             // A give-back below a clamp that sat at the old cursor (usage was over a budget set
             // later) must not let the fast path hand those bytes out again unchecked.
@@ -297,7 +312,7 @@ impl Cursor {
         self.cur_index.set(super::Arena::page_index(page));
         self.cur_start.set(start);
         self.page_end.set(page_end);
-        self.ptr.set(ptr);
+        self.hot.ptr.set(ptr);
         self.used_before.set(used_before);
         self.clamp();
     }
@@ -314,7 +329,7 @@ impl Cursor {
     ) {
         self.high.set(self.high_water());
         self.enter_page(page, bounds, ptr, used_before);
-        self.allocs.set(allocs);
+        self.hot.allocs.set(allocs);
     }
 
     /// Moves back to `ptr` in the current page (a scope's end when nothing else needs undoing):
@@ -323,10 +338,10 @@ impl Cursor {
     /// through the budget, which the caller settles after.
     #[inline]
     pub(super) fn rewind_in_page(&self, ptr: NonNull<u8>, allocs: usize) {
-        debug_assert!(self.cur_start.get() <= ptr && ptr <= self.ptr.get());
+        debug_assert!(self.cur_start.get() <= ptr && ptr <= self.hot.ptr.get());
         self.high.set(self.high_water());
-        self.ptr.set(ptr);
-        self.allocs.set(allocs);
+        self.hot.ptr.set(ptr);
+        self.hot.allocs.set(allocs);
     }
 
     /// Sets the most bytes `used()` may reach before the slow path must consult the budget
@@ -341,17 +356,18 @@ impl Cursor {
         let page_end = self.page_end.get();
         let limit = self.budget_limit.get();
         if limit == usize::MAX {
-            self.end.set(page_end);
+            self.hot.end.set(page_end);
             return;
         }
         let start = self.cur_start.get();
         let room = limit.saturating_sub(self.used_before.get());
         let page_len = page_end.as_ptr() as usize - start.as_ptr() as usize;
         let budget_end = start.as_ptr() as usize + room.min(page_len);
-        let at = budget_end.max(self.ptr.get().as_ptr() as usize);
+        let at = budget_end.max(self.hot.ptr.get().as_ptr() as usize);
         // `at` lies in `[ptr, page_end]`, inside the current page: the page's provenance covers
         // it and it is non-null.
-        self.end
+        self.hot
+            .end
             .set(start.with_addr(NonZeroUsize::new(at).expect("a page address is never null")));
     }
 }
@@ -361,6 +377,38 @@ mod tests {
     use super::{Cursor, SLACK, round_up};
     use core::num::NonZeroUsize;
     use core::ptr::NonNull;
+
+    /// The byte range, within an `Arena`, of the words every allocation reads or writes: the
+    /// bump pointer, the fast path's end and the live count.
+    fn hot_words_in_arena() -> core::ops::Range<usize> {
+        let cursor = core::mem::offset_of!(crate::arena::Arena, cursor);
+        let hot = core::mem::offset_of!(Cursor, hot);
+        let fields = [
+            hot + core::mem::offset_of!(super::Hot, ptr),
+            hot + core::mem::offset_of!(super::Hot, end),
+            hot + core::mem::offset_of!(super::Hot, allocs),
+        ];
+        let first = fields.iter().min().unwrap();
+        let last = fields.iter().max().unwrap();
+        cursor + first..cursor + last + size_of::<usize>()
+    }
+
+    /// Wherever an arena is placed (any address its alignment allows), the words every
+    /// allocation touches share one 64-byte cache line. Split over two lines (an arena at 48
+    /// bytes past a line, with the words at offsets 64..88), the loop of 8-byte allocations
+    /// took 1.01 ns per allocation against 0.78 in every other placement.
+    #[test]
+    fn every_allocations_words_share_one_cache_line_wherever_the_arena_lies() {
+        let hot = hot_words_in_arena();
+        assert!(hot.len() <= 64, "the hot words span {hot:?}");
+        for at in (0..64).step_by(align_of::<crate::arena::Arena>()) {
+            let (first_line, last_line) = ((at + hot.start) / 64, (at + hot.end - 1) / 64);
+            assert_eq!(
+                first_line, last_line,
+                "an arena {at} bytes past a cache line has its hot words (bytes {hot:?}) on two lines"
+            );
+        }
+    }
 
     /// A pointer with address `addr` and no provenance: zero-sized bumps never dereference.
     fn at(addr: usize) -> NonNull<u8> {
@@ -406,7 +454,7 @@ mod tests {
                     );
                     // a zero-sized bump moves the cursor to the handed-out pointer or not at all
                     assert_eq!(cursor.ptr(), got.unwrap_or(before));
-                    cursor.ptr.set(at(start));
+                    cursor.hot.ptr.set(at(start));
                 }
             }
         }
