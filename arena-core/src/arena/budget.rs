@@ -60,8 +60,18 @@ impl Arena {
     }
 
     /// Usage fell (a reset, a rewind, or the `Allocator` impl giving the newest block back):
-    /// re-arms a lifted `Warn` budget once usage is back under.
+    /// re-arms a lifted `Warn` budget once usage is back under. Without a budget that is one
+    /// test, inline (a scope's end pays it on every exit).
+    #[inline]
     pub(super) fn settle_budget(&self) {
+        if self.budget.get().is_some() {
+            self.settle_budget_gate();
+        }
+    }
+
+    /// [`settle_budget`](Self::settle_budget) with a budget set.
+    #[inline(never)]
+    fn settle_budget_gate(&self) {
         if let Some(mut gate) = self.budget.get() {
             gate.settle(self.used());
             self.budget.set(Some(gate));

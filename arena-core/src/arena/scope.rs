@@ -49,6 +49,7 @@ pub struct Scope<'a> {
 impl Arena {
     /// Opens a scope: everything allocated through the returned guard is freed (and dropped)
     /// when the guard is dropped. The arena itself is borrowed until then.
+    #[inline]
     pub fn scope(&mut self) -> Scope<'_> {
         let start = self.mark();
         let heads = self.list_heads();
