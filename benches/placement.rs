@@ -14,6 +14,7 @@ use std::hint::black_box;
 use std::ptr::NonNull;
 use std::time::Instant;
 
+use arena_kit::tags::{Budget, Tracked};
 use arena_kit::{Arena, FreeListHeap, Handle, Pool};
 
 /// `value` moved to `offset` bytes past a 64-byte boundary, `f` run on it, then dropped.
@@ -46,6 +47,19 @@ fn placed<T, R>(offset: usize, value: T, f: impl FnOnce(&mut T) -> R) -> R {
 /// The best of five runs of `run`, which returns ns per operation.
 fn best(mut run: impl FnMut() -> f64) -> f64 {
     (0..5).map(|_| run()).fold(f64::MAX, f64::min)
+}
+
+fn tracked8(arena: &mut Tracked<Arena, &'static str>) -> f64 {
+    best(|| {
+        let t = Instant::now();
+        for _ in 0..100 {
+            for i in 0..10_000u64 {
+                black_box(arena.alloc([i]));
+            }
+            arena.reset();
+        }
+        t.elapsed().as_nanos() as f64 / 1_000_000.0
+    })
 }
 
 fn bump8(arena: &mut Arena) -> f64 {
@@ -165,6 +179,14 @@ fn main() {
         "Arena, alloc of 8 bytes",
         || Arena::with_capacity(1 << 20),
         bump8,
+    );
+    scan(
+        "Tracked<Arena> with a budget, alloc of 8 bytes",
+        || {
+            Tracked::new(Arena::with_capacity(1 << 20), "placed", "Bench")
+                .with_budget(Budget::fail(1 << 30))
+        },
+        tracked8,
     );
     scan(
         "Arena, alloc of two alternating types with Drop",
