@@ -78,10 +78,10 @@ pub(super) struct Cursor {
 
 /// The three words every allocation reads or writes, in one 32-byte-aligned block, so that
 /// they share a 64-byte cache line wherever the arena lies. Left to the compiler's field order
-/// they sat 64..88 bytes into the arena, and an arena placed 48 bytes past a line (one
+/// they sat 64..88 bytes into the arena, and an arena placed 48 or 56 bytes past a line (one
 /// placement in four that a 16-byte-aligned allocator gives) had them on two lines: its loop of
-/// 8-byte allocations then took 1.01 ns per allocation instead of 0.78, where bumpalo's took
-/// 0.77 (see BENCHMARKS.md).
+/// 8-byte allocations then took 1.02 ns per allocation instead of 0.78, where bumpalo's took
+/// 0.77 (`cargo bench -p arena-kit-benches --bench placement`; BENCHMARKS.md).
 #[repr(C, align(32))]
 struct Hot {
     /// Next free byte in the current page.
