@@ -74,26 +74,9 @@ use Role::{Other, Ours, Peer};
 // Random numbers and values
 // ---------------------------------------------------------------------------------------------
 
-/// xorshift64 (13, 7, 17): cheap and deterministic.
-struct Rng(u64);
-
-impl Rng {
-    /// A generator for `seed`, spread by a multiply so that a small seed does not start with
-    /// small, correlated outputs.
-    fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// Uniform in `0..n` (the modulo bias is far below anything measured here).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// `count` positions in `0..n` from `seed`.
 fn positions(n: usize, count: usize, seed: u64) -> Vec<usize> {

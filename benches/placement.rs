@@ -11,37 +11,35 @@
 
 use std::alloc::Layout;
 use std::hint::black_box;
+use std::ops::DerefMut;
 use std::ptr::NonNull;
 use std::time::Instant;
 
 use arena_kit::tags::{Budget, Tracked};
 use arena_kit::{Arena, FreeListHeap, Handle, Pool};
 
-/// `value` moved to `offset` bytes past a 64-byte boundary, `f` run on it, then dropped.
-fn placed<T, R>(offset: usize, value: T, f: impl FnOnce(&mut T) -> R) -> R {
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
+
+/// `value` at `K` bytes past a 64-byte boundary (after `K` bytes of padding in a box aligned
+/// to 64), `run` timed on it there, then dropped.
+fn placed<const K: usize, T>(value: T, run: &dyn Fn(&mut T) -> f64) -> f64 {
+    #[repr(C, align(64))]
+    struct Placed<const K: usize, T> {
+        _pad: [u8; K],
+        value: T,
+    }
     assert_eq!(
-        offset % align_of::<T>(),
-        0,
+        core::mem::offset_of!(Placed<K, T>, value),
+        K,
         "an offset the type's alignment allows"
     );
-    let layout = Layout::from_size_align(offset + size_of::<T>(), 64.max(align_of::<T>()))
-        .expect("a small layout");
-    // SAFETY: the layout's size is not zero (it holds a `T` of at least the struct's fields).
-    let block = NonNull::new(unsafe { std::alloc::alloc(layout) }).expect("memory");
-    // SAFETY: `offset + size_of::<T>()` bytes fit the block and `offset` keeps `T`'s alignment
-    // (asserted above; the block is aligned to at least it).
-    let at = unsafe { block.add(offset) }.cast::<T>();
-    // SAFETY: `at` is valid for writes of a `T` and aligned.
-    unsafe { at.write(value) };
-    // SAFETY: `at` holds the `T` just written and nothing else refers to it.
-    let out = f(unsafe { &mut *at.as_ptr() });
-    // SAFETY: `at` still holds that `T`, dropped once here; the block is freed with the layout
-    // it was allocated with.
-    unsafe {
-        at.drop_in_place();
-        std::alloc::dealloc(block.as_ptr(), layout);
-    }
-    out
+    let mut boxed = Box::new(Placed::<K, T> {
+        _pad: [0; K],
+        value,
+    });
+    run(&mut boxed.value)
 }
 
 /// The best of five runs of `run`, which returns ns per operation.
@@ -49,20 +47,9 @@ fn best(mut run: impl FnMut() -> f64) -> f64 {
     (0..5).map(|_| run()).fold(f64::MAX, f64::min)
 }
 
-fn tracked8(arena: &mut Tracked<Arena, &'static str>) -> f64 {
-    best(|| {
-        let t = Instant::now();
-        for _ in 0..100 {
-            for i in 0..10_000u64 {
-                black_box(arena.alloc([i]));
-            }
-            arena.reset();
-        }
-        t.elapsed().as_nanos() as f64 / 1_000_000.0
-    })
-}
-
-fn bump8(arena: &mut Arena) -> f64 {
+/// Allocations of 8 bytes, each through `arena`'s `Deref` (the arena itself through a `&mut`,
+/// or a `Tracked` wrapper, which checks its budget there).
+fn bump8(arena: &mut impl DerefMut<Target = Arena>) -> f64 {
     best(|| {
         let t = Instant::now();
         for _ in 0..100 {
@@ -102,22 +89,14 @@ fn drops(arena: &mut Arena) -> f64 {
     })
 }
 
-/// xorshift64 (13, 7, 17).
-fn next(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
-
 fn churn(pool: &mut Pool<[u64; 8]>) -> f64 {
     const LIVE: u64 = 1_000;
     let mut keys: Vec<Handle<[u64; 8]>> = (0..LIVE).map(|i| pool.insert([i; 8])).collect();
-    let mut state = 7u64.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = Rng::new(7);
     let steps: Vec<(usize, usize)> = (0..200_000)
         .map(|_| {
-            let remove = (next(&mut state) % LIVE) as usize;
-            (remove, (next(&mut state) % LIVE) as usize)
+            let remove = rng.below(LIVE as usize);
+            (remove, rng.below(LIVE as usize))
         })
         .collect();
     best(|| {
@@ -134,13 +113,12 @@ fn churn(pool: &mut Pool<[u64; 8]>) -> f64 {
 }
 
 fn heap(heap: &mut FreeListHeap<'static>) -> f64 {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let layout = |state: &mut u64| {
-        Layout::from_size_align(16 + (next(state) % 4081) as usize, 8).expect("a small layout")
-    };
-    let mut live: Vec<NonNull<u8>> = (0..256).map(|_| heap.alloc(layout(&mut state))).collect();
+    let mut rng = Rng::new(1);
+    let layout =
+        |rng: &mut Rng| Layout::from_size_align(16 + rng.below(4081), 8).expect("a small layout");
+    let mut live: Vec<NonNull<u8>> = (0..256).map(|_| heap.alloc(layout(&mut rng))).collect();
     let steps: Vec<(usize, Layout)> = (0..100_000)
-        .map(|_| ((next(&mut state) % 256) as usize, layout(&mut state)))
+        .map(|_| (rng.below(256), layout(&mut rng)))
         .collect();
     best(|| {
         let t = Instant::now();
@@ -152,18 +130,30 @@ fn heap(heap: &mut FreeListHeap<'static>) -> f64 {
     })
 }
 
-/// One line per offset: `name`'s ns per operation at `offset` bytes past a cache line.
+/// One line: `name`'s ns per operation at each offset past a cache line that `T`'s alignment
+/// allows.
 fn scan<T>(name: &str, make: impl Fn() -> T, run: impl Fn(&mut T) -> f64) {
-    let times: Vec<f64> = (0..64)
-        .step_by(align_of::<T>())
-        .map(|offset| placed(offset, make(), &run))
+    type Place<T> = fn(T, &dyn Fn(&mut T) -> f64) -> f64;
+    let places: [(usize, Place<T>); 8] = [
+        (0, placed::<0, T>),
+        (8, placed::<8, T>),
+        (16, placed::<16, T>),
+        (24, placed::<24, T>),
+        (32, placed::<32, T>),
+        (40, placed::<40, T>),
+        (48, placed::<48, T>),
+        (56, placed::<56, T>),
+    ];
+    let times: Vec<(usize, f64)> = places
+        .into_iter()
+        .filter(|&(offset, _)| offset % align_of::<T>() == 0)
+        .map(|(offset, place)| (offset, place(make(), &run)))
         .collect();
     let (low, high) = times
         .iter()
-        .fold((f64::MAX, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
-    let cells: Vec<String> = (0..64)
-        .step_by(align_of::<T>())
-        .zip(&times)
+        .fold((f64::MAX, 0f64), |(lo, hi), &(_, t)| (lo.min(t), hi.max(t)));
+    let cells: Vec<String> = times
+        .iter()
         .map(|(offset, t)| format!("{offset}: {t:.2}"))
         .collect();
     println!(
@@ -178,7 +168,7 @@ fn main() {
     scan(
         "Arena, alloc of 8 bytes",
         || Arena::with_capacity(1 << 20),
-        bump8,
+        |arena| bump8(&mut &mut *arena),
     );
     scan(
         "Tracked<Arena> with a budget, alloc of 8 bytes",
@@ -186,7 +176,7 @@ fn main() {
             Tracked::new(Arena::with_capacity(1 << 20), "placed", "Bench")
                 .with_budget(Budget::fail(1 << 30))
         },
-        tracked8,
+        bump8,
     );
     scan(
         "Arena, alloc of two alternating types with Drop",
