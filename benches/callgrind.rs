@@ -244,6 +244,13 @@ fn grow_lookup(mut c: Pool<[u64; 8]>) -> Runner {
     lookup_runner::<8, _>(c, keys, past_first_chunk(CHURN_OPS, 2))
 }
 
+/// Lookups in a pool of `GROW_LIVE` 64-byte values (filled and scrambled as for churn): one `get`
+/// per operation at positions from RNG seed 2.
+fn lookup<C: Slots<[u64; 8]> + 'static>(mut c: C) -> Runner {
+    let keys = fill::<8, C>(&mut c, GROW_LIVE, true);
+    lookup_runner::<8, C>(c, keys, positions(GROW_LIVE, CHURN_OPS, 2))
+}
+
 /// Iteration passes per run.
 const ITER_PASSES: usize = 2;
 /// Live values of the iteration job.
@@ -768,6 +775,15 @@ fn grow_lookup_ours() -> Runner {
 fn grow_lookup_fixed() -> Runner {
     grow_lookup(Pool::with_capacity(GROW_LIVE))
 }
+fn lookup_ours() -> Runner {
+    lookup(Pool::<[u64; 8]>::with_capacity(GROW_LIVE))
+}
+fn lookup_slotmap() -> Runner {
+    lookup(slotmap::SlotMap::<slotmap::DefaultKey, [u64; 8]>::with_capacity(GROW_LIVE))
+}
+fn lookup_thunderdome() -> Runner {
+    lookup(thunderdome::Arena::<[u64; 8]>::with_capacity(GROW_LIVE))
+}
 fn iter_ours() -> Runner {
     iterate(Pool::<[u64; 8]>::with_capacity(ITER_LIVE))
 }
@@ -1148,6 +1164,15 @@ fn jobs() -> Vec<Job> {
             contestants: &[
                 (Ours, "ours-growable", grow_lookup_ours),
                 (Peer, "fixed-pool", grow_lookup_fixed),
+            ],
+        },
+        Job {
+            name: "pool-lookup",
+            ops: CHURN_OPS as u64,
+            contestants: &[
+                (Ours, "ours", lookup_ours),
+                (Peer, "slotmap", lookup_slotmap),
+                (Peer, "thunderdome", lookup_thunderdome),
             ],
         },
         Job {
