@@ -214,9 +214,10 @@ impl Generations {
         }
     }
 
-    /// Panics if `handle` is tagged (another pool's, as it is not this one's).
-    #[cold]
-    #[inline(never)]
+    /// Panics if `handle` is tagged (another pool's, as it is not this one's). Inline, with only
+    /// the panic out of line: a stale handle's lookup makes no call that returns (see the
+    /// `slot_map` module docs).
+    #[inline(always)]
     #[track_caller]
     fn refuse_tagged<K: Key>(self, handle: K) {
         if handle.generation().get() & TAGGED != 0 {
