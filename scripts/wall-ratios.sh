@@ -13,11 +13,13 @@
 #
 # On x86-64 both links are built with `-C llvm-args=-x86-branches-within-32B-boundaries`, which
 # pads code so that no jump crosses or ends on a 32-byte boundary. Intel cores from Skylake to
-# Cascade Lake (this machine's "Intel Xeon Processor" among them) run a loop whose jump does so
-# from the legacy decoders instead of the micro-op cache (the microcode fix for the "JCC
-# erratum"): on 2026-12-04 the same 13-instruction `bump-8` loop took 1.18 ns per allocation for
-# `ours` and 0.90 for `ours-chained`, whose loop sat 16 bytes further on, and every peer's loop
-# is exposed to it alike. Padding takes that accident out of every contestant's figure. It changes
+# Cascade Lake run a loop whose jump does so from the legacy decoders instead of the micro-op
+# cache (the microcode fix for the "JCC erratum"): on 2026-12-04 the same 13-instruction `bump-8`
+# loop took 1.18 ns per allocation for `ours` and 0.90 for `ours-chained`, whose loop sat 16 bytes
+# further on, and every peer's loop is exposed to it alike. (The virtual machine only says "Intel
+# Xeon Processor"; on 2026-12-06 its /proc/cpuinfo flags listed AVX-512 FP16 and AMX, a Sapphire
+# Rapids-class core, which the erratum does not concern. The padding stays, so that every run is
+# built alike.) Padding takes that accident out of every contestant's figure. It changes
 # the code, so it has a target directory of its own (`$CARGO_TARGET_DIR/wall-padded`) and the
 # instruction counts (`scripts/callgrind-ratios.sh`) are of the unpadded build.
 # ARENA_KIT_WALL_PAD=0 measures the unpadded build instead.
