@@ -10,7 +10,8 @@
 //!
 //! **No call that returns on the paths of remove and get.** Their rarer paths (later chunks, a
 //! retiring slot, a miss) are inlined too, behind [`cold_path`](crate::cold_path) hints; what they
-//! call out of line only panics. A call that returns, even one the loop never takes, makes the
+//! call out of line only panics (in release builds: with debug checks on, a miss also calls out to
+//! adopt an untagged handle). A call that returns, even one the loop never takes, makes the
 //! compiler keep the caller's loop state in the few registers a call preserves, and the rest on
 //! the stack. With the chunk-table lookups of `remove` and `get`, `retire_one` and the tagged-handle
 //! test out of line, the benches' loop of remove + insert + get at 1,000 live 64-byte values
