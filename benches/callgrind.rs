@@ -216,7 +216,8 @@ fn churn<const W: usize, const LIVE: usize, C: Slots<[u64; W]> + 'static>(mut c:
     )
 }
 
-/// Live values of the growable-pool jobs; every touched handle lies past the first chunk.
+/// Live values of the growable-pool jobs (every handle they touch lies past the first chunk)
+/// and of `pool-lookup` (a fixed pool and its peers, every position).
 const GROW_LIVE: usize = 100_000;
 /// The growable pool's chunk size (slots).
 const GROW_CHUNK: usize = 4096;
