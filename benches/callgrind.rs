@@ -337,8 +337,13 @@ const PER_SCOPE: usize = 100;
 // Heap jobs
 // ---------------------------------------------------------------------------------------------
 
-/// The heap's region, and every peer's.
-const REGION: usize = 64 << 20;
+/// The heap's region, and every peer's, for `live` blocks: 4 KiB a block (the blocks average
+/// 2,056 bytes, so the free space left covers fragmentation), and at least 64 MiB. Only the
+/// pages the blocks touch become resident.
+const fn region_bytes(live: usize) -> usize {
+    let bytes = live * 4096;
+    if bytes > 64 << 20 { bytes } else { 64 << 20 }
+}
 /// Free+alloc pairs per run.
 const HEAP_PAIRS: usize = 20_000;
 
@@ -361,20 +366,20 @@ impl RegionAlloc for FreeListHeap<'static> {
     }
 }
 
-/// Memory for a peer's region; leaked, as the process ends after the job.
-fn region() -> NonNull<u8> {
-    let layout = Layout::from_size_align(REGION, 4096).expect("valid layout");
+/// Memory for a peer's region of `bytes`; leaked, as the process ends after the job.
+fn region(bytes: usize) -> NonNull<u8> {
+    let layout = Layout::from_size_align(bytes, 4096).expect("valid layout");
     // SAFETY: the layout has a non-zero size.
-    NonNull::new(unsafe { std::alloc::alloc(layout) }).expect("64 MiB for a peer's region")
+    NonNull::new(unsafe { std::alloc::alloc(layout) }).expect("memory for a peer's region")
 }
 
 struct Rlsf(rlsf::Tlsf<'static, u32, u16, 24, 16>);
 
 impl Rlsf {
-    fn new() -> Self {
+    fn new(bytes: usize) -> Self {
         let mut tlsf = rlsf::Tlsf::new();
-        // SAFETY: the region is valid for REGION bytes, never freed, used by nothing else.
-        unsafe { tlsf.insert_free_block_ptr(NonNull::slice_from_raw_parts(region(), REGION)) };
+        // SAFETY: the region is valid for `bytes` bytes, never freed, used by nothing else.
+        unsafe { tlsf.insert_free_block_ptr(NonNull::slice_from_raw_parts(region(bytes), bytes)) };
         Rlsf(tlsf)
     }
 }
@@ -396,11 +401,11 @@ impl RegionAlloc for Rlsf {
 struct Talc(talc::base::Talc<talc::source::Manual, talc::DefaultBinning>);
 
 impl Talc {
-    fn new() -> Self {
+    fn new(bytes: usize) -> Self {
         let mut talc = talc::base::Talc::new(talc::source::Manual);
         // SAFETY: as for rlsf.
         unsafe {
-            talc.claim(region().as_ptr(), REGION)
+            talc.claim(region(bytes).as_ptr(), bytes)
                 .expect("talc claims the region")
         };
         Talc(talc)
@@ -807,13 +812,13 @@ fn soa_churn_slotmap() -> Runner {
     soa_churn!(slotmap::SlotMap::<slotmap::DefaultKey, Particle>::with_capacity(SOA_LIVE))
 }
 fn heap_ours<const LIVE: usize>() -> Runner {
-    heap::<LIVE, _>(FreeListHeap::with_capacity(REGION))
+    heap::<LIVE, _>(FreeListHeap::with_capacity(region_bytes(LIVE)))
 }
 fn heap_rlsf<const LIVE: usize>() -> Runner {
-    heap::<LIVE, _>(Rlsf::new())
+    heap::<LIVE, _>(Rlsf::new(region_bytes(LIVE)))
 }
 fn heap_talc<const LIVE: usize>() -> Runner {
-    heap::<LIVE, _>(Talc::new())
+    heap::<LIVE, _>(Talc::new(region_bytes(LIVE)))
 }
 fn chunks_ours() -> Runner {
     column_pass(update_x_chunks8)
@@ -1197,6 +1202,7 @@ fn jobs() -> Vec<Job> {
         },
         heap_job!("heap-256", 256),
         heap_job!("heap-4096", 4096),
+        heap_job!("heap-100k", 100_000),
         Job {
             name: "chunks8",
             ops: (PASS_N * PASSES) as u64,
