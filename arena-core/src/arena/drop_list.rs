@@ -196,6 +196,13 @@ pub(super) fn closed_run() -> NonNull<DropRecord> {
 /// to first (reverse allocation order). If one destructor panics, the ones before it still run
 /// while unwinding.
 ///
+/// Its address names `T` in a record (see [`Arena::open_run`]), so its code holds `T`'s size
+/// and alignment (below): optimised builds merge identical functions, and the drop code of two
+/// types that differ only in alignment (`[u64; 2]` beside a `[u8; 0]` or an `[Align16; 0]`) is
+/// identical, so without them a value of the more aligned type joined the other type's run, at
+/// an address not aligned for it. Two functions that are merged now drop the same code, step
+/// by the same size and keep the same alignment.
+///
 /// # Safety
 ///
 /// - `value` points to initialised values of `T` up to `end` (`len` of them for a zero-sized
@@ -248,6 +255,9 @@ unsafe fn drop_values<T>(value: NonNull<u8>, end: *mut u8, len: usize) {
     } else {
         end.cast::<T>()
     };
+    // Two stores a record, never a value: no two types that differ in size or alignment
+    // share this function's code, so none share its address.
+    core::hint::black_box((size_of::<T>(), align_of::<T>()));
     let mut rest = Rest { start, end };
     // SAFETY: guaranteed by the caller: `[value, end)` holds the record's values.
     unsafe { rest.drop_all() };
@@ -333,9 +343,11 @@ impl Arena {
     ///
     /// The type is told by the record's drop function alone. Two types can share a drop
     /// function's address only when the compiler merged two identical `drop_values` bodies,
-    /// and then each type's values are dropped by exactly the code of its own `drop_values`
-    /// (the size they step by included), so a run that mixes them drops each value correctly.
-    /// One type's function can have several addresses; its values then form several runs.
+    /// and each body holds its type's size and alignment (see [`drop_values`]): then each
+    /// type's values are dropped by exactly the code of its own `drop_values`, step by the same
+    /// size and have the same alignment, so a run that mixes them drops each value correctly
+    /// and keeps each aligned (the fast path bumps at alignment 1, right at the run's end). One
+    /// type's function can have several addresses; its values then form several runs.
     #[inline(always)]
     pub(super) fn open_run<T: 'static>(&self) -> Option<NonNull<DropRecord>> {
         let run = self.run.get();
