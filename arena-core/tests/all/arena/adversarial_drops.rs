@@ -6,101 +6,16 @@
 //! aligned address.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arena_kit_core::arena::{AllocOrInitError, Arena, ArenaError};
 
-const Z1: u32 = 1_000_000;
-const Z2: u32 = 2_000_000;
+use super::drop_ledger::{LOG, UNTRACKED, check_clean, died, panic_on, take_log, ty};
 
-thread_local! {
-    static LOG: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
-    static LIVE: RefCell<BTreeSet<u32>> = const { RefCell::new(BTreeSet::new()) };
-    static ERRORS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
-    static PANICS: RefCell<BTreeSet<u32>> = const { RefCell::new(BTreeSet::new()) };
-}
-
-fn err(s: String) {
-    ERRORS.with(|e| e.borrow_mut().push(s));
-}
-
-fn born(id: u32) {
-    LIVE.with(|l| {
-        if !l.borrow_mut().insert(id) {
-            err(format!("id {id} built twice"));
-        }
-    });
-}
-
-fn died(id: u32, addr: usize, align: usize, intact: bool) {
-    if !intact {
-        err(format!("id {id} corrupted at drop"));
-    }
-    if !addr.is_multiple_of(align) {
-        err(format!(
-            "id {id} dropped at misaligned {addr:#x} (align {align})"
-        ));
-    }
-    if id < Z1 {
-        LIVE.with(|l| {
-            if !l.borrow_mut().remove(&id) {
-                err(format!(
-                    "id {id} dropped but not live (double drop or never built)"
-                ));
-            }
-        });
-    }
-    LOG.with(|l| l.borrow_mut().push(id));
-    if PANICS.with(|p| p.borrow().contains(&id)) {
-        panic!("destructor {id} panics");
-    }
-}
-
-fn take_log() -> Vec<u32> {
-    LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
-}
-
-fn panic_on(ids: &[u32]) {
-    PANICS.with(|p| *p.borrow_mut() = ids.iter().copied().collect());
-}
-
-/// No errors, and nothing built is still live.
-#[track_caller]
-fn check_clean() {
-    panic_on(&[]);
-    let e = ERRORS.with(|e| std::mem::take(&mut *e.borrow_mut()));
-    assert!(e.is_empty(), "{e:#?}");
-    let live = LIVE.with(|l| std::mem::take(&mut *l.borrow_mut()));
-    assert!(live.is_empty(), "never dropped: {live:?}");
-}
-
-const fn chk(id: u32) -> u32 {
-    id.rotate_left(7) ^ 0x5A5A_A5A5
-}
-
-macro_rules! ty {
-    ($name:ident $(, $attr:meta)?; $($pad:ident : $pt:ty),*) => {
-        $(#[$attr])?
-        struct $name {
-            id: u32,
-            c: u32,
-            $(#[allow(dead_code)] $pad: $pt,)*
-        }
-        impl $name {
-            fn new(id: u32) -> Self {
-                born(id);
-                $name { id, c: chk(id), $($pad: Default::default(),)* }
-            }
-        }
-        impl Drop for $name {
-            fn drop(&mut self) {
-                died(self.id, self as *mut Self as usize, align_of::<Self>(), self.c == chk(self.id));
-            }
-        }
-    };
-}
+/// The ids the two zero-sized types are logged under.
+const Z1: u32 = UNTRACKED;
+const Z2: u32 = 2 * UNTRACKED;
 
 ty!(A; );
 ty!(B; p: u64, q: u64);

@@ -4,6 +4,7 @@ mod allocator_provenance;
 mod budget;
 mod collections;
 mod cursor_usage;
+mod drop_ledger;
 mod drops;
 mod frames;
 mod hostile_inputs;

@@ -7,92 +7,15 @@
 //! panicked.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_kit_core::arena::Arena;
 use arena_kit_core::tags::{Budget, Budgeted};
 
+use super::drop_ledger::{LIVE, LOG, born, check_no_errors, chk, died, panic_on, take_log, ty};
+
+/// The id every zero-sized value is logged under (above `drop_ledger::UNTRACKED`: untracked).
 const ZMARK: u32 = u32::MAX;
-
-thread_local! {
-    static LOG: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
-    static LIVE: RefCell<BTreeSet<u32>> = const { RefCell::new(BTreeSet::new()) };
-    static ERRORS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
-    static PANIC_ID: RefCell<Option<u32>> = const { RefCell::new(None) };
-}
-
-fn err(s: String) {
-    ERRORS.with(|e| e.borrow_mut().push(s));
-}
-
-fn born(id: u32) {
-    LIVE.with(|l| {
-        if !l.borrow_mut().insert(id) {
-            err(format!("id {id} built twice"));
-        }
-    });
-}
-
-fn died(id: u32, addr: usize, align: usize, chk_ok: bool) {
-    if !chk_ok {
-        err(format!("id {id} corrupted at drop"));
-    }
-    if !addr.is_multiple_of(align) {
-        err(format!(
-            "id {id} dropped at misaligned {addr:#x} (align {align})"
-        ));
-    }
-    if id != ZMARK {
-        LIVE.with(|l| {
-            if !l.borrow_mut().remove(&id) {
-                err(format!(
-                    "id {id} dropped but not live (double drop / never built)"
-                ));
-            }
-        });
-    }
-    LOG.with(|l| l.borrow_mut().push(id));
-    if PANIC_ID.with(|p| *p.borrow() == Some(id)) {
-        panic!("destructor {id} panics");
-    }
-}
-
-fn take_log() -> Vec<u32> {
-    LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
-}
-
-fn check_no_errors() {
-    let e = ERRORS.with(|e| std::mem::take(&mut *e.borrow_mut()));
-    assert!(e.is_empty(), "{e:#?}");
-}
-
-const fn chk(id: u32) -> u32 {
-    id ^ 0xA5A5_5A5A
-}
-
-macro_rules! ty {
-    ($name:ident $(, $attr:meta)?; $($pad:ident : $pt:ty),*) => {
-        $(#[$attr])?
-        struct $name {
-            id: u32,
-            c: u32,
-            $(#[allow(dead_code)] // padding, never read
-            $pad: $pt,)*
-        }
-        impl $name {
-            fn new(id: u32) -> Self {
-                born(id);
-                $name { id, c: chk(id), $($pad: Default::default(),)* }
-            }
-        }
-        impl Drop for $name {
-            fn drop(&mut self) {
-                died(self.id, self as *mut Self as usize, align_of::<Self>(), self.c == chk(self.id));
-            }
-        }
-    };
-}
 
 ty!(S8; );
 ty!(S24; p: u64, q: u64);
@@ -505,13 +428,13 @@ fn tail_destructor_panics_on_reset_rewind_and_arena_drop() {
             arena.alloc(S24::new(4));
             arena.alloc(U5::new(5));
             arena.alloc(S24::new(6));
-            PANIC_ID.with(|p| *p.borrow_mut() = Some(victim));
+            panic_on(&[victim]);
             match how {
                 0 => {
                     let r = catch_unwind(AssertUnwindSafe(|| arena.reset()));
                     assert!(r.is_err());
                     assert_eq!(take_log(), [6, 5, 4, 3, 2, 1]);
-                    PANIC_ID.with(|p| *p.borrow_mut() = None);
+                    panic_on(&[]);
                     // the arena is usable and empty
                     assert_eq!(arena.pending_drops(), 0);
                     arena.alloc(S8::new(7));
@@ -521,7 +444,7 @@ fn tail_destructor_panics_on_reset_rewind_and_arena_drop() {
                 }
                 1 => {
                     let r = catch_unwind(AssertUnwindSafe(|| arena.rewind(m)));
-                    PANIC_ID.with(|p| *p.borrow_mut() = None);
+                    panic_on(&[]);
                     if victim >= 3 {
                         assert!(r.is_err());
                     }
@@ -535,11 +458,11 @@ fn tail_destructor_panics_on_reset_rewind_and_arena_drop() {
                 _ => {
                     let r = catch_unwind(AssertUnwindSafe(|| drop(arena)));
                     assert!(r.is_err());
-                    PANIC_ID.with(|p| *p.borrow_mut() = None);
+                    panic_on(&[]);
                     assert_eq!(take_log(), [6, 5, 4, 3, 2, 1]);
                 }
             }
-            PANIC_ID.with(|p| *p.borrow_mut() = None);
+            panic_on(&[]);
             check_no_errors();
             LIVE.with(|l| assert!(l.borrow().is_empty()));
         }
@@ -571,9 +494,9 @@ fn tail_destructor_panics_when_rewinding_to_a_regrown_marker() {
     assert_eq!(arena.used(), p, "the run ends at the marker");
     arena.alloc(S24::new(2)); // tail past the marker
     arena.alloc(U5::new(3));
-    PANIC_ID.with(|p| *p.borrow_mut() = Some(2));
+    panic_on(&[2]);
     let r = catch_unwind(AssertUnwindSafe(|| arena.rewind(m)));
-    PANIC_ID.with(|p| *p.borrow_mut() = None);
+    panic_on(&[]);
     assert!(r.is_err());
     let first = take_log();
     // Whatever was dropped at the rewind, the rest must drop once at reset.
