@@ -408,3 +408,64 @@ fn soa_tiles_never_give_back_the_block_their_warning_sink_allocated() {
             .reduce(union)
     });
 }
+
+/// A `HeapCell` whose heap has a `Warn` budget: the warning reaches the sink once the
+/// allocation that crossed it is done and the heap is released, so the sink may use the cell
+/// like any other code: read its stats, drop a box that lives in it (freed at once, not
+/// leaked), allocate from it. (While the cell held the heap, reading it panicked and a box
+/// dropped there leaked.)
+#[cfg(feature = "allocator-api2")]
+#[test]
+fn a_sink_that_uses_the_heap_cell_whose_budget_warns() {
+    use allocator_api2::boxed::Box as HeapBox;
+    use arena_kit_core::heap::{FreeListHeap, HeapCell};
+    use arena_kit_core::tags::Budgeted;
+
+    type CellBox = HeapBox<[u8; 32], &'static HeapCell<'static>>;
+    thread_local! {
+        static CELL: Cell<Option<&'static HeapCell<'static>>> = const { Cell::new(None) };
+        static HELD: RefCell<Option<CellBox>> = const { RefCell::new(None) };
+        static LIVE_IN_SINK: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+    fn use_the_cell(event: &Event) {
+        record(event);
+        let Some(cell) = CELL.with(Cell::get) else {
+            return;
+        };
+        LIVE_IN_SINK.with(|l| l.set(Some(cell.stats().live_blocks)));
+        HELD.with(|h| drop(h.borrow_mut().take()));
+        let one = HeapBox::new_in(1u64, cell);
+        assert_eq!(*one, 1);
+    }
+
+    let _turn = SINK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    let cell: &'static HeapCell<'static> = Box::leak(Box::new(HeapCell::new({
+        let mut heap = FreeListHeap::with_capacity(4096);
+        heap.set_budget(Some(Budget::warn(64).into()));
+        heap
+    })));
+    CELL.with(|c| c.set(Some(cell)));
+    HELD.with(|h| *h.borrow_mut() = Some(HeapBox::new_in([7u8; 32], cell)));
+    assert_eq!(cell.stats().live_blocks, 1);
+    set_report_sink(Some(use_the_cell));
+    let big = HeapBox::new_in([0u8; 200], cell); // crosses the budget
+    set_report_sink(None);
+    CELL.with(|c| c.set(None));
+    let seen = take_seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(matches!(seen[0], Event::Budget(_)), "{seen:?}");
+    assert_eq!(
+        LIVE_IN_SINK.with(Cell::get),
+        Some(2),
+        "the sink read the heap with the new block in it"
+    );
+    assert!(HELD.with(|h| h.borrow().is_none()));
+    assert_eq!(big[199], 0);
+    drop(big);
+    assert_eq!(
+        cell.stats().live_blocks,
+        0,
+        "the box dropped in the sink was freed, not leaked"
+    );
+    cell.check().unwrap();
+}

@@ -46,6 +46,11 @@ mod cell {
     /// [`into_inner`](Self::into_inner)) frees it. Nothing panics and the heap is never
     /// borrowed mutably twice.
     ///
+    /// A [`Budget::warn`](crate::tags::Budget::warn) set on the heap before it was wrapped
+    /// warns once the allocation that crossed it is done and the heap is released, so the
+    /// report sink or logger that receives the warning may use the cell like any other code
+    /// (read its [`stats`](Self::stats), free or allocate through it).
+    ///
     /// # Variance
     ///
     /// Invariant in `'buf`, because the heap sits in a `RefCell`. A heap cell is used as an
@@ -63,10 +68,13 @@ mod cell {
     impl<'buf> HeapCell<'buf> {
         /// Wraps `heap`. With the `profiler` feature, a profiler label the heap had
         /// (`Budgeted::set_profiler_label`) is taken off first (its blocks are reported freed):
-        /// the cell runs no user code while it borrows the heap, and a sink is user code.
-        pub fn new(#[allow(unused_mut)] mut heap: FreeListHeap<'buf>) -> Self {
+        /// the cell runs no user code while it borrows the heap, and a sink is user code. For
+        /// the same reason a `Warn` budget's warning is held by the heap and raised by the cell
+        /// once the heap is released (see [Re-entry](Self#re-entry)).
+        pub fn new(mut heap: FreeListHeap<'buf>) -> Self {
             #[cfg(feature = "profiler")]
             crate::tags::Budgeted::set_profiler_label(&mut heap, None);
+            heap.hold_warnings(true);
             HeapCell {
                 heap: RefCell::new(heap),
                 deferred: AtomicPtr::new(ptr::null_mut()),
@@ -101,11 +109,28 @@ mod cell {
             self.shared(f)
         }
 
-        /// The heap back, with every deferred free done. Possible only once nothing borrows
-        /// the cell, so no collection still lives in it.
+        /// The heap back, with every deferred free done, raising its budget's warnings where
+        /// they are crossed again. Possible only once nothing borrows the cell, so no collection
+        /// still lives in it.
         pub fn into_inner(self) -> FreeListHeap<'buf> {
             self.settle();
-            self.heap.into_inner()
+            let mut heap = self.heap.into_inner();
+            heap.hold_warnings(false);
+            heap
+        }
+
+        /// `f` on the heap borrowed mutably (`None` while it is borrowed), then, with the
+        /// borrow ended, the budget warning `f` crossed, if any: every change to the heap goes
+        /// through here, so no user code runs while the heap is borrowed mutably.
+        fn change<R>(&self, f: impl FnOnce(&mut FreeListHeap<'buf>) -> R) -> Option<R> {
+            let mut heap = self.heap_mut()?;
+            let r = f(&mut heap);
+            let warning = heap.take_held_warning();
+            drop(heap);
+            if let Some(warning) = warning {
+                crate::tags::raise_warning(&warning);
+            }
+            Some(r)
         }
 
         /// `f` on a shared borrow. Only the allocator methods borrow mutably, and they never
@@ -179,8 +204,10 @@ mod cell {
         }
 
         fn realloc(&self, ptr: NonNull<u8>, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
-            let mut heap = self.heap_mut().ok_or(AllocError)?;
-            let new = heap.try_realloc(ptr, layout).map_err(|_| AllocError)?;
+            let new = self
+                .change(|heap| heap.try_realloc(ptr, layout))
+                .ok_or(AllocError)?
+                .map_err(|_| AllocError)?;
             Ok(NonNull::slice_from_raw_parts(new, layout.size()))
         }
     }
@@ -221,7 +248,9 @@ mod cell {
     //   whatever it calls or drops); a re-entrant `allocate`/`grow`/`shrink` then returns
     //   `AllocError` having changed nothing, and `deallocate` defers the free (writing only
     //   into the block the caller gave up). The mutable borrow itself never overlaps user code:
-    //   heap methods take no closures, call no traits of the caller's and do not allocate.
+    //   heap methods take no closures, call no traits of the caller's and do not allocate, and
+    //   the one piece of user code a heap runs, a `Warn` budget's warning (the report sink, a
+    //   logger), is held by the heap and raised after the borrow ends (`change`).
     unsafe impl Allocator for &HeapCell<'_> {
         #[inline]
         fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
@@ -229,9 +258,8 @@ mod cell {
                 return Ok(dangling(layout));
             }
             let ptr = self
-                .heap_mut()
+                .change(|heap| heap.try_alloc(layout))
                 .ok_or(AllocError)?
-                .try_alloc(layout)
                 .map_err(|_| AllocError)?;
             Ok(NonNull::slice_from_raw_parts(ptr, layout.size()))
         }
@@ -241,14 +269,13 @@ mod cell {
             if layout.size() == 0 {
                 return;
             }
-            if let Some(mut heap) = self.heap_mut() {
-                let freed = heap.free(ptr);
+            if let Some(freed) = self.change(|heap| heap.free(ptr)) {
                 debug_assert!(freed.is_ok(), "deallocate: {freed:?}");
             } else if let Ok(heap) = self.heap.try_borrow() {
                 self.defer(&heap, ptr);
             }
-            // Otherwise the heap is borrowed mutably, which happens only inside this cell's own
-            // methods, never while code that could deallocate runs; the block would leak.
+            // Otherwise the heap is borrowed mutably, which happens only inside `change`, never
+            // while code that could deallocate runs; the block would leak.
         }
 
         unsafe fn grow(

@@ -73,7 +73,7 @@ use block::{GRANULE, MIN_BLOCK, OVERHEAD, Region, TAG, block_size_for};
 use fit::FreeLists;
 
 use crate::poison;
-use crate::tags::BudgetGate;
+use crate::tags::{BudgetExceeded, BudgetGate};
 
 /// The most bytes a block may hold beyond the `need` it was found for: a tail smaller than a
 /// block (`MIN_BLOCK - GRANULE`) stays in it.
@@ -161,6 +161,10 @@ pub struct FreeListHeap<'buf> {
     allocations: u64,
     /// The budget, if any (see [`Budgeted`](crate::tags::Budgeted)).
     budget: Option<BudgetGate>,
+    /// Where a `Warn` budget's warning goes when it is crossed: raised there (user code: the
+    /// report sink, a logger), or held for the heap's owner to raise once it may run user code
+    /// (a [`HeapCell`] holds the heap mutably while it allocates).
+    warnings: Warnings,
     /// The name and tag a `Tracked` wrapper put on the heap: its allocations and frees are
     /// reported to the profiler sink (the block's payload address, the requested size).
     #[cfg(feature = "profiler")]
@@ -347,6 +351,7 @@ impl<'buf> FreeListHeap<'buf> {
             limit: (end - first).saturating_sub(MAX_KEPT_TAIL),
             fast_limit: (end - first).saturating_sub(MAX_KEPT_TAIL),
             budget: None,
+            warnings: Warnings::Raise,
             #[cfg(feature = "profiler")]
             profiler: None,
             owned,
@@ -855,10 +860,38 @@ impl<'buf> FreeListHeap<'buf> {
             // once usage is back under (a free), the next crossing warns again. Settled here,
             // lazily, so `free` pays nothing for it.
             gate.settle(used);
-            gate.exceeded(used, bytes)
+            let warning = gate
+                .exceeded_quietly(used, bytes)
                 .map_err(RequestError::OverBudget)?;
+            if let Some(warning) = warning {
+                match &mut self.warnings {
+                    Warnings::Raise => crate::tags::raise_warning(&warning),
+                    Warnings::Hold(held) => *held = Some(warning),
+                }
+            }
         }
         Ok(())
+    }
+
+    /// From now on a `Warn` budget's warning is held, not raised, until
+    /// [`take_held_warning`](Self::take_held_warning) (see `warnings`); `false` goes back to
+    /// raising them where they are crossed.
+    #[cfg(feature = "allocator-api2")]
+    pub(crate) fn hold_warnings(&mut self, hold: bool) {
+        self.warnings = if hold {
+            Warnings::Hold(None)
+        } else {
+            Warnings::Raise
+        };
+    }
+
+    /// The warning held since the last call, if any.
+    #[cfg(feature = "allocator-api2")]
+    pub(crate) fn take_held_warning(&mut self) -> Option<BudgetExceeded> {
+        match &mut self.warnings {
+            Warnings::Raise => None,
+            Warnings::Hold(held) => held.take(),
+        }
     }
 
     /// The most bytes live blocks may hold: the capacity, or the budget below it.
@@ -1272,4 +1305,14 @@ impl crate::tags::Budgeted for FreeListHeap<'_> {
     fn budget_stamp(&self) -> usize {
         self.budget.as_ref().map_or(0, BudgetGate::stamp)
     }
+}
+
+/// Where a `Warn` budget's warning goes (see [`FreeListHeap`]'s `warnings`).
+#[derive(Clone, Copy, Debug)]
+enum Warnings {
+    /// Raised where it is crossed.
+    Raise,
+    /// Held, the latest one, for the owner to raise.
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
+    Hold(Option<BudgetExceeded>),
 }

@@ -283,8 +283,31 @@ impl BudgetGate {
     #[inline(never)]
     #[track_caller]
     pub fn exceeded(&mut self, current: usize, requested: usize) -> Result<(), BudgetExceeded> {
+        if let Some(warning) = self.exceeded_quietly(current, requested)? {
+            warn(&warning);
+        }
+        Ok(())
+    }
+
+    /// [`exceeded`](Self::exceeded), except that a [`Policy::Warn`] budget's warning is
+    /// returned (`Ok(Some(..))`), not raised: for an allocator that must not run user code (the
+    /// report sink, a logger) where it is crossed, and raises it with [`raise_warning`] later.
+    ///
+    /// # Errors
+    ///
+    /// [`BudgetExceeded`] under [`Policy::Fail`].
+    ///
+    /// # Panics
+    ///
+    /// Under [`Policy::Panic`], with the [`BudgetExceeded`] text.
+    #[track_caller]
+    pub(crate) fn exceeded_quietly(
+        &mut self,
+        current: usize,
+        requested: usize,
+    ) -> Result<Option<BudgetExceeded>, BudgetExceeded> {
         if self.allows(current, requested) {
-            return Ok(());
+            return Ok(None);
         }
         let e = BudgetExceeded {
             allocator: self.owner.allocator,
@@ -295,9 +318,8 @@ impl BudgetGate {
         };
         match self.budget.policy {
             Policy::Warn => {
-                warn(&e);
                 self.lifted = true;
-                Ok(())
+                Ok(Some(e))
             }
             Policy::Fail => Err(e),
             Policy::Panic => panic!("{e}"),
@@ -332,6 +354,11 @@ fn next_stamp() -> usize {
 /// Raises a budget warning (see [`set_report_sink`](super::set_report_sink) for where it goes).
 fn warn(e: &BudgetExceeded) {
     super::sink::emit(super::Event::Budget(*e));
+}
+
+/// Raises a warning [`BudgetGate::exceeded_quietly`] returned.
+pub(crate) fn raise_warning(e: &BudgetExceeded) {
+    warn(e);
 }
 
 /// An allocator that enforces a [`Budget`] itself, where it already checks its own limit, so a

@@ -97,6 +97,7 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+pub(crate) use budget::raise_warning;
 #[cfg(feature = "alloc")]
 mod export;
 #[cfg(feature = "std")]
