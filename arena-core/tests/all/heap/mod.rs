@@ -1,5 +1,6 @@
 //! The free-list heap: errors, huge requests, guards, the allocator interfaces, locking, the block walk.
 mod alloc_api;
+mod attacks;
 mod boundary_tags;
 mod budget;
 mod cell_reentry;
