@@ -233,9 +233,11 @@ impl<T: Soa> SoaVec<T> {
         Ok(())
     }
 
-    /// Shrinks the block to hold exactly `len` rows.
+    /// Shrinks the block to hold exactly `len` rows. Rows whose fields are all zero-sized take
+    /// no block, and their capacity stays unbounded (`usize::MAX`), as a `Vec`'s of a zero-sized
+    /// type does.
     pub fn shrink_to_fit(&mut self) {
-        if self.capacity() > self.len {
+        if !super::row_is_zst::<T>() && self.capacity() > self.len {
             // SAFETY: rows `0..len` are the initialised ones.
             unwrap_alloc(unsafe { self.raw.try_realloc(self.len, self.len) });
             self.refresh_end();

@@ -1,5 +1,6 @@
 //! SoA containers: `SoaVec`, `SoaPool`, SoA slices from an arena, panics in user conversions.
 mod arena;
+mod attacks;
 mod budget;
 mod changes;
 mod indirect;
