@@ -439,11 +439,14 @@ fn a_sink_that_uses_the_heap_cell_whose_budget_warns() {
     }
 
     let _turn = SINK_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-    let cell: &'static HeapCell<'static> = Box::leak(Box::new(HeapCell::new({
+    let raw = Box::into_raw(Box::new(HeapCell::new({
         let mut heap = FreeListHeap::with_capacity(4096);
         heap.set_budget(Some(Budget::warn(64).into()));
         heap
     })));
+    // SAFETY: `raw` is a live box, freed only at the end of the test, once nothing refers to
+    // it; the sink and the boxes need the cell for `'static`.
+    let cell: &'static HeapCell<'static> = unsafe { &*raw };
     CELL.with(|c| c.set(Some(cell)));
     HELD.with(|h| *h.borrow_mut() = Some(HeapBox::new_in([7u8; 32], cell)));
     assert_eq!(cell.stats().live_blocks, 1);
@@ -468,4 +471,7 @@ fn a_sink_that_uses_the_heap_cell_whose_budget_warns() {
         "the box dropped in the sink was freed, not leaked"
     );
     cell.check().unwrap();
+    // SAFETY: `raw` came from `Box::into_raw` above, and nothing refers to the cell any more:
+    // `CELL` and `HELD` are empty and every box in it was dropped.
+    drop(unsafe { Box::from_raw(raw) });
 }
