@@ -373,20 +373,28 @@ impl<T: Soa> SoaPool<T> {
     #[track_caller]
     pub fn remove(&mut self, handle: Handle<T>) -> Option<T> {
         let row = self.slots.remove(handle)? as usize;
-        Some(self.remove_row(row))
+        // SAFETY: `row` is the payload of the live slot just freed.
+        Some(unsafe { self.remove_row(row) })
     }
 
     /// Takes the value out of `row`, whose slot was just freed, moving the last row into it.
+    ///
+    /// # Safety
+    /// `row` was the payload of a slot that was live until just now (the caller freed it): by
+    /// the type's invariant it is below the row count, and every other row's back link names a
+    /// live slot.
     #[inline]
-    fn remove_row(&mut self, row: usize) -> T {
+    unsafe fn remove_row(&mut self, row: usize) -> T {
         let slots = &mut self.slots;
         // The moved row's slot is fixed up before the value is rebuilt (user code that may
         // panic).
         let fix = |moved: u32| {
-            *slots.payload_at_mut(moved).expect("a row's owner is live") = row as u32;
+            // SAFETY: `moved` is the back link of the last row, not `row` (`swap_remove` calls
+            // this only then): a live slot, by the type's invariant (guaranteed by the caller).
+            unsafe { *slots.occupied_payload_mut(moved) = row as u32 };
         };
-        assert!(row < self.rows.len(), "a live slot's row is in range");
-        // SAFETY: `row` is below the row count (just asserted).
+        debug_assert!(row < self.rows.len(), "a live slot's row is in range");
+        // SAFETY: `row` is below the row count (guaranteed by the caller).
         unsafe { self.rows.swap_remove(row, fix) }
     }
 
@@ -403,7 +411,8 @@ impl<T: Soa> SoaPool<T> {
                 row += 1;
             } else {
                 self.slots.remove_at(index);
-                drop(self.remove_row(row));
+                // SAFETY: slot `index` owned `row` (its back link) and was live until just now.
+                drop(unsafe { self.remove_row(row) });
             }
         }
     }
