@@ -1,6 +1,7 @@
 //! Memory tags: reports and budgets from real allocators, the thin `Tracked` wrapper, serde, the
 //! allocation recorder.
 
+mod attacks;
 mod pictures;
 mod recorder;
 mod reports_and_budgets;
