@@ -122,13 +122,27 @@ mod cell {
         /// `f` on the heap borrowed mutably (`None` while it is borrowed), then, with the
         /// borrow ended, the budget warning `f` crossed, if any: every change to the heap goes
         /// through here, so no user code runs while the heap is borrowed mutably.
-        fn change<R>(&self, f: impl FnOnce(&mut FreeListHeap<'buf>) -> R) -> Option<R> {
+        ///
+        /// If the warning's sink panics, `undo` gets `f`'s result as the panic unwinds: the
+        /// caller never receives it, so whatever `f` did for it must be taken back (a report
+        /// sink's contract: a panicking sink leaves the allocator as it was).
+        fn change<R>(
+            &self,
+            f: impl FnOnce(&mut FreeListHeap<'buf>) -> R,
+            undo: impl FnOnce(&Self, &R),
+        ) -> Option<R> {
             let mut heap = self.heap_mut()?;
             let r = f(&mut heap);
             let warning = heap.take_held_warning();
             drop(heap);
             if let Some(warning) = warning {
+                let guard = UndoOnUnwind {
+                    cell: self,
+                    result: &r,
+                    undo: Some(undo),
+                };
                 crate::tags::raise_warning(&warning);
+                core::mem::forget(guard);
             }
             Some(r)
         }
@@ -203,12 +217,70 @@ mod cell {
             self.deferred.store(ptr.as_ptr(), Relaxed);
         }
 
-        fn realloc(&self, ptr: NonNull<u8>, layout: Layout) -> Result<NonNull<[u8]>, AllocError> {
-            let new = self
-                .change(|heap| heap.try_realloc(ptr, layout))
+        /// Resizes live block `ptr` of `old` (both sizes non-zero): in place when the heap can,
+        /// else into a new block, with the contents copied and the old block freed only then.
+        /// (The heap's own `try_realloc` frees the old block before the cell could raise a
+        /// warning the new one crossed; a sink that panicked then left the caller holding a
+        /// freed block.)
+        ///
+        /// # Safety
+        ///
+        /// `ptr` is a live block of this cell that fits `old`.
+        unsafe fn realloc(
+            &self,
+            ptr: NonNull<u8>,
+            old: Layout,
+            new: Layout,
+        ) -> Result<NonNull<[u8]>, AllocError> {
+            let in_place = self
+                .change(
+                    |heap| heap.try_realloc_in_place(ptr, new),
+                    |cell, resized| {
+                        if let Ok(Some(_)) = resized {
+                            // Back to `old`, in place: a shrink, which crosses no budget.
+                            let back =
+                                cell.change(|heap| heap.try_realloc_in_place(ptr, old), |_, _| {});
+                            debug_assert!(matches!(back, Some(Ok(Some(_))) | None), "{back:?}");
+                        }
+                    },
+                )
                 .ok_or(AllocError)?
                 .map_err(|_| AllocError)?;
-            Ok(NonNull::slice_from_raw_parts(new, layout.size()))
+            if in_place.is_some() {
+                return Ok(NonNull::slice_from_raw_parts(ptr, new.size()));
+            }
+            // A move. `allocate` takes its block back if a warning's sink panics, so until
+            // the copy is done the old block is untouched and still the caller's.
+            let moved = Allocator::allocate(&self, new)?;
+            // SAFETY: `ptr` is live for `old.size()` bytes (guaranteed by the caller), `moved`
+            // for `new.size()`, and they are different blocks.
+            unsafe {
+                ptr::copy_nonoverlapping(
+                    ptr.as_ptr(),
+                    moved.cast::<u8>().as_ptr(),
+                    old.size().min(new.size()),
+                );
+            }
+            // SAFETY: `ptr` is a live block of this cell that fits `old` (guaranteed by the
+            // caller), and the caller gives it up: its contents are in `moved` now.
+            unsafe { Allocator::deallocate(&self, ptr, old) };
+            Ok(moved)
+        }
+    }
+
+    /// Runs [`HeapCell::change`]'s `undo` if dropped, that is if the budget warning's sink
+    /// panicked (on success the guard is forgotten).
+    struct UndoOnUnwind<'c, 'buf, R, U: FnOnce(&HeapCell<'buf>, &R)> {
+        cell: &'c HeapCell<'buf>,
+        result: &'c R,
+        undo: Option<U>,
+    }
+
+    impl<'buf, R, U: FnOnce(&HeapCell<'buf>, &R)> Drop for UndoOnUnwind<'_, 'buf, R, U> {
+        fn drop(&mut self) {
+            if let Some(undo) = self.undo.take() {
+                undo(self.cell, self.result);
+            }
         }
     }
 
@@ -258,7 +330,16 @@ mod cell {
                 return Ok(dangling(layout));
             }
             let ptr = self
-                .change(|heap| heap.try_alloc(layout))
+                .change(
+                    |heap| heap.try_alloc(layout),
+                    |cell, made| {
+                        if let Ok(ptr) = made {
+                            // SAFETY: `ptr` is the block just made for `layout`, which nobody
+                            // received.
+                            unsafe { Allocator::deallocate(&cell, *ptr, layout) };
+                        }
+                    },
+                )
                 .ok_or(AllocError)?
                 .map_err(|_| AllocError)?;
             Ok(NonNull::slice_from_raw_parts(ptr, layout.size()))
@@ -269,7 +350,8 @@ mod cell {
             if layout.size() == 0 {
                 return;
             }
-            if let Some(freed) = self.change(|heap| heap.free(ptr)) {
+            // A free crosses no budget: nothing to undo.
+            if let Some(freed) = self.change(|heap| heap.free(ptr), |_, _| {}) {
                 debug_assert!(freed.is_ok(), "deallocate: {freed:?}");
             } else if let Ok(heap) = self.heap.try_borrow() {
                 self.defer(&heap, ptr);
@@ -287,7 +369,8 @@ mod cell {
             if old_layout.size() == 0 {
                 return self.allocate(new_layout);
             }
-            self.realloc(ptr, new_layout)
+            // SAFETY: forwarded from the caller (`ptr` a live block that fits `old_layout`).
+            unsafe { self.realloc(ptr, old_layout, new_layout) }
         }
 
         unsafe fn shrink(
@@ -302,7 +385,8 @@ mod cell {
                 unsafe { self.deallocate(ptr, old_layout) };
                 return Ok(dangling(new_layout));
             }
-            self.realloc(ptr, new_layout)
+            // SAFETY: forwarded from the caller (`ptr` a live block that fits `old_layout`).
+            unsafe { self.realloc(ptr, old_layout, new_layout) }
         }
     }
 }

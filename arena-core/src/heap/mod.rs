@@ -493,39 +493,11 @@ impl<'buf> FreeListHeap<'buf> {
         new_layout: Layout,
     ) -> Result<NonNull<u8>, HeapError> {
         let (b, size, old_requested) = self.live_block(ptr)?;
-        let need = self.block_size(new_layout)?;
+        if let Some(p) = self.resize_if_in_place(ptr, (b, size, old_requested), new_layout)? {
+            return Ok(p);
+        }
         let payload = b + TAG;
         let new_requested = new_layout.size();
-        if ptr.as_ptr().addr() & (new_layout.align() - 1) == 0 {
-            if need <= size {
-                self.resize_in_place(b, size, need, old_requested, new_requested);
-                #[cfg(feature = "profiler")]
-                self.report_resized(ptr, old_requested, new_requested);
-                return Ok(ptr);
-            }
-            let next = b + size;
-            if next < self.end {
-                let h = self.region.header(next);
-                if !h.used && size + h.size >= need {
-                    let joined = size + h.size;
-                    let kept = if joined - need >= MIN_BLOCK {
-                        need
-                    } else {
-                        joined
-                    };
-                    let grows = kept - size;
-                    if self.used + grows > self.limit && self.used + grows > self.exact_limit() {
-                        self.over_limit(grows)?;
-                    }
-                    self.lists.remove(&mut self.region, next, h.size);
-                    self.used += h.size;
-                    self.resize_in_place(b, joined, need, old_requested, new_requested);
-                    #[cfg(feature = "profiler")]
-                    self.report_resized(ptr, old_requested, new_requested);
-                    return Ok(ptr);
-                }
-            }
-        }
         let new = self.try_alloc(new_layout)?;
         let dst = self
             .region
@@ -540,6 +512,68 @@ impl<'buf> FreeListHeap<'buf> {
         #[cfg(feature = "profiler")]
         crate::tags::profiler::free(self.profiler, ptr.addr().get(), old_requested);
         Ok(new)
+    }
+
+    /// [`try_realloc`](Self::try_realloc) when it can resize in place: `Ok(Some(ptr))` then,
+    /// `Ok(None)` when the block would have to move (nothing changed). For `HeapCell`, which
+    /// moves a block itself so that the old block is freed only once the new one is the
+    /// caller's.
+    #[cfg(feature = "allocator-api2")]
+    #[track_caller]
+    pub(crate) fn try_realloc_in_place(
+        &mut self,
+        ptr: NonNull<u8>,
+        new_layout: Layout,
+    ) -> Result<Option<NonNull<u8>>, HeapError> {
+        let block = self.live_block(ptr)?;
+        self.resize_if_in_place(ptr, block, new_layout)
+    }
+
+    /// Resizes live block `(b, size, old_requested)` at `ptr` (what
+    /// [`live_block`](Self::live_block) returned) to `new_layout` if it can stay where it is:
+    /// `ptr` aligned for it and the block, or the block and its free right neighbour, big
+    /// enough. `Ok(None)` otherwise, with nothing changed.
+    #[track_caller]
+    fn resize_if_in_place(
+        &mut self,
+        ptr: NonNull<u8>,
+        (b, size, old_requested): (usize, usize, usize),
+        new_layout: Layout,
+    ) -> Result<Option<NonNull<u8>>, HeapError> {
+        let need = self.block_size(new_layout)?;
+        let new_requested = new_layout.size();
+        if ptr.as_ptr().addr() & (new_layout.align() - 1) != 0 {
+            return Ok(None);
+        }
+        if need <= size {
+            self.resize_in_place(b, size, need, old_requested, new_requested);
+            #[cfg(feature = "profiler")]
+            self.report_resized(ptr, old_requested, new_requested);
+            return Ok(Some(ptr));
+        }
+        let next = b + size;
+        if next < self.end {
+            let h = self.region.header(next);
+            if !h.used && size + h.size >= need {
+                let joined = size + h.size;
+                let kept = if joined - need >= MIN_BLOCK {
+                    need
+                } else {
+                    joined
+                };
+                let grows = kept - size;
+                if self.used + grows > self.limit && self.used + grows > self.exact_limit() {
+                    self.over_limit(grows)?;
+                }
+                self.lists.remove(&mut self.region, next, h.size);
+                self.used += h.size;
+                self.resize_in_place(b, joined, need, old_requested, new_requested);
+                #[cfg(feature = "profiler")]
+                self.report_resized(ptr, old_requested, new_requested);
+                return Ok(Some(ptr));
+            }
+        }
+        Ok(None)
     }
 
     /// A block resized in place: to the profiler, the old size freed and the new one allocated
