@@ -263,6 +263,69 @@ fn a_budget_the_sink_sets_on_the_arena_is_the_one_in_force_afterwards() {
     });
 }
 
+/// Puts a new `Warn` budget of 16 bytes on the arena, below what it holds: every request
+/// crosses it.
+fn lower_the_budget(_: &Event) {
+    PLAIN.with(|a| {
+        let arena = a.borrow();
+        let gate = BudgetGate::new(Budget::warn(16), Owner::new("scratch", "AI")).stamped();
+        arena.as_ref().unwrap().restore_budget(&gate);
+    });
+}
+
+/// Allocates a block from the arena and gives it back (the newest block: its bytes return, and
+/// usage falls back under the budget, which re-arms it).
+#[cfg(feature = "allocator-api2")]
+fn allocate_and_give_back(_: &Event) {
+    PLAIN.with(|a| {
+        let arena = a.borrow();
+        let arena: &Arena = arena.as_ref().unwrap();
+        drop(allocator_api2::boxed::Box::new_in([1u64; 2], arena));
+    });
+}
+
+/// Sinks that undo the warning's effect, for a request that fits its page (only the budget
+/// clamp sent it to the slow path, which places it again after the sink): one that frees back
+/// under the budget, re-arming it, and one that puts on a new `Warn` budget the request
+/// crosses. The request must finish, warning once: its retry may not call the sink again
+/// (each call would undo the lift again, and the request never finish).
+#[test]
+fn a_sink_that_rearms_the_budget_lets_the_request_finish_warning_once() {
+    let _turn = turn();
+    within("a sink that re-arms", || {
+        type Action = (&'static str, fn(&Event));
+        let mut sinks: Vec<Action> = vec![("lower the budget", lower_the_budget)];
+        #[cfg(feature = "allocator-api2")]
+        sinks.push(("give a block back", allocate_and_give_back));
+        for (what, action) in sinks {
+            let mut arena = Arena::with_capacity(4096);
+            arena.set_budget(Some(Budget::warn(64).into()));
+            PLAIN.with(|a| *a.borrow_mut() = Some(arena));
+            PLAIN.with(|a| {
+                a.borrow().as_ref().unwrap().alloc([0u8; 40]);
+            });
+            let _off = sink(action);
+            let v = PLAIN.with(|a| {
+                let arena = a.borrow();
+                let v = arena.as_ref().unwrap().alloc([9u8; 40]); // 80 > 64: the sink runs
+                (v[0], v[39])
+            });
+            drop(_off);
+            assert_eq!(v, (9, 9), "{what}");
+            assert_eq!(warnings(&take_seen()), 1, "{what}: one warning");
+            PLAIN.with(|a| {
+                let arena = a.borrow();
+                let arena = arena.as_ref().unwrap();
+                assert_eq!(arena.used(), 80, "{what}");
+                if what == "lower the budget" {
+                    assert_eq!(arena.budget().unwrap().budget(), Budget::warn(16));
+                }
+            });
+            PLAIN.with(|a| a.borrow_mut().take());
+        }
+    });
+}
+
 // --- a frame of a frame arena ---
 
 thread_local! {

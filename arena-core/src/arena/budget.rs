@@ -24,6 +24,15 @@ use crate::tags::{BudgetGate, Budgeted, MemoryUsage, PageTag};
 impl Arena {
     /// The slow path's budget check: `used()` would grow by `growth` bytes. `Ok` when there is
     /// no budget, when it allows the growth, or when a `Warn` budget lifts its clamp.
+    ///
+    /// A `Warn` budget's warning is raised last, with the lifted gate and its limit already
+    /// stored: the report sink is user code that may reach this arena through a shared
+    /// reference. What it does stays done: a budget it sets is the one in force afterwards. The
+    /// request that warned goes through, warning once: if the sink freed back under the budget
+    /// (which re-arms it) or set another `Warn` budget that the request crosses, that one is
+    /// lifted without a second warning, so the caller's retry cannot call the sink again (a
+    /// sink that re-armed the budget on every call would otherwise never let it finish). A
+    /// `Fail` or `Panic` budget the sink set decides the retry.
     pub(super) fn admit(&self, growth: usize) -> Result<(), ArenaError> {
         let Some(mut gate) = self.budget.get() else {
             return Ok(());
@@ -32,10 +41,34 @@ impl Arena {
         if gate.allows(used, growth) {
             return Ok(());
         }
-        let verdict = gate.exceeded(used, growth);
+        let armed = gate;
+        let verdict = gate.exceeded_quietly(used, growth);
+        self.set_gate(gate);
+        let Some(warning) = verdict.map_err(ArenaError::OverBudget)? else {
+            return Ok(());
+        };
+        // A sink that panics leaves the arena as it was: armed, so the next crossing warns.
+        let rearm = RearmOnUnwind {
+            arena: self,
+            lifted: gate,
+            armed,
+        };
+        crate::tags::raise_warning(&warning);
+        core::mem::forget(rearm);
+        if let Some(mut now) = self.budget.get()
+            && now.budget().policy == crate::tags::Policy::Warn
+            && let Ok(Some(_)) = now.exceeded_quietly(self.used(), growth)
+        {
+            self.set_gate(now);
+        }
+        Ok(())
+    }
+
+    /// Stores `gate` (its warned state changed) and the cursor's clamp that goes with it.
+    #[inline]
+    fn set_gate(&self, gate: BudgetGate) {
         self.budget.set(Some(gate));
         self.cursor.set_budget_limit(gate.limit());
-        verdict.map_err(ArenaError::OverBudget)
     }
 
     /// Whether a `Fail` or `Panic` budget would refuse growing `used()` by `growth` bytes. Its
@@ -298,5 +331,21 @@ impl BumpAllocator for Frame<'_> {
     #[inline(always)]
     fn arena(&self) -> &Arena {
         Frame::arena(self)
+    }
+}
+
+/// Puts an arena's armed budget gate back if dropped, that is if the warning's sink panicked
+/// ([`Arena::admit`]; on success it is forgotten), unless the sink set another budget.
+struct RearmOnUnwind<'a> {
+    arena: &'a Arena,
+    lifted: BudgetGate,
+    armed: BudgetGate,
+}
+
+impl Drop for RearmOnUnwind<'_> {
+    fn drop(&mut self) {
+        if self.arena.budget.get() == Some(self.lifted) {
+            self.arena.set_gate(self.armed);
+        }
     }
 }
