@@ -458,19 +458,37 @@ pub(crate) fn slot_tag<G: Copy + Send + Sync + 'static>(slot: usize) -> Option<G
 }
 
 /// The slot of `tag`, claimed if it has none ([`UNTRACKED`], counted, if none is free).
+///
+/// Slots are claimed in index order and never freed, so the `READY` ones are a prefix of the
+/// table. The tag's `==` is user code, which may open scopes itself: it runs outside the claim
+/// lock, on the slots that were ready when it looked. Under the lock a slot is claimed only if
+/// no other was claimed since; otherwise the new ones are compared, again outside the lock
+/// (at most once per slot, so this ends).
 pub(crate) fn slot_of<G: Copy + PartialEq + Send + Sync + 'static>(tag: G) -> u8 {
-    if let Some(slot) = find(tag) {
-        return slot;
-    }
     if !fits::<G>() {
         OVERFLOWED.fetch_add(1, Ordering::Relaxed);
         return UNTRACKED;
     }
-    let claim = Claim::lock();
-    // Another thread may have claimed it while this one waited. (The tag's `==` runs under the
-    // lock: if it panics, `claim`'s drop still unlocks, and no slot was touched.)
-    let slot = find(tag).or_else(|| {
-        let free = (1..MAX_TAG_SLOTS).find(|&i| SLOTS[i].state.load(Ordering::Relaxed) == FREE)?;
+    // Slots below `compared` were looked at.
+    let mut compared = 1;
+    loop {
+        let ready = first_free();
+        if let Some(slot) = (compared..ready).find(|&i| slot_tag::<G>(i) == Some(tag)) {
+            return slot as u8;
+        }
+        compared = ready;
+        let claim = Claim::lock();
+        let free = first_free();
+        if free != compared {
+            // Claimed by another thread (or by this one's `==`) meanwhile: compare those.
+            drop(claim);
+            continue;
+        }
+        if free == MAX_TAG_SLOTS {
+            drop(claim);
+            OVERFLOWED.fetch_add(1, Ordering::Relaxed);
+            return UNTRACKED;
+        }
         let s = &SLOTS[free];
         let mut bytes = MaybeUninit::<TagBytes>::uninit();
         // SAFETY: only the `CLAIM` holder writes a `FREE` slot, and no reader looks at it before
@@ -481,13 +499,17 @@ pub(crate) fn slot_of<G: Copy + PartialEq + Send + Sync + 'static>(tag: G) -> u8
             s.type_id.get().write(MaybeUninit::new(TypeId::of::<G>()));
         }
         s.state.store(READY, Ordering::Release);
-        Some(free as u8)
-    });
-    drop(claim);
-    slot.unwrap_or_else(|| {
-        OVERFLOWED.fetch_add(1, Ordering::Relaxed);
-        UNTRACKED
-    })
+        drop(claim);
+        return free as u8;
+    }
+}
+
+/// The first slot that is not `READY` (the table's length if every slot is): the ready slots
+/// are the ones below it (see [`slot_of`]).
+fn first_free() -> usize {
+    (1..MAX_TAG_SLOTS)
+        .find(|&i| SLOTS[i].state.load(Ordering::Acquire) != READY)
+        .unwrap_or(MAX_TAG_SLOTS)
 }
 
 /// Holds [`CLAIM`] until dropped (also when a tag's `==` panics).
@@ -509,12 +531,6 @@ impl Drop for Claim {
     fn drop(&mut self) {
         CLAIM.store(false, Ordering::Release);
     }
-}
-
-fn find<G: Copy + PartialEq + Send + Sync + 'static>(tag: G) -> Option<u8> {
-    (1..MAX_TAG_SLOTS)
-        .find(|&i| slot_tag::<G>(i) == Some(tag))
-        .map(|i| i as u8)
 }
 
 /// How many [`tag_scope`] calls charged "Untracked" because their tag found no slot (the table of
