@@ -3,6 +3,7 @@ mod arena;
 mod attacks;
 mod budget;
 mod changes;
+mod derive_attacks;
 mod indirect;
 mod panic_safety;
 mod pool;
