@@ -21,18 +21,14 @@ fn ui_rayon() {
 /// Parallel iteration the bounds must allow (`tests/ui/rayon/pass/`).
 #[cfg(feature = "rayon")]
 #[test]
-#[ignore = "bug: SoaVec::par_iter/par_iter_mut bound `for<'x> T::Ref<'x>: Send` (`T::Mut`), which \
-            only holds for `T: 'static`: a SoaVec of rows that borrow cannot iterate in parallel"]
 fn ui_rayon_pass() {
     let cases = trybuild::TestCases::new();
     cases.pass("tests/ui/rayon/pass/*.rs");
 }
 
-/// Inputs the derives must accept (`tests/ui/pass/`).
+/// Inputs the derives must accept (`tests/ui/pass/`): items named like primitives beside the
+/// derive, `Self` in a field type.
 #[test]
-#[ignore = "bugs: #[derive(Soa)] names `usize` and `str` unqualified, so a `struct usize;` or \
-            `struct str;` beside it breaks it; and it copies field types into the views verbatim, \
-            so `Self` in a field type names the view there; see tests/ui/pass/"]
 fn ui_pass() {
     let cases = trybuild::TestCases::new();
     cases.pass("tests/ui/pass/*.rs");

@@ -2,8 +2,8 @@
 //! and a safe impl of arena-kit-core's `Soa` trait that only converts between a row, a nested tuple of
 //! its column values, and the views. Every container is generic code in arena-kit-core.
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
@@ -21,6 +21,7 @@ use super::{Field, Input, valid};
 /// (with the mistaken setting left out), so code using them reports no follow-on errors.
 pub fn derive(node: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
+    let node = &self_named(node);
     let input = Input::from_syn(&cx, node, Container::from_ast, FieldAttrs::from_ast);
     valid::check(&cx, &input);
     let out = match &input.data {
@@ -36,6 +37,66 @@ pub fn derive(node: &DeriveInput) -> TokenStream {
             quote!(#out #errors)
         }
     }
+}
+
+/// `node` with `Self` in its field types replaced by the struct's name and generics: the field
+/// types are copied into the views (`FooRef<'a>` and the rest), where `Self` would name the
+/// view. `Self::Item` becomes `<Foo<T>>::Item`, which reads the same in a type and in an
+/// expression (an array length).
+fn self_named(node: &DeriveInput) -> std::borrow::Cow<'_, DeriveInput> {
+    fn mentions_self(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|t| match t {
+            TokenTree::Ident(i) => i == "Self",
+            TokenTree::Group(g) => mentions_self(g.stream()),
+            _ => false,
+        })
+    }
+    fn replace(tokens: TokenStream, name: &TokenStream) -> TokenStream {
+        let mut out = TokenStream::new();
+        let mut iter = tokens.into_iter().peekable();
+        while let Some(t) = iter.next() {
+            match t {
+                TokenTree::Ident(i) if i == "Self" => {
+                    let path_follows =
+                        matches!(iter.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                    let span = i.span();
+                    out.extend(if path_follows {
+                        quote_spanned!(span=> <#name>)
+                    } else {
+                        quote_spanned!(span=> #name)
+                    });
+                }
+                TokenTree::Group(g) => {
+                    let mut group = Group::new(g.delimiter(), replace(g.stream(), name));
+                    group.set_span(g.span());
+                    out.extend([TokenTree::Group(group)]);
+                }
+                other => out.extend([other]),
+            }
+        }
+        out
+    }
+    let fields: Vec<&syn::Field> = match &node.data {
+        syn::Data::Struct(data) => data.fields.iter().collect(),
+        _ => Vec::new(),
+    };
+    if !fields.iter().any(|f| mentions_self(f.ty.to_token_stream())) {
+        return std::borrow::Cow::Borrowed(node);
+    }
+    let ident = &node.ident;
+    let (_, ty_generics, _) = node.generics.split_for_impl();
+    let name = quote!(#ident #ty_generics);
+    let mut node = node.clone();
+    if let syn::Data::Struct(data) = &mut node.data {
+        for field in data.fields.iter_mut() {
+            let tokens = replace(field.ty.to_token_stream(), &name);
+            // A type with `Self` replaced by a type is still a type.
+            if let Ok(ty) = syn::parse2(tokens) {
+                field.ty = ty;
+            }
+        }
+    }
+    std::borrow::Cow::Owned(node)
 }
 
 /// The four views, in order: name suffix, doc, field type shape, and whether `Clone`/`Copy` apply.
@@ -242,7 +303,7 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
     let align = attrs
         .align
         .as_ref()
-        .map(|lit| quote!(const ALIGN: usize = #lit;));
+        .map(|lit| quote!(const ALIGN: #private::core::primitive::usize = #lit;));
     let nested_checks = nested_checks(input, fields, &soa);
     let field_names = fields.iter().map(|f| f.name());
     let tiled = attrs.tiled.is_some().then(|| {
@@ -275,7 +336,7 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
                 type Columns = #columns;
                 #assoc_types
                 #align
-                const FIELD_NAMES: &'static [&'static str] = &[#(#field_names),*];
+                const FIELD_NAMES: &'static [&'static #private::core::primitive::str] = &[#(#field_names),*];
                 #[inline(always)]
                 fn into_columns(self) -> <Self::Columns as #soa::Columns>::Owned {
                     let Self #build = self;

@@ -65,7 +65,7 @@ pub fn generate(
         const_token: Default::default(),
         ident: n.clone(),
         colon_token: Default::default(),
-        ty: parse_quote!(usize),
+        ty: parse_quote!(#private::core::primitive::usize),
         eq_token: None,
         default: None,
     }));
@@ -142,9 +142,9 @@ pub fn generate(
             )
         };
         assoc.extend(quote! {
-            type #ty<#lt, const #n: usize> = #view_name #view_ty where Self: #lt;
+            type #ty<#lt, const #n: #private::core::primitive::usize> = #view_name #view_ty where Self: #lt;
             #[inline(always)]
-            fn #f<#lt, const #n: usize>(
+            fn #f<#lt, const #n: #private::core::primitive::usize>(
                 #pattern: <Self::Columns as #soa::TileColumns>::#cols<#lt, #n>,
             ) -> Self::#ty<#lt, #n>
             where
