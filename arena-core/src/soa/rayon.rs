@@ -60,20 +60,21 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
 }
 
 impl<T: Soa> SoaVec<T> {
-    /// The rows as [`Soa::Ref`] views, in parallel.
-    pub fn par_iter(&self) -> impl IndexedParallelIterator<Item = T::Ref<'_>> + '_
+    /// The rows as [`Soa::Ref`] views, in parallel. (The bound names this borrow's views, so
+    /// rows that borrow, `T` not `'static`, iterate too.)
+    pub fn par_iter<'s>(&'s self) -> impl IndexedParallelIterator<Item = T::Ref<'s>> + 's
     where
         T::Columns: Sync,
-        for<'x> T::Ref<'x>: Send,
+        T::Ref<'s>: Send,
     {
         self.as_soa_slice().par_iter()
     }
 
     /// The rows as [`Soa::Mut`] views, in parallel (each row to one task).
-    pub fn par_iter_mut(&mut self) -> impl IndexedParallelIterator<Item = T::Mut<'_>> + '_
+    pub fn par_iter_mut<'s>(&'s mut self) -> impl IndexedParallelIterator<Item = T::Mut<'s>> + 's
     where
         T::Columns: Send,
-        for<'x> T::Mut<'x>: Send,
+        T::Mut<'s>: Send,
     {
         self.as_soa_slice_mut().into_par_iter_mut()
     }
