@@ -49,7 +49,9 @@ mod cell {
     /// A [`Budget::warn`](crate::tags::Budget::warn) set on the heap before it was wrapped
     /// warns once the allocation that crossed it is done and the heap is released, so the
     /// report sink or logger that receives the warning may use the cell like any other code
-    /// (read its [`stats`](Self::stats), free or allocate through it).
+    /// (read its [`stats`](Self::stats), free or allocate through it). A sink that panics
+    /// leaves the cell as it was: the new block is freed, a block grown in place shrinks back,
+    /// and a block that moves keeps its old place until the new one holds its contents.
     ///
     /// # Variance
     ///
