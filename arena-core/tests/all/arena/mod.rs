@@ -6,6 +6,7 @@ mod collections;
 mod cursor_usage;
 mod drop_ledger;
 mod drops;
+mod frame_scope_attacks;
 mod frames;
 mod hostile_inputs;
 mod model;
