@@ -124,7 +124,7 @@ impl Arena {
     /// After completing the rewind, if a guard byte of a freed allocation was overwritten
     /// (see [`Arena::with_guards`]).
     #[track_caller]
-    pub fn rewind(&mut self, marker: Marker) -> Result<(), MarkerError> {
+    pub fn rewind(&mut self, mut marker: Marker) -> Result<(), MarkerError> {
         if marker.arena != self.id {
             return Err(MarkerError::Foreign);
         }
@@ -132,9 +132,15 @@ impl Arena {
             return Err(MarkerError::Stale);
         }
         // Kept pages were given back since the marker was taken: its page may be gone, so look
-        // for it among the pages still held up to the current one before reading its header.
-        if marker.page_frees != self.page_frees.get() && !self.holds(marker.page, marker.ptr) {
-            return Err(MarkerError::Stale);
+        // for it among the pages still held up to the current one before reading its header,
+        // and read it through the arena's own pointer: the marker's may be to a page given back
+        // since, at an address a later page now has (the same address, not the same
+        // allocation).
+        if marker.page_frees != self.page_frees.get() {
+            match self.held_page(marker.page, marker.ptr) {
+                Some(page) => marker.page = page,
+                None => return Err(MarkerError::Stale),
+            }
         }
         if self.pos_of(marker.page, marker.ptr) > self.pos() {
             return Err(MarkerError::Stale);
@@ -180,18 +186,27 @@ impl Arena {
         self.coalesce_pages();
     }
 
-    /// Whether `page` is the root or a page held at or before the current one, and `ptr` lies
-    /// inside it. Compares addresses only: `page` may have been freed.
-    fn holds(&self, page: Option<NonNull<PageHeader>>, ptr: NonNull<u8>) -> bool {
+    /// The arena's own pointer to the block at `page`'s address (`Some(None)` for the root)
+    /// if it is the root or a page held at or before the current one and `ptr` lies inside it;
+    /// `None` otherwise. Compares addresses only, and never reads through `page`: it may have
+    /// been freed.
+    #[allow(clippy::option_option)]
+    fn held_page(
+        &self,
+        page: Option<NonNull<PageHeader>>,
+        ptr: NonNull<u8>,
+    ) -> Option<Option<NonNull<PageHeader>>> {
+        let addr = |p: Option<NonNull<PageHeader>>| p.map(NonNull::addr);
         let mut p = None;
         loop {
-            if p == page {
+            if addr(p) == addr(page) {
                 let (start, end) = self.page_bounds(p);
                 return (start.as_ptr() as usize..=end.as_ptr() as usize)
-                    .contains(&(ptr.as_ptr() as usize));
+                    .contains(&(ptr.as_ptr() as usize))
+                    .then_some(p);
             }
             if p == self.cursor.page() {
-                return false;
+                return None;
             }
             p = self.next_page(p);
         }
