@@ -288,17 +288,55 @@ impl<const N: usize> FrameArena<N> {
 
 impl<const N: usize> Drop for FrameArena<N> {
     fn drop(&mut self) {
-        for buffer in &mut self.buffers {
-            if buffer.readers.count.load(Ordering::Acquire) == 0 {
-                // SAFETY: the arena is dropped once, here, and never used again (`self` is being
-                // dropped). A count of 0 read with `Acquire` means every `FrameReader` of this
-                // buffer was dropped and its reads happen before this (its `Release` decrement);
-                // no new reader can appear: `publish` needs a `Frame`, which borrows `self`,
-                // and `clone` needs a live reader.
-                unsafe { ManuallyDrop::drop(&mut buffer.arena) };
+        let mut teardown = Teardown {
+            buffers: &mut self.buffers,
+            taken: [false; N],
+        };
+        // Passes until none finds a buffer to drop: a buffer's values may hold readers of
+        // another buffer, which dropping them releases.
+        while let Some(unread) = teardown.take_unread() {
+            drop(unread);
+        }
+    }
+}
+
+/// [`FrameArena`]'s drop, as a guard: if a destructor panics, the buffers of that pass are
+/// still dropped (they are one array), and dropping the guard as the panic unwinds runs the
+/// passes left.
+struct Teardown<'a, const N: usize> {
+    buffers: &'a mut [Buffer; N],
+    /// The buffers taken out so far.
+    taken: [bool; N],
+}
+
+impl<const N: usize> Teardown<'_, N> {
+    /// Takes out every buffer not taken yet that no reader holds; `None` if there is none.
+    /// Any other buffer is read on another thread, now or later: its memory is leaked (pending
+    /// destructors skipped) rather than freed under the reader.
+    fn take_unread(&mut self) -> Option<[Option<Arena>; N]> {
+        let mut any = false;
+        let unread = core::array::from_fn(|i| {
+            let buffer = &mut self.buffers[i];
+            if self.taken[i] || buffer.readers.count.load(Ordering::Acquire) != 0 {
+                return None;
             }
-            // Otherwise a reader on another thread still reads this buffer: its memory is
-            // leaked (pending destructors skipped) rather than freed under the reader.
+            self.taken[i] = true;
+            any = true;
+            // SAFETY: taken once (`taken`), and never used again: the frame arena is being
+            // dropped. A count of 0 read with `Acquire` means every `FrameReader` of this buffer
+            // was dropped and its reads happen before this (its `Release` decrement); no new
+            // reader can appear: `publish` needs a `Frame`, which borrows the frame arena, and
+            // `clone` needs a live reader.
+            Some(unsafe { ManuallyDrop::take(&mut buffer.arena) })
+        });
+        any.then_some(unread)
+    }
+}
+
+impl<const N: usize> Drop for Teardown<'_, N> {
+    fn drop(&mut self) {
+        while let Some(unread) = self.take_unread() {
+            drop(unread);
         }
     }
 }
