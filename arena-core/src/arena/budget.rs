@@ -113,7 +113,7 @@ impl Arena {
     }
 
     /// Sets or removes the budget through `&self` (the gate lives in a `Cell`).
-    fn apply_budget(&self, gate: Option<BudgetGate>) {
+    pub(super) fn apply_budget(&self, gate: Option<BudgetGate>) {
         self.budget.set(gate);
         self.budget_stamp.set(gate.map_or(0, |g| g.stamp()));
         self.settle_budget();

@@ -42,7 +42,9 @@ std::thread_local! {
 /// Runs `f` with this thread's scratch arena for the current nesting depth, then resets that
 /// arena (dropping what `f` allocated). Nothing allocated inside can escape `f`: the arena's
 /// lifetime is local to the closure. Pages are kept per thread, so steady use does not call the
-/// system allocator.
+/// system allocator. A limit ([`Arena::set_limit`]) or budget
+/// ([`Budgeted::restore_budget`](crate::tags::Budgeted::restore_budget)) that `f` puts on the
+/// arena is taken off when `f` returns: the next call gets the arena without them.
 ///
 /// ```
 /// use arena_kit::scratch;
@@ -177,7 +179,13 @@ impl ScratchStack {
                 // it remains. The depth still counts this call while the reset runs, so a
                 // `scratch` call from a destructor gets a deeper arena, never this one, and
                 // `ThreadScratch` skips this depth while `resetting` is at or below it.
-                unsafe { (*self.arena).reset() };
+                let arena = unsafe { &mut *self.arena };
+                // What the closure set through `&Arena` (a limit, a budget) was for its own
+                // call: the next caller gets the arena as `scratch` made it. Taken off before
+                // the reset, which a limit would keep from merging the pages.
+                arena.set_limit(None);
+                arena.apply_budget(None);
+                arena.reset();
             }
         }
         let _pop = Pop {
