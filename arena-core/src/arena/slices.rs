@@ -220,12 +220,17 @@ impl Arena {
             self.raw_alloc::<false>(array)?
         }
         .cast::<T>();
-        for i in 0..len {
-            // SAFETY: `i < len`, inside the array just allocated (or a zero-sized write).
-            unsafe { ptr.add(i).write(value) };
+        // A zero-sized `T` has no bytes to write, and `len` may be up to `usize::MAX`: no loop
+        // (debug builds would run it).
+        if size_of::<T>() != 0 {
+            for i in 0..len {
+                // SAFETY: `i < len`, inside the array just allocated.
+                unsafe { ptr.add(i).write(value) };
+            }
         }
-        // SAFETY: all `len` values are initialised; the memory is fresh and borrowed for the
-        // arena's borrow.
+        // SAFETY: all `len` values are initialised (a zero-sized value has no bytes, and `T` is
+        // `Copy`, so `value` may be repeated); the memory is fresh and borrowed for the arena's
+        // borrow.
         Ok(unsafe { core::slice::from_raw_parts_mut(ptr.as_ptr(), len) })
     }
 
