@@ -916,3 +916,663 @@ fn a_tag_whose_eq_opens_a_scope_does_not_deadlock_the_slot_table() {
         drop(arena_kit_core::tags::tag_scope(Nosy(2)));
     });
 }
+
+// --- attacks on the undo of a heap cell's change, and on an arena's in-place grow ---
+
+#[cfg(feature = "allocator-api2")]
+mod heap_cell_undo {
+    use super::*;
+    use allocator_api2::alloc::Allocator;
+    use allocator_api2::boxed::Box as HeapBox;
+    use allocator_api2::vec::Vec as HeapVec;
+    use arena_kit_core::heap::{FreeListHeap, HeapCell};
+    use std::alloc::Layout;
+    use std::ptr::NonNull;
+
+    fn cell(budget: usize) -> HeapCell<'static> {
+        let mut heap = FreeListHeap::with_capacity(8192);
+        heap.set_budget(Some(Budget::warn(budget).into()));
+        HeapCell::new(heap)
+    }
+
+    /// A vector alone in the heap grows in place (into the free space after it) over the
+    /// `Warn` budget and the sink panics: the block shrinks back, the vector keeps its capacity
+    /// and values, the heap is as it was, and the next crossing warns again.
+    #[test]
+    fn a_panicking_sink_during_an_in_place_heap_cell_grow_shrinks_the_block_back() {
+        let _turn = turn();
+        within("heap cell grow in place", || {
+            let cell = cell(128);
+            let mut v: HeapVec<u64, &HeapCell<'static>> = HeapVec::with_capacity_in(4, &cell);
+            v.extend([1, 2, 3, 4]);
+            let at = v.as_ptr() as usize;
+            let before = cell.stats();
+            let off = sink(panicking_sink);
+            let caught = catch_unwind(AssertUnwindSafe(|| v.reserve_exact(36)));
+            drop(off);
+            assert!(caught.is_err(), "the sink's panic leaves the call");
+            assert_eq!(warnings(&take_seen()), 1);
+            assert_eq!((v.capacity(), v.as_ptr() as usize), (4, at));
+            assert_eq!(v[..], [1, 2, 3, 4]);
+            let after = cell.stats();
+            assert_eq!(
+                (after.live_blocks, after.used),
+                (before.live_blocks, before.used),
+                "the grown block shrank back"
+            );
+            cell.check().unwrap();
+            // The bytes the block grew into are free again and not the vector's.
+            let other = HeapBox::new_in([0xABu8; 64], &cell);
+            let other_at = &*other as *const [u8; 64] as usize;
+            assert!(!overlap(at, 32, other_at, 64));
+            assert_eq!(v[..], [1, 2, 3, 4]);
+            drop(other);
+            // Re-armed: the next crossing warns again, and goes ahead.
+            let _off = sink(|_| {});
+            v.reserve_exact(36);
+            drop(_off);
+            assert_eq!(warnings(&take_seen()), 1, "the next crossing warns");
+            assert_eq!(v[..], [1, 2, 3, 4]);
+            cell.check().unwrap();
+            drop(v);
+            assert_eq!(cell.stats().live_blocks, 0);
+        });
+    }
+
+    /// A block that a starting allocation left at an address aligned to 16 and not to 64.
+    fn misaligned_block(
+        cell: &HeapCell<'static>,
+        size: usize,
+    ) -> (Vec<NonNull<[u8]>>, NonNull<u8>) {
+        let layout = Layout::from_size_align(size, 16).unwrap();
+        let small = Layout::from_size_align(16, 16).unwrap();
+        let mut pads = Vec::new();
+        loop {
+            let p = (&cell).allocate(layout).unwrap().cast::<u8>();
+            if !(p.as_ptr() as usize).is_multiple_of(64) {
+                return (pads, p);
+            }
+            // SAFETY: `p` was just allocated with `layout` from this cell.
+            unsafe { (&cell).deallocate(p, layout) };
+            pads.push((&cell).allocate(small).unwrap());
+        }
+    }
+
+    /// A shrink to a larger alignment must move: the new block crosses the `Warn` budget and
+    /// the sink panics. The old block is untouched and still the caller's, the new one freed.
+    #[test]
+    fn a_panicking_sink_during_a_heap_cell_shrink_that_moves_keeps_the_old_block() {
+        let _turn = turn();
+        within("heap cell shrink that moves", || {
+            // Over 400 only once the shrink's new block is taken (at most two pads before).
+            let cell = cell(400);
+            let (pads, p) = misaligned_block(&cell, 256);
+            assert!(pads.len() <= 2);
+            // SAFETY: `p` is a live block of 256 bytes.
+            unsafe { p.as_ptr().write_bytes(0x5C, 256) };
+            let before = cell.stats();
+            let old = Layout::from_size_align(256, 16).unwrap();
+            let new = Layout::from_size_align(128, 64).unwrap();
+            let off = sink(panicking_sink);
+            // SAFETY: `p` is a live block of this cell that fits `old`; `new` is smaller.
+            let caught = catch_unwind(AssertUnwindSafe(|| unsafe { (&cell).shrink(p, old, new) }));
+            drop(off);
+            assert!(caught.is_err(), "the sink's panic leaves the call");
+            assert_eq!(warnings(&take_seen()), 1);
+            let after = cell.stats();
+            assert_eq!(
+                (after.live_blocks, after.used),
+                (before.live_blocks, before.used)
+            );
+            // SAFETY: `p` is still a live block of 256 bytes (the shrink did not finish).
+            let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr(), 256) };
+            assert!(bytes.iter().all(|&b| b == 0x5C));
+            cell.check().unwrap();
+            // SAFETY: `p` is a live block of this cell that fits `old`.
+            unsafe { (&cell).deallocate(p, old) };
+            for pad in pads {
+                // SAFETY: each pad is a live 16-byte block of this cell.
+                unsafe { (&cell).deallocate(pad.cast(), Layout::from_size_align(16, 16).unwrap()) };
+            }
+            assert_eq!(cell.stats().live_blocks, 0);
+        });
+    }
+
+    thread_local! {
+        static CELL: Cell<Option<&'static HeapCell<'static>>> = const { Cell::new(None) };
+        /// A block the sink may free (its own), and the one it made.
+        static HELD: RefCell<Option<HeapBox<[u8; 64], &'static HeapCell<'static>>>> = const { RefCell::new(None) };
+        static MADE_IN_SINK: RefCell<Option<HeapBox<[u8; 200], &'static HeapCell<'static>>>> = const { RefCell::new(None) };
+    }
+
+    /// Reads, checks, allocates from and frees into the cell, without panicking.
+    fn use_the_cell(_: &Event) {
+        let Some(cell) = CELL.with(Cell::get) else {
+            return;
+        };
+        cell.check().unwrap();
+        let _ = cell.with(|heap| heap.stats());
+        drop(HeapBox::new_in([9u8; 40], cell));
+    }
+
+    /// Frees the block it holds (usage falls back under the budget, re-arming it), allocates a
+    /// block that crosses the budget again (a warning raised inside the sink), keeps it, then
+    /// panics.
+    fn free_cross_again_then_panic(_: &Event) {
+        let cell = CELL.with(Cell::get).expect("the test set the cell");
+        HELD.with(|h| h.borrow_mut().take());
+        let big = HeapBox::new_in([0x77u8; 200], cell);
+        MADE_IN_SINK.with(|m| *m.borrow_mut() = Some(big));
+        let _ = cell.stats();
+        panic!("the sink panicked after using the cell");
+    }
+
+    /// Runs `f` with a `'static` cell of `budget` set in [`CELL`], then frees the cell.
+    fn with_static_cell(budget: usize, f: impl FnOnce(&'static HeapCell<'static>)) {
+        let raw = Box::into_raw(Box::new(cell(budget)));
+        {
+            // SAFETY: `raw` is a live box, freed below once everything in it is dropped and
+            // `CELL` no longer refers to it.
+            let cell: &'static HeapCell<'static> = unsafe { &*raw };
+            CELL.with(|c| c.set(Some(cell)));
+            f(cell);
+            CELL.with(|c| c.set(None));
+            HELD.with(|h| h.borrow_mut().take());
+            MADE_IN_SINK.with(|m| m.borrow_mut().take());
+            assert_eq!(cell.stats().live_blocks, 0);
+        }
+        // SAFETY: from `Box::into_raw`; nothing refers to the cell any more.
+        drop(unsafe { Box::from_raw(raw) });
+    }
+
+    /// A sink that frees, allocates over the budget again and then panics, during a grow that
+    /// moves, a grow in place, and an allocation: the caller's block is its own (the values
+    /// intact), the sink's block stays live (it is the sink's), nothing is freed twice and the
+    /// heap is consistent.
+    #[test]
+    fn a_sink_that_frees_crosses_again_and_panics_leaves_the_heap_cell_consistent() {
+        let _turn = turn();
+        within("heap cell, sink crosses again", || {
+            for case in ["grow moves", "grow in place", "allocate"] {
+                with_static_cell(160, |cell| {
+                    HELD.with(|h| *h.borrow_mut() = Some(HeapBox::new_in([1u8; 64], cell)));
+                    let mut v: HeapVec<u64, _> = HeapVec::with_capacity_in(4, cell);
+                    v.extend([1, 2, 3, 4]);
+                    let neighbour =
+                        (case == "grow moves").then(|| HeapBox::new_in([0u64; 2], cell));
+                    if case == "grow in place" {
+                        // The held block sits before the vector: the vector ends the heap.
+                        assert!(cell.stats().live_blocks == 2);
+                    }
+                    let off = sink(free_cross_again_then_panic);
+                    let caught = catch_unwind(AssertUnwindSafe(|| {
+                        if case == "allocate" {
+                            drop(HeapBox::new_in([3u8; 128], cell));
+                        } else {
+                            v.reserve_exact(28);
+                        }
+                    }));
+                    drop(off);
+                    assert!(caught.is_err(), "{case}");
+                    assert_eq!(warnings(&take_seen()), 1, "{case}: the outer warning");
+                    assert_eq!(v.capacity(), 4, "{case}");
+                    assert_eq!(v[..], [1, 2, 3, 4], "{case}");
+                    let made = MADE_IN_SINK.with(|m| {
+                        let m = m.borrow();
+                        let b = m.as_ref().expect("the sink's block");
+                        assert!(b.iter().all(|&x| x == 0x77), "{case}");
+                        &**b as *const [u8; 200] as usize
+                    });
+                    assert!(!overlap(v.as_ptr() as usize, 32, made, 200), "{case}");
+                    cell.check().unwrap();
+                    let live = 1 + 1 + usize::from(neighbour.is_some());
+                    assert_eq!(cell.stats().live_blocks, live, "{case}");
+                    drop((v, neighbour));
+                    cell.check().unwrap();
+                });
+            }
+        });
+    }
+
+    /// `grow_zeroed` (the trait's default: a new zeroed block, a copy, a free; the cell does not
+    /// override it, so it always moves) and a shrink to a larger alignment, with a sink that uses
+    /// the cell while the new block and the old are both live: the contents are copied, the new
+    /// bytes zeroed, the result aligned, the old block freed.
+    #[test]
+    fn grow_zeroed_and_an_aligning_shrink_through_a_heap_cell_whose_sink_uses_it() {
+        let _turn = turn();
+        within("heap cell grow_zeroed", || {
+            for moving in [false, true] {
+                with_static_cell(128, |cell| {
+                    let old = Layout::from_size_align(64, 8).unwrap();
+                    let new = Layout::from_size_align(256, 8).unwrap();
+                    let p = cell.allocate(old).unwrap().cast::<u8>();
+                    // SAFETY: a live block of 64 bytes.
+                    unsafe { p.as_ptr().write_bytes(0x11, 64) };
+                    let neighbour = moving.then(|| HeapBox::new_in([0u8; 16], cell));
+                    let _off = sink(use_the_cell);
+                    // SAFETY: `p` is a live block of this cell that fits `old`; `new` is larger.
+                    let grown = unsafe { cell.grow_zeroed(p, old, new) }.unwrap();
+                    drop(_off);
+                    assert_eq!(warnings(&take_seen()), 1, "moving {moving}");
+                    assert_eq!(grown.len(), 256);
+                    let q = grown.cast::<u8>();
+                    assert_eq!(cell.stats().live_blocks, 1 + usize::from(moving));
+                    // SAFETY: `q` is a live block of 256 bytes.
+                    let bytes = unsafe { std::slice::from_raw_parts(q.as_ptr(), 256) };
+                    assert!(bytes[..64].iter().all(|&b| b == 0x11), "moving {moving}");
+                    assert!(bytes[64..].iter().all(|&b| b == 0), "moving {moving}");
+                    cell.check().unwrap();
+                    // A shrink to 64-byte alignment (moving unless already aligned).
+                    let aligned = Layout::from_size_align(100, 64).unwrap();
+                    // SAFETY: `q` is a live block of this cell that fits `new`.
+                    let s = unsafe { cell.shrink(q, new, aligned) }.unwrap();
+                    let s = s.cast::<u8>();
+                    assert_eq!(s.as_ptr() as usize % 64, 0);
+                    // SAFETY: `s` is a live block of 100 bytes.
+                    let bytes = unsafe { std::slice::from_raw_parts(s.as_ptr(), 100) };
+                    assert!(bytes[..64].iter().all(|&b| b == 0x11));
+                    assert!(bytes[64..].iter().all(|&b| b == 0));
+                    // SAFETY: `s` is a live block of this cell that fits `aligned`.
+                    unsafe { cell.deallocate(s, aligned) };
+                    drop(neighbour);
+                    cell.check().unwrap();
+                });
+            }
+        });
+    }
+}
+
+#[cfg(feature = "allocator-api2")]
+mod arena_grow_in_place {
+    use super::*;
+    use allocator_api2::vec::Vec as ArenaVec2;
+
+    /// The arena's `Warn` budget is crossed by growing the newest block in place (the vector
+    /// is the last allocation and the page has room): the sink puts on a `Fail` budget below
+    /// what the grown block would use. As for an allocation, that budget decides the request:
+    /// the arena's usage stays within it. (Checked against the allocation path in the same
+    /// state, which refuses.)
+    #[test]
+    fn a_fail_budget_the_sink_sets_during_an_in_place_grow_decides_that_grow() {
+        let _turn = turn();
+        within("arena grow in place, sink sets Fail", || {
+            const FAIL_AT: usize = 100;
+            fn set_fail(_: &Event) {
+                PLAIN.with(|a| {
+                    let arena = a.borrow();
+                    let gate = BudgetGate::new(Budget::fail(FAIL_AT), Owner::new("scratch", "AI"))
+                        .stamped();
+                    arena.as_ref().unwrap().restore_budget(&gate);
+                });
+            }
+            // The allocation path: refused by the sink's Fail budget.
+            let mut arena = Arena::with_capacity(4096);
+            arena.set_budget(Some(Budget::warn(64).into()));
+            PLAIN.with(|a| *a.borrow_mut() = Some(arena));
+            let off = sink(set_fail);
+            let alloc_path = PLAIN.with(|a| {
+                let arena = a.borrow();
+                let arena = arena.as_ref().unwrap();
+                arena.alloc([0u8; 16]);
+                let r = arena.try_alloc([0u8; 100]).is_ok(); // 116 > 64: the sink runs
+                (r, arena.used())
+            });
+            drop(off);
+            assert_eq!(warnings(&take_seen()), 1);
+            PLAIN.with(|a| a.borrow_mut().take());
+            assert_eq!(
+                alloc_path,
+                (false, 16),
+                "the allocation is refused by the sink's budget"
+            );
+
+            // The in-place grow path, in the same state.
+            let mut arena = Arena::with_capacity(4096);
+            arena.set_budget(Some(Budget::warn(64).into()));
+            PLAIN.with(|a| *a.borrow_mut() = Some(arena));
+            let off = sink(set_fail);
+            let grow_path = PLAIN.with(|a| {
+                let arena = a.borrow();
+                let arena: &Arena = arena.as_ref().unwrap();
+                let mut v: ArenaVec2<u8, &Arena> = ArenaVec2::with_capacity_in(16, arena);
+                v.extend([7u8; 16]);
+                // In place to 116 > 64: the sink runs. `try_reserve` must not panic.
+                let r = catch_unwind(AssertUnwindSafe(|| v.try_reserve_exact(100).is_ok()));
+                assert!(v.iter().all(|&b| b == 7));
+                let r = r.unwrap_or_else(|p| {
+                    let msg = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    panic!(
+                        "Vec::try_reserve over a &Arena panicked inside the arena after the sink \
+                         set a Fail budget: {msg:?}"
+                    )
+                });
+                (r, arena.used())
+            });
+            drop(off);
+            assert_eq!(warnings(&take_seen()), 1);
+            PLAIN.with(|a| a.borrow_mut().take());
+            assert!(
+                grow_path.1 <= FAIL_AT,
+                "the in-place grow went through a Fail budget of {FAIL_AT} the sink set: used {} \
+                 (grow ok: {}), while the same allocation was refused",
+                grow_path.1,
+                grow_path.0
+            );
+        });
+    }
+
+    /// The sink panics while the newest block grows in place over the `Warn` budget: the
+    /// vector keeps its block and values, the arena's usage is as before, and the budget is
+    /// armed again (the next crossing warns).
+    #[test]
+    fn a_panicking_sink_during_an_in_place_arena_grow_leaves_the_block_and_rearms() {
+        let _turn = turn();
+        within("arena grow in place, sink panics", || {
+            let mut arena = Arena::with_capacity(4096);
+            arena.set_budget(Some(Budget::warn(64).into()));
+            PLAIN.with(|a| *a.borrow_mut() = Some(arena));
+            PLAIN.with(|a| {
+                let arena = a.borrow();
+                let arena: &Arena = arena.as_ref().unwrap();
+                let mut v: ArenaVec2<u8, &Arena> = ArenaVec2::with_capacity_in(16, arena);
+                v.extend([7u8; 16]);
+                let used = arena.used();
+                let off = sink(panicking_sink);
+                let caught = catch_unwind(AssertUnwindSafe(|| v.try_reserve_exact(100)));
+                drop(off);
+                assert!(caught.is_err());
+                assert_eq!(warnings(&take_seen()), 1);
+                assert_eq!(v.capacity(), 16);
+                assert!(v.iter().all(|&b| b == 7));
+                assert_eq!(arena.used(), used);
+                let _off = sink(|_| {});
+                assert!(v.try_reserve_exact(100).is_ok());
+                assert_eq!(
+                    warnings(&take_seen()),
+                    1,
+                    "armed again: the next crossing warns"
+                );
+                assert!(v.iter().all(|&b| b == 7));
+            });
+            PLAIN.with(|a| a.borrow_mut().take());
+        });
+    }
+
+    thread_local! {
+        /// The sink's block (its pointer keeps its provenance for the read after).
+        static SINK_BLOCK: Cell<Option<(*const u8, usize)>> = const { Cell::new(None) };
+    }
+
+    /// Allocates from the arena (so the growing block is no longer the newest).
+    fn allocate_after(_: &Event) {
+        PLAIN.with(|a| {
+            let arena = a.borrow();
+            let v = arena.as_ref().unwrap().alloc([0xEEu8; 24]);
+            SINK_BLOCK.with(|b| b.set(Some((v.as_ptr(), 24))));
+        });
+    }
+
+    /// The sink allocates from the arena while the newest block grows in place: the block must
+    /// move instead of growing over the sink's bytes.
+    #[test]
+    fn a_sink_that_allocates_during_an_in_place_arena_grow_makes_the_block_move() {
+        let _turn = turn();
+        within("arena grow in place, sink allocates", || {
+            let mut arena = Arena::with_capacity(4096);
+            arena.set_budget(Some(Budget::warn(64).into()));
+            PLAIN.with(|a| *a.borrow_mut() = Some(arena));
+            PLAIN.with(|a| {
+                let arena = a.borrow();
+                let arena: &Arena = arena.as_ref().unwrap();
+                let mut v: ArenaVec2<u8, &Arena> = ArenaVec2::with_capacity_in(16, arena);
+                v.extend([7u8; 16]);
+                let off = sink(allocate_after);
+                v.reserve_exact(100);
+                drop(off);
+                assert_eq!(warnings(&take_seen()), 1);
+                v.extend(std::iter::repeat_n(8u8, 100));
+                let (at, len) = SINK_BLOCK.with(Cell::get).expect("the sink allocated");
+                assert!(!overlap(
+                    v.as_ptr() as usize,
+                    v.capacity(),
+                    at as usize,
+                    len
+                ));
+                // SAFETY: the sink's 24 bytes are a live allocation of the arena (a `&mut [u8]`
+                // the sink dropped without freeing; arena memory lives until reset).
+                let sink_bytes = unsafe { std::slice::from_raw_parts(at, len) };
+                assert!(sink_bytes.iter().all(|&b| b == 0xEE));
+                assert!(v[..16].iter().all(|&b| b == 7) && v[16..].iter().all(|&b| b == 8));
+            });
+            PLAIN.with(|a| a.borrow_mut().take());
+        });
+    }
+}
+
+// --- the tag slot table under threads ---
+
+/// A tag type for the race: its `==` is slow (a spin), widening the window between comparing
+/// outside the claim lock and claiming.
+#[derive(Debug, Clone, Copy)]
+struct Raced(u32);
+
+impl PartialEq for Raced {
+    fn eq(&self, other: &Raced) -> bool {
+        for _ in 0..if cfg!(miri) { 2 } else { 200 } {
+            std::hint::spin_loop();
+        }
+        self.0 == other.0
+    }
+}
+
+impl Eq for Raced {}
+
+impl arena_kit_core::tags::Tag for Raced {
+    fn name(&self) -> &'static str {
+        "raced"
+    }
+}
+
+/// A tag whose `==` panics while armed.
+#[derive(Debug, Clone, Copy)]
+struct Touchy(u8);
+
+static TOUCHY_ARMED: AtomicBool = AtomicBool::new(false);
+
+impl PartialEq for Touchy {
+    fn eq(&self, other: &Touchy) -> bool {
+        if TOUCHY_ARMED.load(Ordering::Relaxed) {
+            panic!("a tag's == panicked");
+        }
+        self.0 == other.0
+    }
+}
+
+impl Eq for Touchy {}
+
+impl arena_kit_core::tags::Tag for Touchy {
+    fn name(&self) -> &'static str {
+        "touchy"
+    }
+}
+
+/// A tag whose `==` says no even to itself: every scope claims a new slot.
+#[derive(Debug, Clone, Copy)]
+struct Liar(#[allow(dead_code)] u32);
+
+impl PartialEq for Liar {
+    fn eq(&self, _: &Liar) -> bool {
+        false
+    }
+}
+
+impl Eq for Liar {}
+
+impl arena_kit_core::tags::Tag for Liar {
+    fn name(&self) -> &'static str {
+        "liar"
+    }
+}
+
+fn rows_of<G: arena_kit_core::tags::Tag>(untracked: G, tag: G) -> usize {
+    arena_kit_core::tags::global_rows(untracked)
+        .iter()
+        .filter(|r| r.tag == tag)
+        .count()
+}
+
+/// Threads race to open scopes of the same new tags (each thread in its own order): every tag
+/// gets exactly one slot. Then a tag whose `==` panics claims nothing; then a tag whose `==` is
+/// never true fills the table, after which new tags are charged "Untracked" (counted), tags
+/// that have a slot keep it, and nothing hangs.
+#[test]
+fn threads_racing_for_new_tags_give_each_tag_one_slot_and_a_full_table_overflows() {
+    within("tag races", || {
+        const TAGS: u32 = 6;
+        let threads = if cfg!(miri) { 3 } else { 8 };
+        let rounds = if cfg!(miri) { 1 } else { 20 };
+        for round in 0..rounds {
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(threads));
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let barrier = barrier.clone();
+                    std::thread::spawn(move || {
+                        barrier.wait();
+                        for k in 0..TAGS {
+                            let k = if t % 2 == 0 { k } else { TAGS - 1 - k };
+                            drop(arena_kit_core::tags::tag_scope(Raced(round * 100 + k)));
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+            // Only one round's worth of slots: keep the table for the rest.
+            for k in 0..TAGS {
+                let tag = Raced(round * 100 + k);
+                let n = rows_of(Raced(u32::MAX), tag);
+                assert!(
+                    n == 1 || (n == 0 && arena_kit_core::tags::overflowed_scopes() > 0),
+                    "round {round}: {tag:?} has {n} slots"
+                );
+            }
+            if round >= 2 {
+                break;
+            }
+        }
+
+        // A tag whose == panics: the scope is not made, and no slot is claimed.
+        drop(arena_kit_core::tags::tag_scope(Touchy(0)));
+        assert_eq!(rows_of(Touchy(255), Touchy(0)), 1);
+        TOUCHY_ARMED.store(true, Ordering::Relaxed);
+        let caught = catch_unwind(|| drop(arena_kit_core::tags::tag_scope(Touchy(1))));
+        TOUCHY_ARMED.store(false, Ordering::Relaxed);
+        assert!(caught.is_err());
+        assert_eq!(rows_of(Touchy(255), Touchy(1)), 0, "nothing claimed");
+        drop(arena_kit_core::tags::tag_scope(Touchy(1)));
+        assert_eq!(rows_of(Touchy(255), Touchy(1)), 1);
+
+        // A liar fills the table (each scope claims a slot, from threads at once too).
+        let before = arena_kit_core::tags::overflowed_scopes();
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                std::thread::spawn(move || {
+                    for i in 0..arena_kit_core::tags::MAX_TAG_SLOTS as u32 {
+                        drop(arena_kit_core::tags::tag_scope(Liar(t * 1000 + i)));
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert!(
+            arena_kit_core::tags::overflowed_scopes() > before,
+            "the table overflowed"
+        );
+        let liars = arena_kit_core::tags::global_rows(Liar(u32::MAX)).len() - 1;
+        assert!(liars < arena_kit_core::tags::MAX_TAG_SLOTS);
+        // Tags with a slot keep it; a new one overflows.
+        assert_eq!(rows_of(Touchy(255), Touchy(0)), 1);
+        drop(arena_kit_core::tags::tag_scope(Touchy(0)));
+        assert_eq!(rows_of(Touchy(255), Touchy(0)), 1);
+        let before = arena_kit_core::tags::overflowed_scopes();
+        drop(arena_kit_core::tags::tag_scope(Touchy(77)));
+        assert_eq!(rows_of(Touchy(255), Touchy(77)), 0);
+        assert_eq!(arena_kit_core::tags::overflowed_scopes(), before + 1);
+    });
+}
+
+/// A `SoaPool` (fixed and growable, across chunks) whose `Warn` budget's sink panics on every
+/// kind of insert: nothing is claimed, the closure of `insert_with` does not run, and afterwards
+/// every value comes back through `remove` with its own fields, in an order that moves the last
+/// row into each freed one (the remove path writes the moved row's slot without a check).
+#[test]
+fn a_panicking_sink_on_every_soa_pool_insert_leaves_rows_that_remove_cleanly() {
+    use arena_kit_core::soa::SoaPool;
+    let _turn = turn();
+    within("soa pool inserts", || {
+        let row_bytes = size_of::<Row>();
+        for growable in [false, true] {
+            DROPS.with(|d| d.set(0));
+            let mut pool = if growable {
+                SoaPool::<Row>::growable(2)
+            } else {
+                SoaPool::<Row>::with_capacity(16)
+            };
+            pool.set_budget(Some(Budget::warn(5 * row_bytes).into()));
+            let mut live: Vec<_> = (0..5).map(|i| (pool.insert(row(i)), i)).collect();
+            // Churn so that rows and slots differ.
+            let (h, _) = live.remove(1);
+            assert_eq!(pool.remove(h).map(|r| r.x), Some(1));
+            live.push((pool.insert(row(20)), 20));
+            type Attempt = fn(&mut SoaPool<Row>);
+            let attempts: [(&str, Attempt); 4] = [
+                ("insert", |p| {
+                    let _ = p.insert(row(90));
+                }),
+                ("try_insert", |p| drop(p.try_insert(row(91)))),
+                ("insert_with", |p| {
+                    let _ = p.insert_with(|_| panic!("insert_with's closure ran"));
+                }),
+                ("try_insert_with", |p| {
+                    let _ = p.try_insert_with(|_| panic!("try_insert_with's closure ran"));
+                }),
+            ];
+            for (name, attempt) in attempts {
+                let off = sink(panicking_sink);
+                let caught = catch_unwind(AssertUnwindSafe(|| attempt(&mut pool)));
+                drop(off);
+                assert!(caught.is_err(), "{name}");
+                let seen = take_seen();
+                assert_eq!(warnings(&seen), 1, "{name}: {seen:?}");
+                assert_eq!(pool.len(), 5, "{name}");
+            }
+            // Every value, removed row 0 first (the last row moves each time).
+            loop {
+                let first = pool.iter().next().map(|(h, _)| h);
+                let Some(h) = first else { break };
+                let at = live
+                    .iter()
+                    .position(|&(l, _)| l == h)
+                    .expect("a known handle");
+                let (h, x) = live.swap_remove(at);
+                let got = pool.remove(h).expect("live");
+                assert_eq!((got.x, got.c.0), (x, x));
+                for &(l, lx) in &live {
+                    assert_eq!(pool.get(l).map(|r| (*r.x, r.c.0)), Some((lx, lx)));
+                }
+            }
+            assert!(live.is_empty());
+            drop(pool);
+            // 6 values made and dropped, and the 2 refused rows of insert and try_insert.
+            assert_eq!(drops(), 8, "growable {growable}");
+        }
+    });
+}

@@ -7,6 +7,7 @@ mod derive_attacks;
 mod indirect;
 mod panic_safety;
 mod pool;
+mod pool_invariant_attacks;
 mod pool_model;
 mod pool_parity;
 mod pool_serde;
