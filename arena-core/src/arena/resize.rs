@@ -41,8 +41,10 @@ impl Arena {
             self.admit(new - old)?;
             // A `Warn` budget's warning runs user code (a logger, a report sink), which may
             // have allocated from this arena: then the block is no longer the newest and must
-            // move rather than grow over what came after it.
-            if !self.is_last(ptr, old) {
+            // move rather than grow over what came after it. It may also have put on another
+            // budget, whose clamp the growth may cross: then the block moves too, and that
+            // budget decides the allocation it moves into.
+            if !self.is_last(ptr, old) || new > self.cursor.end().as_ptr() as usize - addr {
                 return Ok(None);
             }
         }
