@@ -382,19 +382,31 @@ impl<T: Soa> SoaPool<T> {
     /// # Safety
     /// `row` was the payload of a slot that was live until just now (the caller freed it): by
     /// the type's invariant it is below the row count, and every other row's back link names a
-    /// live slot.
+    /// live slot. Where that invariant can be broken from outside ([`CONSISTENT`] is `false`)
+    /// both are checked here instead, so the caller's guarantee is only that `row` came from
+    /// the handle map.
     #[inline]
     unsafe fn remove_row(&mut self, row: usize) -> T {
+        let check = cfg!(debug_assertions) || !CONSISTENT;
         let slots = &mut self.slots;
         // The moved row's slot is fixed up before the value is rebuilt (user code that may
         // panic).
         let fix = |moved: u32| {
+            if check {
+                assert!(
+                    slots.handle_at::<Handle<T>>(moved).is_some(),
+                    "a row's owner is live"
+                );
+            }
             // SAFETY: `moved` is the back link of the last row, not `row` (`swap_remove` calls
-            // this only then): a live slot, by the type's invariant (guaranteed by the caller).
+            // this only then): a live slot, by the type's invariant (guaranteed by the caller),
+            // or checked just above.
             unsafe { *slots.occupied_payload_mut(moved) = row as u32 };
         };
-        debug_assert!(row < self.rows.len(), "a live slot's row is in range");
-        // SAFETY: `row` is below the row count (guaranteed by the caller).
+        if check {
+            assert!(row < self.rows.len(), "a live slot's row is in range");
+        }
+        // SAFETY: `row` is below the row count (guaranteed by the caller, or checked above).
         unsafe { self.rows.swap_remove(row, fix) }
     }
 
@@ -675,6 +687,14 @@ impl<T: Soa> Rows<T> {
         unsafe { self.values.swap_remove_unchecked(row) }
     }
 }
+
+/// Whether the handle map and the rows agree between any two public calls, so that a remove
+/// may trust them ([`SoaPool::remove_row`]). They do unless a profiler sink can panic between
+/// the two: its events are raised from inside the handle map, after a slot changed and before
+/// its row moves. With `std` such a panic is caught where the event is raised, and without the
+/// `profiler` feature there is no sink. A `no_std` build with the profiler, where a sink's
+/// panic unwinds through the pool, checks instead (4 instructions a remove).
+const CONSISTENT: bool = cfg!(any(feature = "std", not(feature = "profiler")));
 
 #[cold]
 #[inline(never)]
