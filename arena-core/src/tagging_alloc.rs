@@ -440,15 +440,27 @@ const fn fits<G>() -> bool {
 /// The tag in `slot` if it is `READY` and holds a `G`. (A copy of a tag made on one thread is
 /// read on any other: hence `Send + Sync`.)
 pub(crate) fn slot_tag<G: Copy + Send + Sync + 'static>(slot: usize) -> Option<G> {
-    if !fits::<G>() {
+    if !fits::<G>() || slot == usize::from(UNTRACKED) {
         return None;
     }
     let s = SLOTS.get(slot)?;
-    if slot == usize::from(UNTRACKED) || s.state.load(Ordering::Acquire) != READY {
+    if s.state.load(Ordering::Acquire) != READY {
         return None;
     }
-    // SAFETY: `READY` was stored (Release) after both cells were written and they are never
-    // written again; when the type ids match, the copy is a `G` (it fits, checked above).
+    // SAFETY: `s` was just seen `READY` (Acquire) and `G` fits.
+    unsafe { ready_tag(s) }
+}
+
+/// The tag in `s` if it holds a `G`.
+///
+/// # Safety
+///
+/// `s.state` was loaded as `READY` with `Acquire` ordering on this thread, and `G` fits
+/// [`TagBytes`] (`fits::<G>()`).
+unsafe fn ready_tag<G: Copy + Send + Sync + 'static>(s: &Slot) -> Option<G> {
+    // SAFETY: `READY` was stored (Release) after both cells were written, the caller's Acquire
+    // load saw it, and they are never written again; when the type ids match, the copy is a `G`
+    // (it fits, the caller's contract).
     unsafe {
         if (*s.type_id.get()).assume_init() != TypeId::of::<G>() {
             return None;
@@ -469,27 +481,31 @@ pub(crate) fn slot_of<G: Copy + PartialEq + Send + Sync + 'static>(tag: G) -> u8
         OVERFLOWED.fetch_add(1, Ordering::Relaxed);
         return UNTRACKED;
     }
-    // Slots below `compared` were looked at.
+    // Slots below `compared` were looked at; they are `READY`.
     let mut compared = 1;
     loop {
-        let ready = first_free();
-        if let Some(slot) = (compared..ready).find(|&i| slot_tag::<G>(i) == Some(tag)) {
-            return slot as u8;
+        // One pass over the ready prefix, comparing as it goes (the tag's `==` runs outside
+        // the lock).
+        while let Some(s) = SLOTS.get(compared)
+            && s.state.load(Ordering::Acquire) == READY
+        {
+            // SAFETY: `s` was just seen `READY` (Acquire) and `G` fits (checked above).
+            if unsafe { ready_tag::<G>(s) } == Some(tag) {
+                return compared as u8;
+            }
+            compared += 1;
         }
-        compared = ready;
-        let claim = Claim::lock();
-        let free = first_free();
-        if free != compared {
-            // Claimed by another thread (or by this one's `==`) meanwhile: compare those.
-            drop(claim);
-            continue;
-        }
-        if free == MAX_TAG_SLOTS {
-            drop(claim);
+        if compared == MAX_TAG_SLOTS {
             OVERFLOWED.fetch_add(1, Ordering::Relaxed);
             return UNTRACKED;
         }
-        let s = &SLOTS[free];
+        let claim = Claim::lock();
+        let s = &SLOTS[compared];
+        if s.state.load(Ordering::Acquire) == READY {
+            // Claimed by another thread (or by this one's `==`) meanwhile: compare it.
+            drop(claim);
+            continue;
+        }
         let mut bytes = MaybeUninit::<TagBytes>::uninit();
         // SAFETY: only the `CLAIM` holder writes a `FREE` slot, and no reader looks at it before
         // it is `READY`. `G` fits `TagBytes` (checked above).
@@ -500,16 +516,8 @@ pub(crate) fn slot_of<G: Copy + PartialEq + Send + Sync + 'static>(tag: G) -> u8
         }
         s.state.store(READY, Ordering::Release);
         drop(claim);
-        return free as u8;
+        return compared as u8;
     }
-}
-
-/// The first slot that is not `READY` (the table's length if every slot is): the ready slots
-/// are the ones below it (see [`slot_of`]).
-fn first_free() -> usize {
-    (1..MAX_TAG_SLOTS)
-        .find(|&i| SLOTS[i].state.load(Ordering::Acquire) != READY)
-        .unwrap_or(MAX_TAG_SLOTS)
 }
 
 /// Holds [`CLAIM`] until dropped (also when a tag's `==` panics).

@@ -381,18 +381,20 @@ fn a_frame_sink_that_allocates_from_the_frame_gets_other_bytes() {
 
 // --- the heap cell: the warning is raised after the heap operation ---
 
+/// A heap cell over 8 KiB with a `Warn` budget of `budget` bytes.
+#[cfg(feature = "allocator-api2")]
+fn cell(budget: usize) -> arena_kit_core::heap::HeapCell<'static> {
+    let mut heap = arena_kit_core::heap::FreeListHeap::with_capacity(8192);
+    heap.set_budget(Some(Budget::warn(budget).into()));
+    arena_kit_core::heap::HeapCell::new(heap)
+}
+
 #[cfg(feature = "allocator-api2")]
 mod heap_cell {
     use super::*;
     use allocator_api2::boxed::Box as HeapBox;
     use allocator_api2::vec::Vec as HeapVec;
-    use arena_kit_core::heap::{FreeListHeap, HeapCell};
-
-    fn cell(budget: usize) -> HeapCell<'static> {
-        let mut heap = FreeListHeap::with_capacity(8192);
-        heap.set_budget(Some(Budget::warn(budget).into()));
-        HeapCell::new(heap)
-    }
+    use arena_kit_core::heap::HeapCell;
 
     /// A sink that panics while a heap cell allocates over its `Warn` budget: the panic leaves
     /// the call and nothing stays allocated (the sink's docs: the allocation is not made, the
@@ -925,15 +927,9 @@ mod heap_cell_undo {
     use allocator_api2::alloc::Allocator;
     use allocator_api2::boxed::Box as HeapBox;
     use allocator_api2::vec::Vec as HeapVec;
-    use arena_kit_core::heap::{FreeListHeap, HeapCell};
+    use arena_kit_core::heap::HeapCell;
     use std::alloc::Layout;
     use std::ptr::NonNull;
-
-    fn cell(budget: usize) -> HeapCell<'static> {
-        let mut heap = FreeListHeap::with_capacity(8192);
-        heap.set_budget(Some(Budget::warn(budget).into()));
-        HeapCell::new(heap)
-    }
 
     /// A vector alone in the heap grows in place (into the free space after it) over the
     /// `Warn` budget and the sink panics: the block shrinks back, the vector keeps its capacity

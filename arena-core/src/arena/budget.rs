@@ -107,8 +107,7 @@ impl Arena {
     fn settle_budget_gate(&self) {
         if let Some(mut gate) = self.budget.get() {
             gate.settle(self.used());
-            self.budget.set(Some(gate));
-            self.cursor.set_budget_limit(gate.limit());
+            self.set_gate(gate);
         }
     }
 

@@ -292,11 +292,7 @@ impl<const N: usize> Drop for FrameArena<N> {
             buffers: &mut self.buffers,
             taken: [false; N],
         };
-        // Passes until none finds a buffer to drop: a buffer's values may hold readers of
-        // another buffer, which dropping them releases.
-        while let Some(unread) = teardown.take_unread() {
-            drop(unread);
-        }
+        teardown.run();
     }
 }
 
@@ -310,6 +306,14 @@ struct Teardown<'a, const N: usize> {
 }
 
 impl<const N: usize> Teardown<'_, N> {
+    /// Passes until none finds a buffer to drop: a buffer's values may hold readers of another
+    /// buffer, which dropping them releases.
+    fn run(&mut self) {
+        while let Some(unread) = self.take_unread() {
+            drop(unread);
+        }
+    }
+
     /// Takes out every buffer not taken yet that no reader holds; `None` if there is none.
     /// Any other buffer is read on another thread, now or later: its memory is leaked (pending
     /// destructors skipped) rather than freed under the reader.
@@ -335,9 +339,7 @@ impl<const N: usize> Teardown<'_, N> {
 
 impl<const N: usize> Drop for Teardown<'_, N> {
     fn drop(&mut self) {
-        while let Some(unread) = self.take_unread() {
-            drop(unread);
-        }
+        self.run();
     }
 }
 

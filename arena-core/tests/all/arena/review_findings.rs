@@ -7,6 +7,8 @@ use core::alloc::Layout;
 use arena_kit_core::arena::{Arena, ArenaError, FrameArena, ThreadScratch, scratch};
 use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage, Tag, Tracked};
 
+use crate::support::Rng;
+
 /// A value with drop glue, so the arena places a drop record before it.
 struct Dropped(#[allow(dead_code)] [u8; 256]);
 
@@ -141,18 +143,6 @@ fn scratch_usage_from_a_nested_reset_skips_every_arena_being_reset() {
         outer.alloc(NestedScratch);
     });
     assert_eq!(ThreadScratch.usage().current, 0);
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n as u64) as usize
-    }
 }
 
 /// Random requests of every allocating method against chained, fixed and guarded arenas with

@@ -4,28 +4,8 @@
 
 use core::alloc::Layout;
 
+use crate::support::Rng;
 use arena_kit_core::arena::{Arena, ArenaError, FrameArena};
-
-/// SplitMix64: small, seedable, good enough to vary frames.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn between(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-}
 
 /// The requests of one frame: mostly small, some medium, a few larger than `page` bytes.
 fn frame_requests(rng: &mut Rng, page: usize, count: (usize, usize)) -> Vec<Layout> {

@@ -13,6 +13,7 @@ use arena_kit_core::arena::Arena;
 use arena_kit_core::tags::{Budget, Budgeted};
 
 use super::drop_ledger::{LIVE, LOG, born, check_no_errors, chk, died, panic_on, take_log, ty};
+use crate::support::Rng;
 
 /// The id every zero-sized value is logged under (above `drop_ledger::UNTRACKED`: untracked).
 const ZMARK: u32 = u32::MAX;
@@ -65,21 +66,6 @@ impl Drop for Z256 {
 // ---------------------------------------------------------------------------------------------
 // Model-based fuzz
 // ---------------------------------------------------------------------------------------------
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// The model: values in reservation order (seq), with their log id.
 #[derive(Default)]
@@ -246,7 +232,7 @@ fn fuzz(seed: u64, ops: usize, page: usize, big: bool) {
                 markers.push((arena.mark(), seq));
             }
             80..=85 if !markers.is_empty() => {
-                let i = rng.borrow_mut().below(markers.len() as u64) as usize;
+                let i = rng.borrow_mut().below(markers.len());
                 let (mk, seq) = markers[i];
                 markers.truncate(i + 1);
                 arena.rewind(mk).unwrap();
@@ -256,7 +242,7 @@ fn fuzz(seed: u64, ops: usize, page: usize, big: bool) {
             86..=89 => {
                 // a scope with a few allocations, maybe cleared
                 let seq = m.borrow().next_seq + 1;
-                let fill = |scope: &Arena, n: u64| {
+                let fill = |scope: &Arena, n: usize| {
                     for _ in 0..n {
                         let inner_marks = None;
                         alloc_one(

@@ -9,42 +9,27 @@ use core::ptr::NonNull;
 use arena_kit_core::heap::{FreeListHeap, GuardedHeap};
 use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage};
 
-use crate::support::miri_or;
+use crate::support::{Rng, miri_or};
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
+/// A layout: mostly small, sometimes huge, with alignments up to past the heap's maximum.
+fn layout(rng: &mut Rng) -> Layout {
+    let align = 1usize << rng.below(15);
+    let size = match rng.below(10) {
+        0 => 0,
+        1 => isize::MAX as usize - (align - 1),
+        2 => isize::MAX as usize / 2 + rng.below(1000),
+        _ => 1 + rng.below(700),
+    };
+    Layout::from_size_align(size, align).unwrap()
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// A layout: mostly small, sometimes huge, with alignments up to past the heap's maximum.
-    fn layout(&mut self) -> Layout {
-        let align = 1usize << self.below(15);
-        let size = match self.below(10) {
-            0 => 0,
-            1 => isize::MAX as usize - (align - 1),
-            2 => isize::MAX as usize / 2 + self.below(1000),
-            _ => 1 + self.below(700),
-        };
-        Layout::from_size_align(size, align).unwrap()
-    }
-
-    fn budget(&mut self) -> Option<Budget> {
-        let bytes = self.below(3000);
-        match self.below(4) {
-            0 => None,
-            1 => Some(Budget::warn(bytes)),
-            _ => Some(Budget::fail(bytes)),
-        }
+/// No budget, or a `Warn` or `Fail` budget of up to 3,000 bytes.
+fn budget(rng: &mut Rng) -> Option<Budget> {
+    let bytes = rng.below(3000);
+    match rng.below(4) {
+        0 => None,
+        1 => Some(Budget::warn(bytes)),
+        _ => Some(Budget::fail(bytes)),
     }
 }
 
@@ -73,9 +58,9 @@ fn every_refused_heap_operation_changes_nothing() {
         for step in 0..miri_or(400, 30) {
             let before = (heap.stats(), heap.to_string());
             match rng.below(6) {
-                0 => heap.set_budget(rng.budget().map(Into::into)),
+                0 => heap.set_budget(budget(&mut rng).map(Into::into)),
                 1 | 2 => {
-                    let l = rng.layout();
+                    let l = layout(&mut rng);
                     match heap.try_alloc(l) {
                         Ok(p) => live.push((p, l)),
                         Err(e) => {
@@ -85,7 +70,7 @@ fn every_refused_heap_operation_changes_nothing() {
                 }
                 3 if !live.is_empty() => {
                     let i = rng.below(live.len());
-                    let l = rng.layout();
+                    let l = layout(&mut rng);
                     match heap.try_realloc(live[i].0, l) {
                         Ok(p) => live[i] = (p, l),
                         Err(e) => {
@@ -129,9 +114,9 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
         for step in 0..miri_or(400, 30) {
             let before = (heap.stats(), heap.to_string());
             match rng.below(5) {
-                0 => heap.set_budget(rng.budget().map(Into::into)),
+                0 => heap.set_budget(budget(&mut rng).map(Into::into)),
                 1 | 2 => {
-                    let l = rng.layout();
+                    let l = layout(&mut rng);
                     match heap.try_alloc(l) {
                         Ok(p) => {
                             assert!((p.as_ptr() as usize).is_multiple_of(l.align()));

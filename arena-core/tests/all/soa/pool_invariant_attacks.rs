@@ -13,6 +13,7 @@
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use crate::support::Rng;
 use arena_kit_core::pool::Handle;
 use arena_kit_core::soa::{SoaPool, TrackedSoaPool};
 use arena_kit_core::tags::{Budget, Budgeted};
@@ -224,23 +225,6 @@ impl Driver for TrackedSoaPool<Unit> {
         if let Err(p) = r {
             std::panic::resume_unwind(p);
         }
-    }
-}
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
     }
 }
 

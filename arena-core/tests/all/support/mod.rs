@@ -99,3 +99,28 @@ pub fn logged<R>(f: impl FnOnce() -> R) -> (R, Vec<(log::Level, String, String)>
     let r = f();
     (r, LOGGED.with(|l| std::mem::take(&mut *l.borrow_mut())))
 }
+
+/// A small seeded generator (SplitMix64) for the tests that draw random operation sequences
+/// by hand. Any seed works, 0 included.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n`; 0 when `n` is 0.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn between(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+}
