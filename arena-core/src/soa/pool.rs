@@ -382,12 +382,13 @@ impl<T: Soa> SoaPool<T> {
     /// # Safety
     /// `row` was the payload of a slot that was live until just now (the caller freed it): by
     /// the type's invariant it is below the row count, and every other row's back link names a
-    /// live slot. Where that invariant can be broken from outside ([`CONSISTENT`] is `false`)
-    /// both are checked here instead, so the caller's guarantee is only that `row` came from
-    /// the handle map.
+    /// live slot. The handle map and the rows agree between any two public calls: profiler
+    /// events are raised from inside the handle map, after a slot changed and before its row
+    /// moves, but a sink's panic never unwinds through the pool (with `std` it is caught where
+    /// the event is raised; without, the program aborts). Debug builds check both anyway.
     #[inline]
     unsafe fn remove_row(&mut self, row: usize) -> T {
-        let check = cfg!(debug_assertions) || !CONSISTENT;
+        let check = cfg!(debug_assertions);
         let slots = &mut self.slots;
         // The moved row's slot is fixed up before the value is rebuilt (user code that may
         // panic).
@@ -687,14 +688,6 @@ impl<T: Soa> Rows<T> {
         unsafe { self.values.swap_remove_unchecked(row) }
     }
 }
-
-/// Whether the handle map and the rows agree between any two public calls, so that a remove
-/// may trust them ([`SoaPool::remove_row`]). They do unless a profiler sink can panic between
-/// the two: its events are raised from inside the handle map, after a slot changed and before
-/// its row moves. With `std` such a panic is caught where the event is raised, and without the
-/// `profiler` feature there is no sink. A `no_std` build with the profiler, where a sink's
-/// panic unwinds through the pool, checks instead (4 instructions a remove).
-const CONSISTENT: bool = cfg!(any(feature = "std", not(feature = "profiler")));
 
 #[cold]
 #[inline(never)]

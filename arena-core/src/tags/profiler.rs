@@ -11,8 +11,8 @@ use core::panic::Location;
 /// A sink that panics: with `std` the panic is caught where the event is raised, the event is
 /// lost and counted ([`sink_panics`]), and the allocating call goes on as if no sink were set,
 /// so the allocator is never left between two states and a drop never aborts. Without `std`
-/// (where a panic usually aborts anyway) it unwinds out of the allocating call: a sink for a
-/// `no_std` build that unwinds must not panic. A sink that
+/// (where a panic usually aborts anyway) it cannot be caught, and the program aborts: the panic
+/// never unwinds through the allocator's operation. A sink that
 /// allocates from a tracked allocator (one it can reach through `&self`, a thread-local arena
 /// say) receives that allocation's events from inside its own call: nothing is locked while it
 /// runs, so it does not deadlock, but it must stop the recursion itself.
@@ -220,8 +220,30 @@ pub(crate) fn emit(event: &ProfilerEvent<'_>) {
                 SINK_PANICS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
             }
         }
+        // Without `std` it cannot be caught, and unwinding through the operation could leave
+        // the allocator between two states for safe code to find: the program stops instead
+        // (a panic while unwinding aborts).
         #[cfg(not(feature = "std"))]
-        sink.event(event);
+        {
+            let stop = StopOnUnwind;
+            sink.event(event);
+            core::mem::forget(stop);
+        }
+    }
+}
+
+/// Dropped only while a profiler sink's panic unwinds (without `std`): panics again, which
+/// aborts the program.
+#[cfg(not(feature = "std"))]
+struct StopOnUnwind;
+
+#[cfg(not(feature = "std"))]
+impl Drop for StopOnUnwind {
+    fn drop(&mut self) {
+        panic!(
+            "a profiler sink panicked inside an allocator operation; without the `std` feature \
+             that panic cannot be caught there, so the program stops"
+        );
     }
 }
 
