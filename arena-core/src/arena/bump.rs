@@ -278,7 +278,7 @@ impl Arena {
             total = limit - taken; // the last page fills the limit exactly
         }
         let next = self.next_page(cur);
-        let page = page::alloc_page(total, 0, self.page_tag.get()).ok_or(
+        let page = page::alloc_page(total, 0, self.page_tag.get(), self.page_frees.get()).ok_or(
             ArenaError::SystemOutOfMemory {
                 requested: size,
                 page_bytes: total,
@@ -314,7 +314,8 @@ impl Arena {
             self.enter_page(None, self.root_start, 0);
             self.free_pages_after(None);
             if total > page::HEADER + page::PAGE_ALIGN
-                && let Some(page) = page::alloc_page(total, 1, self.page_tag.get())
+                && let Some(page) =
+                    page::alloc_page(total, 1, self.page_tag.get(), self.page_frees.get())
             {
                 self.link_after(None, Some(page));
                 self.pages.set(1);
@@ -360,7 +361,8 @@ impl Arena {
         let total = self.merged_page_bytes(capacity, held);
         self.free_pages_after(cur);
         if total > page::HEADER + page::PAGE_ALIGN
-            && let Some(page) = page::alloc_page(total, 0, self.page_tag.get())
+            && let Some(page) =
+                page::alloc_page(total, 0, self.page_tag.get(), self.page_frees.get())
         {
             self.link_after(cur, Some(page));
             self.pages.set(self.pages.get() + 1);

@@ -110,7 +110,8 @@ impl Arena {
     /// # Errors
     ///
     /// [`MarkerError::Foreign`] for a marker of another arena, [`MarkerError::Stale`] for one
-    /// taken before a reset or beyond the current position. The arena is unchanged then.
+    /// taken before a reset, beyond the current position, or into a page the arena has given
+    /// back since (also when a later page got the same address). The arena is unchanged then.
     ///
     /// One case is not detected: a marker rewound past and then allocated past again (the arena
     /// regrew beyond it). Rewinding to it is accepted and means "free everything from this
@@ -133,11 +134,11 @@ impl Arena {
         }
         // Kept pages were given back since the marker was taken: its page may be gone, so look
         // for it among the pages still held up to the current one before reading its header,
-        // and read it through the arena's own pointer: the marker's may be to a page given back
-        // since, at an address a later page now has (the same address, not the same
-        // allocation).
+        // and read it through the arena's own pointer. A page found at the marker's address but
+        // made after it is a later page at a freed page's address (the same address, not the
+        // same allocation): the marker is stale.
         if marker.page_frees != self.page_frees.get() {
-            match self.held_page(marker.page, marker.ptr) {
+            match self.held_page(marker.page, marker.ptr, marker.page_frees) {
                 Some(page) => marker.page = page,
                 None => return Err(MarkerError::Stale),
             }
@@ -187,19 +188,25 @@ impl Arena {
     }
 
     /// The arena's own pointer to the block at `page`'s address (`Some(None)` for the root)
-    /// if it is the root or a page held at or before the current one and `ptr` lies inside it;
-    /// `None` otherwise. Compares addresses only, and never reads through `page`: it may have
-    /// been freed.
+    /// if it is the root or a page held at or before the current one, made before the arena's
+    /// page-free count passed `frees` (the count when the marker was taken: a page made later
+    /// is a new page, even at a freed page's address), and `ptr` lies inside it; `None`
+    /// otherwise. Compares addresses only, and never reads through `page`: it may have been
+    /// freed.
     #[allow(clippy::option_option)]
     fn held_page(
         &self,
         page: Option<NonNull<PageHeader>>,
         ptr: NonNull<u8>,
+        frees: u64,
     ) -> Option<Option<NonNull<PageHeader>>> {
         let addr = |p: Option<NonNull<PageHeader>>| p.map(NonNull::addr);
         let mut p = None;
         loop {
             if addr(p) == addr(page) {
+                if p.is_some_and(|p| page::header(p).frees_before > frees) {
+                    return None;
+                }
                 let (start, end) = self.page_bounds(p);
                 return (start.as_ptr() as usize..=end.as_ptr() as usize)
                     .contains(&(ptr.as_ptr() as usize))

@@ -28,10 +28,19 @@ pub(super) struct PageHeader {
     /// Bytes taken from the system allocator for this page, header included.
     #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
     pub(super) total: usize,
+    /// The arena's page-free count when this page was made. A marker taken at a lower count
+    /// predates the page, so the page is not the one the marker points into, even at the same
+    /// address (see [`Arena::rewind`](super::Arena::rewind)). In the header's padding: the
+    /// header stays [`HEADER`] bytes.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    pub(super) frees_before: u64,
 }
 
 /// Size of the header, rounded so the data area stays `PAGE_ALIGN`-aligned.
 pub(super) const HEADER: usize = size_of::<PageHeader>().next_multiple_of(PAGE_ALIGN);
+
+// The page-free count lives in what was padding: a page's capacity did not change with it.
+const _: () = assert!(usize::BITS != 64 || HEADER == 48);
 
 /// The first usable byte of a heap page.
 #[inline]
@@ -58,6 +67,7 @@ pub(super) fn alloc_page(
     total: usize,
     index: usize,
     tag: crate::tags::PageTag,
+    frees_before: u64,
 ) -> Option<NonNull<PageHeader>> {
     debug_assert!(total > HEADER);
     let layout = core::alloc::Layout::from_size_align(total, PAGE_ALIGN).ok()?;
@@ -78,6 +88,7 @@ pub(super) fn alloc_page(
             end,
             used_end: Cell::new(start),
             total,
+            frees_before,
         })
     };
     Some(page)

@@ -1059,6 +1059,31 @@ fn a_marker_into_a_freed_page_is_never_read_through_after_the_address_is_reused(
     }
 }
 
+/// A marker into a page that was given back is stale, also when a later page of the arena got
+/// the same address from the system allocator (the marker's position is not in that page, which
+/// did not exist when it was taken): the rewind is refused and changes nothing.
+#[test]
+fn a_marker_into_a_given_back_page_is_stale_even_when_a_new_page_has_its_address() {
+    let drops = counter();
+    for _ in 0..pick(16, 6) {
+        let mut arena = Arena::chained(128);
+        let inside = {
+            let s = arena.scope();
+            s.alloc(Counted::new(&drops));
+            let inside = s.mark();
+            s.alloc_slice_fill_copy(300, 1u8); // a page of its own
+            s.alloc(Counted::new(&drops));
+            inside
+        };
+        for i in 0..40 {
+            arena.alloc_slice_fill_copy(40, i as u8); // new 128-byte pages, one may reuse the address
+        }
+        let (used, allocs) = (arena.used(), arena.allocation_count());
+        assert_eq!(arena.rewind(inside), Err(MarkerError::Stale));
+        assert_eq!((arena.used(), arena.allocation_count()), (used, allocs));
+    }
+}
+
 /// Attack: `mem::forget` of scopes. A forgotten scope never rewinds, so its values stay until
 /// a reset; a forgotten inner scope's values are freed by the outer scope's end instead. Each
 /// value is dropped once, the bytes are accounted, and a value allocated afterwards does not
