@@ -842,10 +842,12 @@ fn a_panic_in_a_nested_scratch_closure_unwinds_to_a_usable_outer_arena() {
 fn a_limit_set_inside_one_scratch_call_does_not_refuse_the_next_caller() {
     thread::spawn(|| {
         scratch(|a| a.set_limit(Some(0)));
-        let big = scratch(|a| a.try_alloc_slice_fill_copy(200_000, 0u8).map(|s| s.len()));
+        // Past the scratch arena's first 64 KiB page, so it needs a page the limit would refuse.
+        let n = pick(200_000, 66_000);
+        let big = scratch(|a| a.try_alloc_slice_fill_copy(n, 0u8).map(|s| s.len()));
         assert_eq!(
             big.ok(),
-            Some(200_000),
+            Some(n),
             "a limit set by an earlier scratch caller refused a later one"
         );
     })
