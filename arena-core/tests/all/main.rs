@@ -12,6 +12,7 @@ mod derive_crate_path;
 mod doc_examples;
 mod heap;
 mod layout;
+mod layout_attacks;
 mod pool;
 #[cfg(feature = "profiler")]
 mod profiler;

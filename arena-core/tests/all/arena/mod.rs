@@ -3,6 +3,7 @@ mod adversarial_drops;
 mod allocator_provenance;
 mod budget;
 mod collections;
+mod collections_attacks;
 mod cursor_usage;
 mod drop_ledger;
 mod drops;

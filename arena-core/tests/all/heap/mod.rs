@@ -7,6 +7,7 @@ mod cell_reentry;
 mod errors;
 mod guard_pointers;
 mod huge_requests;
+mod locked_attacks;
 mod locked_reentry;
 mod memory_map_limits;
 mod model;

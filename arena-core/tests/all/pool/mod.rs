@@ -8,6 +8,7 @@ mod model;
 mod panic_safety;
 mod parity;
 mod secondary;
+mod secondary_attacks;
 mod secondary_model;
 mod secondary_panic_safety;
 mod secondary_serde;

@@ -1,0 +1,360 @@
+//! `ArenaVec`, `ArenaString`, `ArenaBox` and its `IntoIter` against safe code that works against
+//! them: iterators whose `size_hint` lies or that allocate from the same arena between items,
+//! destructors that allocate from the arena while their collection is being dropped (the buffer
+//! must not be given back over what they allocated), zero-sized elements with a large alignment,
+//! leaked iterators, and capacities past the address space (always an error or a panic, never a
+//! wrapped size).
+
+use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use arena_kit_core::arena::Arena;
+use arena_kit_core::collections::{ArenaBox, ArenaString, ArenaVec};
+
+use crate::support::{counter, drops, miri_or};
+
+#[derive(Debug)]
+struct Counted(Arc<AtomicUsize>, u32);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Yields `Counted` values, allocating a few bytes from `arena` before each (so a vector being
+/// extended is never the arena's newest block when it grows), panicking instead of yielding
+/// item `panic_at`, and reporting `hint` as its size hint whatever is left.
+struct Hostile<'a> {
+    arena: &'a Arena,
+    next: u32,
+    end: u32,
+    panic_at: Option<u32>,
+    hint: (usize, Option<usize>),
+    drops: Arc<AtomicUsize>,
+}
+
+impl Iterator for Hostile<'_> {
+    type Item = Counted;
+    fn next(&mut self) -> Option<Counted> {
+        if self.next == self.end {
+            return None;
+        }
+        if Some(self.next) == self.panic_at {
+            panic!("the iterator panicked at item {}", self.next);
+        }
+        self.arena.alloc_no_drop([self.next as u8; 3]);
+        self.next += 1;
+        Some(Counted(Arc::clone(&self.drops), self.next - 1))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.hint
+    }
+}
+
+#[test]
+fn extend_with_lying_size_hints_and_interleaved_allocations_keeps_every_item_once() {
+    let n = miri_or(200, 20) as u32;
+    for hint in [
+        (0, Some(0)),
+        (1, Some(1)),
+        (n as usize * 3, None),
+        (3, Some(3)),
+    ] {
+        let arena = Arena::new();
+        let c = counter();
+        {
+            let mut v = ArenaVec::new_in(&arena);
+            v.push(Counted(Arc::clone(&c), u32::MAX));
+            v.extend(Hostile {
+                arena: &arena,
+                next: 0,
+                end: n,
+                panic_at: None,
+                hint,
+                drops: Arc::clone(&c),
+            });
+            assert_eq!(v.len(), n as usize + 1, "{hint:?}");
+            assert!(v[1..].iter().enumerate().all(|(i, x)| x.1 == i as u32));
+            assert_eq!(drops(&c), 0, "{hint:?}: nothing dropped while moving");
+        }
+        assert_eq!(drops(&c), n as usize + 1, "{hint:?}: each dropped once");
+    }
+}
+
+#[test]
+fn an_iterator_panicking_mid_extend_leaves_the_items_taken_dropped_once() {
+    let arena = Arena::new();
+    let c = counter();
+    let mut v = ArenaVec::new_in(&arena);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        v.extend(Hostile {
+            arena: &arena,
+            next: 0,
+            end: 50,
+            panic_at: Some(miri_or(37, 7) as u32),
+            hint: (2, None),
+            drops: Arc::clone(&c),
+        });
+    }));
+    assert!(r.is_err());
+    assert_eq!(v.len(), miri_or(37, 7));
+    assert_eq!(drops(&c), 0);
+    v.push(Counted(Arc::clone(&c), 99)); // still usable
+    drop(v);
+    assert_eq!(drops(&c), miri_or(37, 7) + 1);
+}
+
+/// A size hint past the address space makes `extend` panic (a capacity overflow), before it
+/// takes any item; the vector keeps what it had.
+#[test]
+fn extend_with_a_size_hint_past_the_address_space_panics_before_taking_anything() {
+    let arena = Arena::new();
+    let c = counter();
+    let mut v = ArenaVec::new_in(&arena);
+    v.push(Counted(Arc::clone(&c), 7));
+    for hint in [usize::MAX, usize::MAX / 2, isize::MAX as usize / 8 + 1] {
+        let mut it = Hostile {
+            arena: &arena,
+            next: 0,
+            end: 3,
+            panic_at: None,
+            hint: (hint, None),
+            drops: Arc::clone(&c),
+        };
+        let r = catch_unwind(AssertUnwindSafe(|| v.extend(&mut it)));
+        assert!(r.is_err(), "{hint}");
+        assert_eq!(it.next, 0, "{hint}: no item taken");
+        assert_eq!((v.len(), v[0].1), (1, 7));
+    }
+    drop(v);
+    assert_eq!(drops(&c), 1);
+}
+
+#[test]
+fn capacities_past_the_address_space_are_errors_and_change_nothing() {
+    let arena = Arena::with_capacity(256);
+    for cap in [
+        usize::MAX,
+        usize::MAX / 8 + 1,
+        isize::MAX as usize / 8,
+        isize::MAX as usize / 8 - 1,
+        1 << 60,
+    ] {
+        assert!(
+            ArenaVec::<u64>::try_with_capacity_in(cap, &arena).is_err(),
+            "{cap}"
+        );
+        assert!(
+            ArenaString::try_with_capacity_in(cap, &arena).is_err(),
+            "{cap}"
+        );
+    }
+    let mut v = ArenaVec::<u64>::with_capacity_in(4, &arena);
+    v.extend([1, 2, 3]);
+    let cap = v.capacity();
+    for more in [
+        usize::MAX,
+        usize::MAX - 3,
+        isize::MAX as usize / 8,
+        isize::MAX as usize / 8 - 3,
+    ] {
+        assert!(v.try_reserve(more).is_err(), "{more}");
+        assert_eq!((v.as_slice(), v.capacity()), (&[1, 2, 3][..], cap));
+    }
+    let mut s = ArenaString::from_str_in("abc", &arena);
+    assert!(s.try_reserve(usize::MAX - 1).is_err());
+    assert!(s.try_reserve(isize::MAX as usize).is_err());
+    assert_eq!(s, "abc");
+    // Still usable: the failed requests took nothing.
+    v.push(4);
+    s.push('d');
+    assert_eq!((v.as_slice(), s.as_str()), (&[1, 2, 3, 4][..], "abcd"));
+}
+
+/// What a destructor allocated from the arena while its vector was being dropped.
+type Stash<'a> = RefCell<Vec<&'a mut [u8; 24]>>;
+
+/// Allocates 24 bytes of its id from the arena when dropped, keeping them in the stash.
+struct AllocatesOnDrop<'a> {
+    arena: &'a Arena,
+    stash: &'a Stash<'a>,
+    id: u8,
+}
+
+impl Drop for AllocatesOnDrop<'_> {
+    fn drop(&mut self) {
+        let bytes = self.arena.alloc_no_drop([self.id; 24]);
+        self.stash.borrow_mut().push(bytes);
+    }
+}
+
+fn check_stash(stash: &Stash<'_>, ids: impl Iterator<Item = u8>) {
+    let stash = stash.borrow();
+    let ids: Vec<u8> = ids.collect();
+    assert_eq!(stash.len(), ids.len());
+    for (bytes, id) in stash.iter().zip(ids) {
+        assert!(
+            bytes.iter().all(|&b| b == id),
+            "allocation {id} overwritten"
+        );
+    }
+}
+
+/// The vector is the arena's newest block when it is dropped, so it gives its buffer back
+/// unless its elements' destructors allocated after it: then it must not, or the next
+/// allocation would land on what they allocated.
+#[test]
+fn destructors_that_allocate_while_their_vector_drops_keep_what_they_allocated() {
+    let arena = Arena::with_capacity(4096);
+    let stash: Stash<'_> = RefCell::new(Vec::new());
+    {
+        let mut v = ArenaVec::with_capacity_in(8, &arena);
+        for id in 1..=5 {
+            v.push(AllocatesOnDrop {
+                arena: &arena,
+                stash: &stash,
+                id,
+            });
+        }
+    }
+    check_stash(&stash, 1..=5);
+    // Allocations after the drop must not overlap what the destructors allocated.
+    for _ in 0..8 {
+        arena.alloc_no_drop([0u8; 40]);
+    }
+    check_stash(&stash, 1..=5);
+
+    // The same through a boxed slice's iterator, dropped half-consumed.
+    let mut v = ArenaVec::with_capacity_in(4, &arena);
+    for id in 11..=14 {
+        v.push(AllocatesOnDrop {
+            arena: &arena,
+            stash: &stash,
+            id,
+        });
+    }
+    let mut it = v.into_iter();
+    drop(it.next());
+    drop(it);
+    for _ in 0..8 {
+        arena.alloc_no_drop([0u8; 40]);
+    }
+    check_stash(&stash, (1..=5).chain(11..=14));
+}
+
+/// A zero-sized element with a page-sized alignment: the vector never allocates for it, but
+/// every pointer it hands out is aligned, and every element is dropped once, through
+/// `into_slice` (the arena drops them), `into_iter` and the vector's own drop.
+#[test]
+fn zero_sized_elements_with_a_large_alignment_stay_aligned_and_drop_once() {
+    #[repr(align(4096))]
+    struct Big(Arc<AtomicUsize>);
+    impl Drop for Big {
+        fn drop(&mut self) {
+            assert!((self as *mut Big).addr().is_multiple_of(4096), "aligned");
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    // `Big` holds an `Arc`, so it is not zero-sized; its alignment is the point. A true ZST:
+    #[repr(align(4096))]
+    struct Zst;
+    static ZST_DROPS: AtomicUsize = AtomicUsize::new(0);
+    impl Drop for Zst {
+        fn drop(&mut self) {
+            assert!((self as *mut Zst).addr().is_multiple_of(4096), "aligned");
+            ZST_DROPS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let mut arena = Arena::new();
+    let c = counter();
+    {
+        let mut v = ArenaVec::new_in(&arena);
+        for _ in 0..3 {
+            v.push(Big(Arc::clone(&c)));
+        }
+        v.insert(1, Big(Arc::clone(&c)));
+        drop(v.remove(0));
+        let slice = v.into_slice();
+        assert_eq!(slice.len(), 3);
+        assert!(slice.as_ptr().addr().is_multiple_of(4096));
+    }
+    arena.reset();
+    assert_eq!(drops(&c), 4);
+
+    {
+        let mut v = ArenaVec::new_in(&arena);
+        assert_eq!(v.capacity(), usize::MAX);
+        for _ in 0..5 {
+            v.push(Zst);
+        }
+        v.insert(2, Zst);
+        drop(v.swap_remove(0));
+        assert_eq!(ZST_DROPS.load(Ordering::Relaxed), 1);
+        let mut it = v.into_iter();
+        drop(it.next_back());
+        assert_eq!(it.len(), 4);
+        drop(it);
+        assert_eq!(ZST_DROPS.load(Ordering::Relaxed), 6);
+        let mut v = ArenaVec::new_in(&arena);
+        v.extend([Zst, Zst, Zst]);
+        let slice = v.into_slice();
+        assert_eq!(slice.len(), 3);
+    }
+    arena.reset();
+    assert_eq!(ZST_DROPS.load(Ordering::Relaxed), 9);
+}
+
+/// Leaking a boxed slice's iterator or a box never drops their values (as `mem::forget`
+/// allows) and the arena's reset drops nothing of theirs; the memory still comes back.
+#[test]
+fn leaked_boxes_and_iterators_drop_nothing_and_the_arena_stays_whole() {
+    let mut arena = Arena::with_capacity(1024);
+    let c = counter();
+    {
+        let b: ArenaBox<'_, [Counted]> =
+            arena.alloc_box_slice_fill_with(4, |i| Counted(Arc::clone(&c), i as u32));
+        let mut it = b.into_iter();
+        drop(it.next());
+        std::mem::forget(it);
+        std::mem::forget(arena.alloc_box(Counted(Arc::clone(&c), 9)));
+        let mut v = ArenaVec::new_in(&arena);
+        v.push(Counted(Arc::clone(&c), 10));
+        std::mem::forget(v);
+    }
+    assert_eq!(drops(&c), 1);
+    arena.reset();
+    assert_eq!(drops(&c), 1, "the arena drops none of the leaked values");
+    assert_eq!(arena.used(), 0);
+    let v = ArenaVec::from_iter_in(0..100u32, &arena);
+    assert_eq!(v.iter().sum::<u32>(), 4950);
+}
+
+/// An `IntoIter` whose remaining values' destructors panic drops every other remaining value
+/// once, and none of the taken ones again.
+#[test]
+fn an_iterator_dropped_with_panicking_destructors_drops_each_remaining_value_once() {
+    struct Bomb(Arc<AtomicUsize>, bool);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            if self.1 {
+                panic!("a value's destructor panicked");
+            }
+        }
+    }
+    let arena = Arena::with_capacity(1024);
+    let c = counter();
+    let mut v = ArenaVec::new_in(&arena);
+    for i in 0..6 {
+        v.push(Bomb(Arc::clone(&c), i == 3));
+    }
+    let mut it = v.into_iter();
+    drop(it.next());
+    drop(it.next_back());
+    assert_eq!(drops(&c), 2);
+    assert!(catch_unwind(AssertUnwindSafe(|| drop(it))).is_err());
+    assert_eq!(drops(&c), 6);
+}

@@ -1,0 +1,184 @@
+//! Side tables (`SecondaryPool`, `SparseSecondaryPool`) against inputs safe code can build:
+//! handles rebuilt from bits whose counter no debug-build (tagged) generation holds, stored
+//! before the table is bound to a pool; leaked drains; hostile serialized data whose values
+//! panic or fail while being read. After each, the table's lookups must agree with each other
+//! and with its length, and every value must be dropped exactly once.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use arena_kit_core::pool::{Handle, Pool, SecondaryPool, SparseSecondaryPool};
+
+/// An untagged handle (as `Handle::from_bits` rebuilds one from a network message, say) for
+/// slot `index`, with a counter of 2^24 + 1: more than a tagged generation's 24 counter bits.
+fn untaggable(index: u32) -> Handle<u8> {
+    Handle::from_bits((0x0100_0001u64 << 32) | u64::from(index)).expect("odd, non-zero")
+}
+
+macro_rules! side_table_attacks {
+    ($module:ident, $Table:ident) => {
+        mod $module {
+            use super::*;
+
+            /// A table first given an untagged handle whose counter cannot take a pool tag, then
+            /// bound (in a debug build) by the pool's own handle: whatever the table decides
+            /// about the first value, `get`, `contains`, `get_mut` and `remove` must decide it
+            /// alike, and the length must count what iteration yields.
+            #[test]
+            fn a_value_stored_before_binding_is_found_alike_by_every_lookup() {
+                let mut pool = Pool::with_capacity(2);
+                let a = pool.insert(1u8);
+                let big = untaggable(5);
+                let mut table = $Table::new();
+                assert_eq!(table.insert(big, "big"), None);
+                assert_eq!(table.insert(a, "a"), None); // binds the table to `pool` (debug)
+                assert_eq!(table.len(), table.iter().count());
+                let found = table.get(big).is_some();
+                assert_eq!(table.contains(big), found, "contains agrees with get");
+                assert_eq!(
+                    table.get_mut(big).is_some(),
+                    found,
+                    "get_mut agrees with get"
+                );
+                assert_eq!(table.remove(big).is_some(), found, "remove agrees with get");
+                assert_eq!(table.get(big), None, "removed, or never there");
+                assert_eq!(table.len(), table.iter().count());
+                assert_eq!(table.get(a), Some(&"a"));
+            }
+
+            /// What such a table writes, it reads back.
+            #[cfg(feature = "serde")]
+            #[test]
+            fn a_table_bound_after_storing_an_untaggable_handle_reads_back_what_it_writes() {
+                let mut pool = Pool::with_capacity(2);
+                let a = pool.insert(1u8);
+                let mut table = $Table::new();
+                table.insert(untaggable(5), 5u32);
+                table.insert(a, 0u32);
+                let json = serde_json::to_string(&table).unwrap();
+                let back: Result<$Table<u8, u32>, _> = serde_json::from_str(&json);
+                let back = back.unwrap_or_else(|e| panic!("{json} is refused: {e}"));
+                assert_eq!(back.len(), table.len());
+                for (h, v) in table.iter() {
+                    assert_eq!(back.get(h), Some(v), "{h:?}");
+                }
+            }
+
+            /// A drain leaked after one value: whatever the table keeps (the dense one keeps
+            /// the values not yielded; the sparse one, like `HashMap`, is emptied and leaks
+            /// them) is counted exactly, reachable, and iterated exactly (the iterators are
+            /// `ExactSizeIterator`).
+            #[test]
+            fn a_leaked_drain_leaves_the_table_counting_what_it_holds() {
+                let mut pool = Pool::with_capacity(4);
+                let hs: Vec<_> = (0..4u8).map(|i| pool.insert(i)).collect();
+                let mut table = $Table::new();
+                for &h in &hs {
+                    table.insert(h, String::from("v"));
+                }
+                let mut drain = table.drain();
+                assert!(drain.next().is_some());
+                std::mem::forget(drain);
+                let len = table.len();
+                assert!(len <= 3, "{len}");
+                assert_eq!(table.iter().len(), len);
+                assert_eq!(table.iter().count(), len);
+                assert_eq!(table.values_mut().len(), len);
+                assert_eq!(hs.iter().filter(|&&h| table.contains(h)).count(), len);
+                if stringify!($Table) == "SecondaryPool" {
+                    assert_eq!(len, 3, "the dense table documents that the rest stay");
+                }
+            }
+        }
+    };
+}
+
+side_table_attacks!(dense, SecondaryPool);
+side_table_attacks!(sparse, SparseSecondaryPool);
+
+#[cfg(feature = "serde")]
+mod hostile_values {
+    use super::*;
+    use serde::de::{Deserialize, Deserializer, Error};
+    use std::cell::Cell;
+
+    thread_local! {
+        static MADE: Cell<usize> = const { Cell::new(0) };
+        static DROPPED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// A value that counts its constructions and drops; reading the number 13 panics, the
+    /// number 99 is a deserialization error.
+    #[derive(Debug, PartialEq, Eq)]
+    struct Touchy(u32);
+
+    impl<'de> Deserialize<'de> for Touchy {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match u32::deserialize(d)? {
+                13 => panic!("a value's Deserialize panicked"),
+                99 => Err(D::Error::custom("a value's Deserialize failed")),
+                n => {
+                    MADE.with(|m| m.set(m.get() + 1));
+                    Ok(Touchy(n))
+                }
+            }
+        }
+    }
+
+    impl Drop for Touchy {
+        fn drop(&mut self) {
+            DROPPED.with(|d| d.set(d.get() + 1));
+        }
+    }
+
+    fn reset() {
+        MADE.with(|m| m.set(0));
+        DROPPED.with(|d| d.set(0));
+    }
+
+    fn balanced() -> (usize, usize) {
+        (MADE.with(Cell::get), DROPPED.with(Cell::get))
+    }
+
+    /// `[(handle, value), ...]` for slots 0..n of one pool, with the given values.
+    fn input(values: &[u32]) -> String {
+        let mut pool = Pool::with_capacity(values.len());
+        let mut table = SecondaryPool::new();
+        for &v in values {
+            table.insert(pool.insert(0u8), v);
+        }
+        serde_json::to_string(&table).unwrap()
+    }
+
+    #[test]
+    fn a_value_that_panics_or_fails_while_read_drops_the_values_read_before_it_once() {
+        for bad in [13, 99] {
+            let json = input(&[1, 2, 3, bad, 5]);
+            reset();
+            let dense = catch_unwind(|| serde_json::from_str::<SecondaryPool<u8, Touchy>>(&json));
+            assert!(matches!(dense, Err(_) | Ok(Err(_))), "{bad}: refused");
+            assert_eq!(balanced(), (3, 3), "{bad}: dense, made and dropped");
+            reset();
+            let sparse = catch_unwind(AssertUnwindSafe(|| {
+                serde_json::from_str::<SparseSecondaryPool<u8, Touchy>>(&json)
+            }));
+            assert!(matches!(sparse, Err(_) | Ok(Err(_))), "{bad}: refused");
+            assert_eq!(balanced(), (3, 3), "{bad}: sparse, made and dropped");
+        }
+    }
+
+    /// An entry refused after its value was read (a repeated slot) drops that value too.
+    #[test]
+    fn a_refused_entry_drops_its_own_value_and_the_ones_before() {
+        let json = input(&[1, 2]);
+        // The second entry names the first one's slot.
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let first = v[0].clone();
+        let twice = serde_json::Value::Array(vec![first.clone(), first]).to_string();
+        reset();
+        assert!(serde_json::from_str::<SecondaryPool<u8, Touchy>>(&twice).is_err());
+        assert_eq!(balanced(), (2, 2));
+        reset();
+        assert!(serde_json::from_str::<SparseSecondaryPool<u8, Touchy>>(&twice).is_err());
+        assert_eq!(balanced(), (2, 2));
+    }
+}
