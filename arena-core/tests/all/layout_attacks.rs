@@ -2,7 +2,7 @@
 //! `Row::new` takes any numbers, and `Snapshot::compare` reads a file anyone may have edited.
 //! Neither may panic on them (an overflow in debug builds) or print a wrapped number (release).
 
-use arena_kit_core::layout::snapshot::{Row, Snapshot, SnapshotError};
+use arena_kit_core::layout::snapshot::{Row, Snapshot};
 
 /// The waste percentage of a row whose padding times 100 does not fit a `usize`: exact when the
 /// padding is within the size (as for every real type), saturated otherwise; never an overflow.
@@ -37,6 +37,8 @@ fn a_row_with_a_huge_padding_reports_its_waste_without_overflowing() {
 #[cfg(not(miri))] // Miri's isolation forbids the file.
 #[test]
 fn a_hostile_snapshot_file_is_reported_not_panicked_on() {
+    use arena_kit_core::layout::snapshot::SnapshotError;
+
     let lines = [
         "# header",
         "99999999999999999999999999 1 1 1% 1  Overflowing",
