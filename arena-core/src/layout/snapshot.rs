@@ -147,9 +147,15 @@ impl Row {
         self.best_size
     }
 
-    /// The padding as a whole percentage of the size, rounded down (0 for a zero-sized type).
+    /// The padding as a whole percentage of the size, rounded down (0 for a zero-sized type;
+    /// `usize::MAX` if a row's padding is so far over its size that the percentage does not fit).
     pub fn waste_percent(&self) -> usize {
-        (self.padding * 100).checked_div(self.size).unwrap_or(0)
+        // In `u128`: a row holds any numbers (`Row::new`), and `padding * 100`
+        // overflows a `usize` past `usize::MAX / 100`. Saturated where padding > size.
+        let percent = (self.padding as u128 * 100)
+            .checked_div(self.size as u128)
+            .unwrap_or(0);
+        usize::try_from(percent).unwrap_or(usize::MAX)
     }
 
     /// The table line; [`parse_row`] reads it back.
