@@ -135,3 +135,62 @@ fn heaps_of_odd_inline_sizes_hand_out_aligned_disjoint_blocks_inside_themselves(
     fill_and_empty::<4097>();
     fill_and_empty::<4160>();
 }
+
+/// A heap moved while it still has live blocks (allowed: only the old pointers go stale, and
+/// nothing here uses them) keeps its bookkeeping: it checks clean, walks the same blocks, and its
+/// new blocks are aligned at the new place up to `MAX_ALIGN` (the region's own alignment, 4096);
+/// a larger alignment is refused (null) rather than aligned to where the heap happens to be.
+#[test]
+fn a_heap_moved_with_live_blocks_checks_clean_and_aligns_new_blocks_at_its_new_place() {
+    const N: usize = 1 << 16;
+    let first = Box::new(LockedHeap::<N>::new());
+    let layouts = [
+        Layout::from_size_align(40, 4096).unwrap(),
+        Layout::from_size_align(24, 8).unwrap(),
+        Layout::from_size_align(300, 4096).unwrap(),
+    ];
+    for l in layouts {
+        // SAFETY: non-zero size; the block is never used after the move (it goes stale).
+        let p = unsafe { first.alloc(l) };
+        assert!(!p.is_null() && p.addr().is_multiple_of(l.align()), "{l:?}");
+    }
+    let too_aligned = Layout::from_size_align(40, 8192).unwrap();
+    // SAFETY: non-zero size; refused.
+    assert!(unsafe { first.alloc(too_aligned) }.is_null());
+    let before = first.stats().unwrap();
+    let walk_before: Vec<_> = first
+        .with(|h| h.blocks().map(|b| format!("{b:?}")).collect())
+        .unwrap();
+    // Move it: to a stack slot with another offset modulo 8192, then to a new box.
+    let padded = (0u8, *first);
+    let second = Box::new(padded.1);
+    second.check().unwrap();
+    let after = second.stats().unwrap();
+    assert_eq!(after.live_blocks, before.live_blocks);
+    let walk_after: Vec<_> = second
+        .with(|h| h.blocks().map(|b| format!("{b:?}")).collect())
+        .unwrap();
+    assert_eq!(
+        walk_after, walk_before,
+        "the block walk moved with the heap"
+    );
+    for l in layouts {
+        // SAFETY: non-zero size; freed below with the same layout.
+        let p = unsafe { second.alloc(l) };
+        if p.is_null() {
+            continue; // no aligned room left at the new place
+        }
+        assert!(p.addr().is_multiple_of(l.align()), "{l:?} at the new place");
+        let at = core::ptr::from_ref(&*second).addr();
+        assert!((at..at + size_of::<LockedHeap<N>>()).contains(&p.addr()));
+        // SAFETY: `p` is a fresh block of `l.size()` bytes, then freed once.
+        unsafe {
+            p.write_bytes(0x5A, l.size());
+            second.dealloc(p, l);
+        }
+        second.check().unwrap();
+    }
+    // SAFETY: non-zero size; refused at the new place too.
+    assert!(unsafe { second.alloc(too_aligned) }.is_null());
+    assert_eq!(second.stats().unwrap().live_blocks, before.live_blocks);
+}
