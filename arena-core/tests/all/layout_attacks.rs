@@ -71,3 +71,45 @@ fn a_hostile_snapshot_file_is_reported_not_panicked_on() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `StructLayout::new` and `FieldLayout::new` take any numbers (a hand-written `HasLayout`, or
+/// one listed with `layouts!`, goes into the registry and the snapshot like a derived one). A
+/// layout whose fields outgrow its size, with an alignment of 0, or with a field ending past
+/// `usize::MAX`, is nonsense, but reading its numbers, its row and its report must not panic
+/// on an arithmetic overflow (debug builds) or print wrapped numbers (release builds).
+#[test]
+fn a_hand_made_layout_with_inconsistent_numbers_reports_without_overflowing() {
+    use arena_kit_core::layout::{FieldLayout, Repr, StructLayout};
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    static FIELDS: [FieldLayout; 2] = [
+        FieldLayout::new("a", "u64", 0, 8, 8),
+        FieldLayout::new("b", "[u8; N]", usize::MAX - 2, usize::MAX, 1),
+    ];
+    let liars = [
+        // Fields larger than the struct.
+        StructLayout::new("Shrunk", Repr::C, 4, 8, &FIELDS[..1]),
+        // An alignment of 0.
+        StructLayout::new("Unaligned", Repr::RUST, 8, 0, &FIELDS[..1]),
+        // A field ending past the address space; field sizes that sum past it.
+        StructLayout::new("Endless", Repr::C, usize::MAX, 8, &FIELDS),
+    ];
+    let mut failures = Vec::new();
+    for liar in liars {
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let row = Row::of_struct(liar.name(), &liar);
+            let _ = (row.padding(), row.best_size(), row.waste_percent());
+            let _ = (liar.savings(), liar.is_optimal(), liar.fields_size());
+            let _ = liar.to_string();
+        }));
+        if let Err(e) = outcome {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failures.push(format!("{}: {msg}", liar.name()));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

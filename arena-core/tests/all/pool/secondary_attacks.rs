@@ -182,3 +182,94 @@ mod hostile_values {
         assert_eq!(balanced(), (2, 2));
     }
 }
+
+/// A sparse table's hasher is the caller's: one that panics part-way (while the map grows and
+/// rehashes, or on a lookup) may cost the map some values, as `HashMap` allows, but the table
+/// must stay consistent (its length is what it iterates and finds) and drop each value at
+/// most once, and exactly once over its life for those it still holds.
+#[test]
+fn a_panicking_hasher_leaves_a_sparse_table_consistent_and_drops_each_value_at_most_once() {
+    use std::cell::Cell;
+    use std::hash::{BuildHasher, Hasher};
+    use std::rc::Rc;
+
+    thread_local! {
+        static HASHES: Cell<usize> = const { Cell::new(0) };
+        static FUSE: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+
+    #[derive(Default, Clone)]
+    struct Fused;
+    struct FusedHasher(u64);
+    impl BuildHasher for Fused {
+        type Hasher = FusedHasher;
+        fn build_hasher(&self) -> FusedHasher {
+            FusedHasher(0)
+        }
+    }
+    impl Hasher for FusedHasher {
+        fn write(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.0 = self.0.wrapping_mul(31).wrapping_add(u64::from(b));
+            }
+        }
+        fn finish(&self) -> u64 {
+            let n = HASHES.with(|h| {
+                h.set(h.get() + 1);
+                h.get()
+            });
+            if FUSE.with(Cell::get) == n {
+                FUSE.with(|f| f.set(usize::MAX));
+                panic!("the hasher panicked at hash {n}");
+            }
+            self.0
+        }
+    }
+
+    /// Counts its drops per value.
+    struct Value(Rc<Vec<Cell<u32>>>, usize);
+    impl Drop for Value {
+        fn drop(&mut self) {
+            let n = &self.0[self.1];
+            n.set(n.get() + 1);
+        }
+    }
+
+    let rows = if cfg!(miri) { 12 } else { 200 };
+    let drops: Rc<Vec<Cell<u32>>> = Rc::new((0..rows).map(|_| Cell::new(0)).collect());
+    let mut pool = Pool::with_capacity(rows);
+    let handles: Vec<_> = (0..rows).map(|i| pool.insert(i)).collect();
+    for every in [3, 7, 13] {
+        for d in drops.iter() {
+            d.set(0);
+        }
+        let mut table: SparseSecondaryPool<usize, Value, Fused> = SparseSecondaryPool::default();
+        for (i, &h) in handles.iter().enumerate() {
+            FUSE.with(|f| f.set(HASHES.with(Cell::get) + every));
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                table.insert(h, Value(Rc::clone(&drops), i));
+                let _ = table.get(h);
+            }));
+            FUSE.with(|f| f.set(usize::MAX));
+            let _ = r;
+            assert_eq!(table.iter().count(), table.len(), "every {every}, row {i}");
+            for (k, v) in table.iter() {
+                assert_eq!(drops[v.1].get(), 0, "a value reachable after its drop");
+                assert_eq!(handles[v.1], k);
+                assert!(table.contains(k));
+            }
+        }
+        let held: Vec<usize> = table.values().map(|v| v.1).collect();
+        drop(table);
+        for (i, d) in drops.iter().enumerate() {
+            assert!(
+                d.get() <= 1,
+                "every {every}: value {i} dropped {} times",
+                d.get()
+            );
+            if held.contains(&i) {
+                assert_eq!(d.get(), 1, "every {every}: value {i} held but not dropped");
+            }
+        }
+    }
+}
