@@ -103,15 +103,39 @@ impl<V> Stored<V> {
         Handle::new(index, self.generation)
     }
 
-    /// Gives an untagged stored generation pool tag `tag` (see [`Owner::bind`]).
-    pub(crate) fn retag(&mut self, tag: u8) {
+    /// The stored generation with pool tag `tag` (see [`Owner::bind`]): itself if tagged,
+    /// `None` if its counter is too large for a tagged generation (no debug-build pool made it).
+    fn tagged(&self, tag: u8) -> Option<NonZeroU32> {
         let raw = self.generation.get();
-        if generation::tag_of(raw).is_none()
-            && let Some(tagged) = generation::tagged(raw, tag)
-        {
-            self.generation = tagged;
+        match generation::tag_of(raw) {
+            Some(_) => Some(self.generation),
+            None => generation::tagged(raw, tag),
         }
     }
+}
+
+/// Gives every stored generation pool tag `tag`, for [`Owner::bind`]: all of them, or, if one
+/// cannot carry it, none, returning that one. `each` hands every stored value to its argument
+/// (it runs twice).
+pub(crate) fn retag_each<V>(
+    mut each: impl FnMut(&mut dyn FnMut(&mut Stored<V>)),
+    tag: u8,
+) -> Result<(), NonZeroU32> {
+    let mut untaggable = None;
+    each(&mut |s| {
+        if untaggable.is_none() && s.tagged(tag).is_none() {
+            untaggable = Some(s.generation);
+        }
+    });
+    if let Some(generation) = untaggable {
+        return Err(generation);
+    }
+    each(&mut |s| {
+        if let Some(tagged) = s.tagged(tag) {
+            s.generation = tagged;
+        }
+    });
+    Ok(())
 }
 
 /// What the stored generation says about `handle`.
@@ -146,21 +170,25 @@ impl Owner {
     /// Binds to `handle`'s pool if unbound, then [`normalize`](Self::normalize)s it. A table
     /// that so far held only untagged handles ([`Handle::from_bits`] in a debug build) is bound
     /// by the first tagged one: `retag` must then give every stored generation that tag, as the
-    /// pool adopts untagged handles.
+    /// pool adopts untagged handles ([`retag_each`]), or return one that cannot carry it. Such
+    /// a handle's counter is past any debug-build pool's, so it came from another pool: that
+    /// panics as a foreign handle, with the table unchanged.
     #[inline]
     #[track_caller]
     pub(crate) fn bind<T>(
         &mut self,
         handle: Handle<T>,
         kind: &str,
-        retag: impl FnOnce(u8),
+        retag: impl FnOnce(u8) -> Result<(), NonZeroU32>,
     ) -> Option<Handle<T>> {
         let theirs = generation::tag_of(handle.generation().get());
         match (self.0, theirs) {
             (None, _) => self.0 = Some(theirs),
             (Some(None), Some(tag)) if crate::poison::ENABLED => {
+                if let Err(stored) = retag(tag) {
+                    mixed(handle, stored, kind);
+                }
                 self.0 = Some(Some(tag));
-                retag(tag);
             }
             _ => {}
         }
@@ -197,11 +225,9 @@ impl Owner {
     }
 }
 
-/// [`Stored::retag`] on every stored value of a dense table.
-fn retag_all<V>(slots: &mut [Option<Stored<V>>], tag: u8) {
-    for stored in slots.iter_mut().flatten() {
-        stored.retag(tag);
-    }
+/// [`retag_each`] over a dense table's stored values.
+fn retag_all<V>(slots: &mut [Option<Stored<V>>], tag: u8) -> Result<(), NonZeroU32> {
+    retag_each(|f| slots.iter_mut().flatten().for_each(f), tag)
 }
 
 /// [`Owner::normalize`] for a handle whose tag is not the table's `ours`.
@@ -216,6 +242,21 @@ fn adopt<T>(handle: Handle<T>, ours: Option<u8>, kind: &str) -> Option<Handle<T>
         }
         _ => foreign(handle, ours, kind),
     }
+}
+
+/// [`Owner::bind`] found a stored generation, `stored`, that `handle`'s tagged pool cannot have
+/// made.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn mixed<T>(handle: Handle<T>, stored: NonZeroU32, kind: &str) -> ! {
+    let ty = core::any::type_name::<T>();
+    panic!(
+        "{handle:?} was made by the debug-build pool tagged {} of {ty}, but this {kind} holds a \
+         handle of generation {stored}, which no debug-build pool makes (its counter is past 24 \
+         bits): a release-build (untagged) pool's; a side table holds the handles of one pool",
+        generation::tag_of(handle.generation().get()).unwrap_or_default(),
+    )
 }
 
 #[cold]

@@ -36,7 +36,7 @@ use std::collections::hash_map::{self, HashMap, RandomState};
 
 use super::Handle;
 use super::secondary::{
-    Age, InsertRefused, NO_SLOT, Owner, Stored, age, disjoint_values, side_table_shared,
+    Age, InsertRefused, NO_SLOT, Owner, Stored, age, disjoint_values, retag_each, side_table_shared,
 };
 
 const KIND: &str = "SparseSecondaryPool";
@@ -191,7 +191,7 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
-        let retag = |tag| self.map.values_mut().for_each(|s| s.retag(tag));
+        let retag = |tag| retag_each(|f| self.map.values_mut().for_each(f), tag);
         let Some(handle) = self.owner.bind(handle, KIND, retag) else {
             return Err(InsertRefused::no_slot(value, handle));
         };
@@ -308,7 +308,7 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return None;
         }
-        let retag = |tag| self.map.values_mut().for_each(|s| s.retag(tag));
+        let retag = |tag| retag_each(|f| self.map.values_mut().for_each(f), tag);
         let handle = self.owner.bind(handle, KIND, retag)?;
         let inner = match self.map.entry(handle.index()) {
             hash_map::Entry::Vacant(e) => Vacancy::Empty(e),

@@ -14,46 +14,59 @@ fn untaggable(index: u32) -> Handle<u8> {
     Handle::from_bits((0x0100_0001u64 << 32) | u64::from(index)).expect("odd, non-zero")
 }
 
+/// Whether this build tags handles with their pool (debug builds, or `debug-checks`).
+const TAGS: bool = cfg!(any(debug_assertions, feature = "debug-checks"));
+
 macro_rules! side_table_attacks {
     ($module:ident, $Table:ident) => {
         mod $module {
             use super::*;
 
-            /// A table first given an untagged handle whose counter cannot take a pool tag, then
-            /// bound (in a debug build) by the pool's own handle: whatever the table decides
-            /// about the first value, `get`, `contains`, `get_mut` and `remove` must decide it
-            /// alike, and the length must count what iteration yields.
+            /// A table first given an untagged handle whose counter cannot take a pool tag (no
+            /// debug-build pool makes it: a release-build pool's), then given a debug-build
+            /// pool's own handle: two pools' handles in one table. In builds with pool tags
+            /// the second insert panics as a foreign handle and the table is unchanged (before,
+            /// it bound to the pool and kept the first value under a generation that `get`
+            /// found and `get_mut`, `remove` and `entry` did not); without tags both are
+            /// stored. Either way every lookup agrees with `get`, and the length counts what
+            /// iteration yields.
             #[test]
-            fn a_value_stored_before_binding_is_found_alike_by_every_lookup() {
+            fn a_debug_pool_handle_after_an_untaggable_one_is_refused_and_lookups_agree() {
                 let mut pool = Pool::with_capacity(2);
                 let a = pool.insert(1u8);
                 let big = untaggable(5);
                 let mut table = $Table::new();
                 assert_eq!(table.insert(big, "big"), None);
-                assert_eq!(table.insert(a, "a"), None); // binds the table to `pool` (debug)
-                assert_eq!(table.len(), table.iter().count());
-                let found = table.get(big).is_some();
-                assert_eq!(table.contains(big), found, "contains agrees with get");
+                let second = catch_unwind(AssertUnwindSafe(|| table.insert(a, "a")));
                 assert_eq!(
-                    table.get_mut(big).is_some(),
-                    found,
-                    "get_mut agrees with get"
+                    second.is_err(),
+                    TAGS,
+                    "the second pool's handle panics with tags"
                 );
-                assert_eq!(table.remove(big).is_some(), found, "remove agrees with get");
-                assert_eq!(table.get(big), None, "removed, or never there");
+                assert_eq!(table.len(), if TAGS { 1 } else { 2 });
                 assert_eq!(table.len(), table.iter().count());
-                assert_eq!(table.get(a), Some(&"a"));
+                assert_eq!(table.get(big), Some(&"big"));
+                assert!(table.contains(big));
+                assert_eq!(table.get_mut(big).map(|v| *v), Some("big"));
+                assert!(table.entry(big).is_some());
+                if !TAGS {
+                    assert_eq!(table.get(a), Some(&"a"));
+                }
+                assert_eq!(table.remove(big), Some("big"));
+                assert_eq!(table.get(big), None);
+                assert_eq!(table.len(), table.iter().count());
             }
 
-            /// What such a table writes, it reads back.
+            /// What a table holding an untaggable handle writes, it reads back, also after a
+            /// debug-build pool's handle was refused.
             #[cfg(feature = "serde")]
             #[test]
-            fn a_table_bound_after_storing_an_untaggable_handle_reads_back_what_it_writes() {
+            fn a_table_holding_an_untaggable_handle_reads_back_what_it_writes() {
                 let mut pool = Pool::with_capacity(2);
                 let a = pool.insert(1u8);
                 let mut table = $Table::new();
                 table.insert(untaggable(5), 5u32);
-                table.insert(a, 0u32);
+                let _ = catch_unwind(AssertUnwindSafe(|| table.insert(a, 0u32)));
                 let json = serde_json::to_string(&table).unwrap();
                 let back: Result<$Table<u8, u32>, _> = serde_json::from_str(&json);
                 let back = back.unwrap_or_else(|e| panic!("{json} is refused: {e}"));
