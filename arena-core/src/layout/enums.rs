@@ -732,7 +732,7 @@ pub(crate) const fn sum_sizes(fields: &[FieldLayout]) -> usize {
     let mut sum = 0;
     let mut i = 0;
     while i < fields.len() {
-        sum += fields[i].size;
+        sum = usize::saturating_add(sum, fields[i].size); // hand-written layouts: any numbers
         i += 1;
     }
     sum

@@ -181,7 +181,8 @@ impl FieldLayout {
 
     /// The offset one past the field's last byte.
     pub const fn end(&self) -> usize {
-        self.offset + self.size
+        // Saturating: a hand-written layout may hold any numbers.
+        self.offset.saturating_add(self.size)
     }
 
     /// The first 64-byte cache line the field touches (counted from the struct's start).
@@ -272,7 +273,8 @@ impl StructLayout {
 
     /// All wasted bytes: holes between fields and the tail padding.
     pub const fn padding(&self) -> usize {
-        self.size - self.fields_size()
+        // Saturating: a hand-written layout's fields may outgrow its size.
+        self.size.saturating_sub(self.fields_size())
     }
 
     /// The smallest size any order of these fields could give under the same representation:
@@ -312,9 +314,25 @@ impl StructLayout {
     }
 }
 
-/// `n` rounded up to a multiple of `align` (a power of two).
+/// `n` rounded up to a multiple of `align` (a power of two; 0 counts as 1), or the largest
+/// such multiple if that is past `usize::MAX`.
 pub const fn round_up(n: usize, align: usize) -> usize {
-    (n + align - 1) & !(align - 1)
+    let mask = align.saturating_sub(1);
+    n.saturating_add(mask) & !mask
+}
+
+/// `part` as a whole percentage of `whole`, rounded down: 0 if `whole` is 0, `usize::MAX` if it
+/// does not fit (computed in `u128`, so `part * 100` never overflows).
+pub(crate) const fn percent(part: usize, whole: usize) -> usize {
+    if whole == 0 {
+        return 0;
+    }
+    let p = part as u128 * 100 / whole as u128;
+    if p > usize::MAX as u128 {
+        usize::MAX
+    } else {
+        p as usize
+    }
 }
 
 /// Checks at compile time that a type has the layout you expect.

@@ -199,7 +199,7 @@ pub(crate) const fn write_report<const CAP: usize>(
     bytes(t, l.padding());
     if l.padding() > 0 {
         t.str(" (");
-        t.num(l.padding() * 100 / l.size);
+        t.num(super::percent(l.padding(), l.size));
         t.str("%): ");
         write_holes(t, l, memory);
     }

@@ -150,12 +150,8 @@ impl Row {
     /// The padding as a whole percentage of the size, rounded down (0 for a zero-sized type;
     /// `usize::MAX` if a row's padding is so far over its size that the percentage does not fit).
     pub fn waste_percent(&self) -> usize {
-        // In `u128`: a row holds any numbers (`Row::new`), and `padding * 100`
-        // overflows a `usize` past `usize::MAX / 100`. Saturated where padding > size.
-        let percent = (self.padding as u128 * 100)
-            .checked_div(self.size as u128)
-            .unwrap_or(0);
-        usize::try_from(percent).unwrap_or(usize::MAX)
+        // A row holds any numbers (`Row::new`): `padding * 100` may not fit a `usize`.
+        super::percent(self.padding, self.size)
     }
 
     /// The table line; [`parse_row`] reads it back.
