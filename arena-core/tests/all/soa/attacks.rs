@@ -837,7 +837,13 @@ fn panicking_callbacks_at_every_call() {
 #[test]
 fn sort_unstable_matches_std_and_survives_inconsistent_comparators() {
     let mut rng = Lcg(7);
-    for len in (0..n(200, 40)).chain([n(1000, 60)]) {
+    // Under Miri a Fibonacci sample of the small-sort lengths, and one past them.
+    let lens: Vec<usize> = if SMALL {
+        vec![0, 1, 2, 3, 5, 8, 13, 21, 34, 60]
+    } else {
+        (0..200).chain([1000]).collect()
+    };
+    for len in lens {
         for spread in [1u64, 3, 1000] {
             let mut v: SoaVec<Key> = (0..len as u32)
                 .map(|id| Key {
@@ -1371,7 +1377,9 @@ mod hostile_serde {
             if !c.is_ascii_digit() {
                 continue;
             }
-            for d in [b'0', b'1', b'2', b'3', b'9'] {
+            // Under Miri: a valid row or slot index (0, 1) and one past them all (9).
+            let digits: &[u8] = if SMALL { b"019" } else { b"01239" };
+            for &d in digits {
                 let mut t = bytes.to_vec();
                 t[i] = d;
                 let t = String::from_utf8(t).unwrap();
