@@ -42,6 +42,19 @@ const LEAVING: &str = "profiler: sink leaving a block";
 const LEAVING_ON_ALLOC: &str = "profiler: sink leaving a block on every alloc";
 /// The pool whose frees and discards make the sink allocate a page's worth from it.
 const LEAVING_ON_FREE: &str = "profiler: sink leaving a block on every free";
+/// The pool one of whose events (the `BOMB_IN`-th from when it is set) makes the sink panic
+/// with a payload whose own `drop` panics.
+const BOMB: &str = "profiler: sink panicking with a payload that panics on drop";
+
+/// A panic payload that panics again when dropped: wherever the sink's panic is caught, dropping
+/// what was caught runs user code that panics.
+struct PanicsOnDrop;
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        panic!("the sink's panic payload panics on drop");
+    }
+}
 
 struct Recorder(Mutex<Vec<(ThreadId, Rec)>>);
 
@@ -60,6 +73,9 @@ thread_local! {
     /// Whether this thread's events are recorded: only the threads of these tests (each test runs
     /// on a thread of its own), so the rest of the binary's tests add nothing to the record.
     static RECORDING: Cell<bool> = const { Cell::new(false) };
+    /// `Some(n)`: the `BOMB` pool's event after `n` more makes the sink panic with
+    /// [`PanicsOnDrop`].
+    static BOMB_IN: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
 impl ProfilerSink for Recorder {
@@ -96,6 +112,16 @@ impl ProfilerSink for Recorder {
         self.0.lock().unwrap().push((thread::current().id(), rec));
         if event.pool() == Some(PANICKY) {
             panic!("the sink panics");
+        }
+        if event.pool() == Some(BOMB) {
+            match BOMB_IN.get() {
+                Some(0) => {
+                    BOMB_IN.set(None);
+                    std::panic::panic_any(PanicsOnDrop);
+                }
+                Some(n) => BOMB_IN.set(Some(n - 1)),
+                None => {}
+            }
         }
         if event.pool() == Some(REENTRANT)
             && matches!(event, ProfilerEvent::Alloc { .. })
@@ -907,4 +933,69 @@ fn dropping_a_pool_or_heap_with_live_values_frees_them_to_the_profiler() {
             Rec::Free("profiler: dropped heap", block, 8),
         ]
     );
+}
+
+/// A sink whose panic payload panics when dropped, on the `Alloc` of a `SoaPool` insert (raised
+/// after the slot took its row number, before the row is pushed): whatever escapes, the handle
+/// the insert would have returned (a clone's next insert returns the same one) names a live
+/// value or none, and removing it is sound (a slot left naming a row past the end would be read
+/// out of the columns' bounds by `remove` in a release build, where `remove_row` trusts it).
+#[test]
+fn a_sink_panic_payload_that_panics_on_drop_leaves_a_soa_pool_insert_whole() {
+    start();
+    let mut pool = Tracked::new(SoaPool::<Mixed>::with_capacity(2), BOMB, "Bomb");
+    let first = pool.insert(mixed());
+    let mut twin = (*pool).clone();
+    let predicted = twin.insert(mixed());
+    BOMB_IN.set(Some(0));
+    let inserted = catch_unwind(AssertUnwindSafe(|| pool.insert(mixed())));
+    BOMB_IN.set(None);
+    if let Ok(h) = inserted {
+        assert_eq!(h, predicted);
+    }
+    assert_eq!(
+        pool.contains(predicted),
+        pool.get(predicted).is_some(),
+        "a live handle has a row"
+    );
+    assert_eq!(pool.len(), pool.iter().count());
+    let live = usize::from(pool.contains(predicted)) + 1;
+    assert_eq!(pool.len(), live, "one row per live slot");
+    pool.remove(predicted);
+    assert!(pool.remove(first).is_some());
+    assert_eq!(pool.len(), 0);
+    take();
+}
+
+/// As above, on the `Free` of a `SoaPool` remove (raised after the slot is freed, before its row
+/// moves): no row may be left whose back link names the freed slot (a later remove would write
+/// a row number into that vacant slot, over its free-list link, in a release build).
+#[test]
+fn a_sink_panic_payload_that_panics_on_drop_leaves_a_soa_pool_remove_whole() {
+    start();
+    let mut pool = Tracked::new(SoaPool::<Mixed>::with_capacity(4), BOMB, "Bomb");
+    let a = pool.insert(mixed());
+    let b = pool.insert(mixed());
+    BOMB_IN.set(Some(0));
+    let removed = catch_unwind(AssertUnwindSafe(|| pool.remove(a).is_some()));
+    BOMB_IN.set(None);
+    assert!(removed.unwrap_or(true));
+    assert!(!pool.contains(a));
+    assert_eq!(pool.len(), 1, "the freed slot's row went with it");
+    assert_eq!(pool.iter().map(|(h, _)| h).collect::<Vec<_>>(), [b]);
+    let c = pool.insert(mixed());
+    assert!(pool.remove(b).is_some());
+    assert!(pool.remove(c).is_some());
+    assert_eq!(pool.len(), 0);
+    take();
+}
+
+fn mixed() -> Mixed {
+    Mixed {
+        tag: 1,
+        name: "row".to_owned(),
+        unit: (),
+        wide: 2,
+        half: 3,
+    }
 }
