@@ -216,8 +216,16 @@ pub(crate) fn emit(event: &ProfilerEvent<'_>) {
         {
             let delivered =
                 std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| sink.event(event)));
-            if delivered.is_err() {
+            if let Err(payload) = delivered {
                 SINK_PANICS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+                // The payload is the sink's value too: its `drop` may panic, and that panic
+                // must not unwind from here either. What it throws is not dropped (it could
+                // panic again): it leaks.
+                let dropped =
+                    std::panic::catch_unwind(core::panic::AssertUnwindSafe(move || drop(payload)));
+                if let Err(again) = dropped {
+                    core::mem::forget(again);
+                }
             }
         }
         // Without `std` it cannot be caught, and unwinding through the operation could leave
