@@ -402,6 +402,99 @@ fn a_panicking_tag_comparison_leaves_the_table_usable() {
     drop((first, second, v, rows));
 }
 
+/// A tag type for racing claimers: `==` opens a scope of [`Inner`] (a tag of another type,
+/// new to the table) for its first comparisons, so a claim happens while a scan is comparing.
+#[derive(Debug, Clone, Copy, Eq)]
+struct Racer(u8);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Inner(u8);
+
+static REENTRIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl PartialEq for Racer {
+    fn eq(&self, other: &Racer) -> bool {
+        use std::sync::atomic::Ordering;
+        if REENTRIES.fetch_add(1, Ordering::Relaxed) < 8 {
+            let _inner = tag_scope(Inner(self.0 ^ other.0));
+        }
+        self.0 == other.0
+    }
+}
+
+impl Tag for Racer {
+    fn name(&self) -> &'static str {
+        "Racer"
+    }
+}
+
+impl Tag for Inner {
+    fn name(&self) -> &'static str {
+        "Inner"
+    }
+}
+
+/// Threads released together claim slots for the same few new tags (whose `==` itself claims
+/// slots for tags of another type): each tag ends up in exactly one slot, holding every byte
+/// charged to it, and every slot of the type reads back a tag that was written (a slot read
+/// before its tag was written would show a stranger or be missed).
+fn racing_claimers_of_a_new_tag_share_one_slot() {
+    const THREADS: usize = 8;
+    const TAGS: u8 = 3;
+    let barrier = std::sync::Barrier::new(THREADS);
+    let held: Vec<Vec<u8>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|i| {
+                let barrier = &barrier;
+                s.spawn(move || {
+                    barrier.wait();
+                    let _scope = tag_scope(Racer((i % usize::from(TAGS)) as u8));
+                    vec![0u8; 100 + i]
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let rows = {
+        let _scope = tag_scope(T::Reporting);
+        global_rows(Racer(u8::MAX))
+    };
+    // The last row is "Untracked" (the tag passed for it), not a slot of the type.
+    let mut seen: Vec<u8> = rows
+        .iter()
+        .map(|r| r.tag.0)
+        .filter(|&t| t != u8::MAX)
+        .collect();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..TAGS).collect::<Vec<_>>(), "one slot per tag");
+    for tag in 0..TAGS {
+        let want: usize = (0..THREADS)
+            .filter(|i| i % usize::from(TAGS) == usize::from(tag))
+            .map(|i| 100 + i)
+            .sum();
+        let row = rows.iter().find(|r| r.tag.0 == tag).unwrap();
+        assert_eq!(row.usage.current, want, "tag {tag}");
+    }
+    let inner = {
+        let _scope = tag_scope(T::Reporting);
+        global_rows(Inner(u8::MAX))
+    };
+    let mut inner_tags: Vec<u8> = inner
+        .iter()
+        .map(|r| r.tag.0)
+        .filter(|&t| t != u8::MAX)
+        .collect();
+    inner_tags.sort_unstable();
+    let before = inner_tags.len();
+    inner_tags.dedup();
+    assert_eq!(
+        inner_tags.len(),
+        before,
+        "no tag of the re-entrant type twice"
+    );
+    drop((held, rows, inner));
+}
+
 fn a_full_slot_table_charges_untracked_and_counts() {
     const NAMES: [&str; MAX_TAG_SLOTS + 2] = {
         let mut names = [""; MAX_TAG_SLOTS + 2];
@@ -646,7 +739,7 @@ fn main() {
         println!("tagging global allocator: not installed under Miri (see the comment on ALLOC)");
         return;
     }
-    let checks: [(&str, fn()); 14] = [
+    let checks: [(&str, fn()); 15] = [
         ("nested scopes", nested_scopes_charge_the_innermost_tag),
         ("untracked", untracked_counts_memory_with_no_scope),
         (
@@ -677,6 +770,10 @@ fn main() {
         (
             "reserved ranges",
             a_reserved_range_gives_every_tag_its_pages_back,
+        ),
+        (
+            "racing claimers",
+            racing_claimers_of_a_new_tag_share_one_slot,
         ),
         (
             "full slot table",
