@@ -11,6 +11,7 @@ mod frame_scope_attacks;
 mod frames;
 mod hostile_inputs;
 mod model;
+mod page_free_markers;
 mod pages;
 mod panic_safety;
 mod panicking_rewinds;
