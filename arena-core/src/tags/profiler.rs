@@ -216,16 +216,22 @@ pub(crate) fn emit(event: &ProfilerEvent<'_>) {
         {
             let delivered =
                 std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| sink.event(event)));
-            if let Err(payload) = delivered {
+            if let Err(mut payload) = delivered {
                 SINK_PANICS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
                 // The payload is the sink's value too: its `drop` may panic, and that panic
-                // must not unwind from here either. What it throws is not dropped (it could
-                // panic again): it leaks.
-                let dropped =
-                    std::panic::catch_unwind(core::panic::AssertUnwindSafe(move || drop(payload)));
-                if let Err(again) = dropped {
-                    core::mem::forget(again);
+                // must not unwind from here either. What that throws is dropped the same way,
+                // a few times over; a payload that still panics then is leaked.
+                for _ in 0..4 {
+                    let dropped =
+                        std::panic::catch_unwind(core::panic::AssertUnwindSafe(move || {
+                            drop(payload)
+                        }));
+                    match dropped {
+                        Ok(()) => return,
+                        Err(again) => payload = again,
+                    }
                 }
+                core::mem::forget(payload);
             }
         }
         // Without `std` it cannot be caught, and unwinding through the operation could leave
