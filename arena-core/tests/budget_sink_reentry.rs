@@ -529,6 +529,101 @@ mod heap_cell {
     }
 }
 
+// --- the heap cell, growing in place: a panicking sink's undo shrinks the block back ---
+
+#[cfg(feature = "allocator-api2")]
+mod heap_cell_in_place {
+    use super::*;
+    use allocator_api2::boxed::Box as HeapBox;
+    use allocator_api2::vec::Vec as HeapVec;
+    use arena_kit_core::heap::HeapCell;
+
+    thread_local! {
+        static CELL: Cell<Option<&'static HeapCell<'static>>> = const { Cell::new(None) };
+        /// Blocks the sink allocated and kept: (address, bytes), freed by the test.
+        static KEPT: RefCell<Vec<HeapBox<[u8; 40], &'static HeapCell<'static>>>> =
+            const { RefCell::new(Vec::new()) };
+    }
+
+    /// Allocates a block through the cell and keeps it (it may land right past the block being
+    /// grown in place), then panics.
+    fn keep_a_block_then_panic(_: &Event) {
+        if let Some(cell) = CELL.with(Cell::get) {
+            let b = HeapBox::new_in([0x5Au8; 40], cell);
+            KEPT.with(|k| k.borrow_mut().push(b));
+        }
+        panic!("the sink panicked after allocating");
+    }
+
+    /// A vector grown in place over a `Warn` budget whose sink allocates from the same cell,
+    /// then panics: the vector keeps its old capacity and block, the heap takes the grown
+    /// tail back, the sink's block is the sink's (apart from the vector's), and the vector can
+    /// still grow and be freed.
+    #[test]
+    fn a_panicking_sink_during_an_in_place_grow_leaves_the_vector_and_the_heap_whole() {
+        let _turn = turn();
+        within(
+            "heap cell in-place grow, sink allocates then panics",
+            || {
+                let raw = Box::into_raw(Box::new(cell(128)));
+                {
+                    // SAFETY: `raw` is a live box, freed below once nothing in it or naming it is
+                    // left; the sink needs it for `'static`.
+                    let cell: &'static HeapCell<'static> = unsafe { &*raw };
+                    CELL.with(|c| c.set(Some(cell)));
+                    // Alone in the heap: it grows in place.
+                    let mut v: HeapVec<u64, _> = HeapVec::with_capacity_in(4, cell);
+                    v.extend([1, 2, 3, 4]);
+                    let at = v.as_ptr() as usize;
+                    let before = cell.stats();
+                    let _off = sink(keep_a_block_then_panic);
+                    let caught = catch_unwind(AssertUnwindSafe(|| v.reserve(40)));
+                    drop(_off);
+                    assert!(caught.is_err(), "the sink's panic leaves the call");
+                    assert_eq!(warnings(&take_seen()), 1);
+                    assert_eq!((v.capacity(), v.as_ptr() as usize), (4, at));
+                    assert_eq!(v[..], [1, 2, 3, 4]);
+                    cell.check().unwrap();
+                    let kept: Vec<usize> = KEPT.with(|k| {
+                        k.borrow()
+                            .iter()
+                            .map(|b| &**b as *const [u8; 40] as usize)
+                            .collect()
+                    });
+                    for &b in &kept {
+                        assert!(!overlap(at, 32, b, 40), "the sink's block is apart");
+                    }
+                    assert_eq!(
+                        cell.stats().live_blocks,
+                        before.live_blocks + kept.len(),
+                        "the vector's block and the sink's, nothing more"
+                    );
+                    // Other blocks the size of the grown tail do not land on the vector.
+                    let others: Vec<_> = (0..4)
+                        .map(|i| HeapBox::new_in([i as u64; 8], cell))
+                        .collect();
+                    for o in &others {
+                        assert!(!overlap(at, 32, &**o as *const [u64; 8] as usize, 64));
+                    }
+                    v.extend(5..=12);
+                    assert!(v.iter().copied().eq(1..=12));
+                    KEPT.with(|k| {
+                        for b in k.borrow_mut().drain(..) {
+                            assert!(b.iter().all(|&x| x == 0x5A));
+                        }
+                    });
+                    drop((v, others));
+                    cell.check().unwrap();
+                    assert_eq!(cell.stats().live_blocks, 0);
+                    CELL.with(|c| c.set(None));
+                }
+                // SAFETY: from `Box::into_raw`; nothing refers to the cell any more.
+                drop(unsafe { Box::from_raw(raw) });
+            },
+        );
+    }
+}
+
 // --- allocators used through `&mut`: the sink cannot reach them, but may panic ---
 
 thread_local! {
