@@ -3,6 +3,7 @@ mod alloc_api;
 mod attacks;
 mod boundary_tags;
 mod budget;
+mod cell_panic_budget;
 mod cell_reentry;
 mod errors;
 mod guard_pointers;
