@@ -51,7 +51,9 @@ mod cell {
     /// report sink or logger that receives the warning may use the cell like any other code
     /// (read its [`stats`](Self::stats), free or allocate through it). A sink that panics
     /// leaves the cell as it was: the new block is freed, a block grown in place shrinks back,
-    /// and a block that moves keeps its old place until the new one holds its contents.
+    /// and a block that moves keeps its old place until the new one holds its contents. A
+    /// [`Budget::panic`](crate::tags::Budget::panic)'s panic is likewise raised once the heap is
+    /// released (the heap unchanged), so a panic hook may use the cell too.
     ///
     /// # Variance
     ///
@@ -136,7 +138,13 @@ mod cell {
             let mut heap = self.heap_mut()?;
             let r = f(&mut heap);
             let warning = heap.take_held_warning();
+            let refused = heap.take_held_refusal();
             drop(heap);
+            if let Some(e) = refused {
+                // A `Panic` budget refused `f` (which changed nothing): its panic, now that the
+                // hook it runs finds the heap released.
+                panic!("{e}");
+            }
             if let Some(warning) = warning {
                 let guard = UndoOnUnwind {
                     cell: self,

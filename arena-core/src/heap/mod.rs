@@ -894,13 +894,30 @@ impl<'buf> FreeListHeap<'buf> {
             // once usage is back under (a free), the next crossing warns again. Settled here,
             // lazily, so `free` pays nothing for it.
             gate.settle(used);
+            // A `Panic` budget's panic runs the panic hook (user code): while the heap is held
+            // (its owner has it borrowed), the refusal is held too, for the owner to panic
+            // with once it let go, like a warning.
+            if let Warnings::Hold(_, refused) = &mut self.warnings
+                && gate.budget().policy == crate::tags::Policy::Panic
+                && !gate.allows(used, bytes)
+            {
+                let e = BudgetExceeded {
+                    allocator: gate.owner().allocator,
+                    tag: gate.owner().tag,
+                    budget: gate.budget().bytes,
+                    current: used,
+                    requested: bytes,
+                };
+                *refused = Some(e);
+                return Err(RequestError::OverBudget(e));
+            }
             let warning = gate
                 .exceeded_quietly(used, bytes)
                 .map_err(RequestError::OverBudget)?;
             if let Some(warning) = warning {
                 match &mut self.warnings {
                     Warnings::Raise => crate::tags::raise_warning(&warning),
-                    Warnings::Hold(held) => *held = Some(warning),
+                    Warnings::Hold(held, _) => *held = Some(warning),
                 }
             }
         }
@@ -913,7 +930,7 @@ impl<'buf> FreeListHeap<'buf> {
     #[cfg(feature = "allocator-api2")]
     pub(crate) fn hold_warnings(&mut self, hold: bool) {
         self.warnings = if hold {
-            Warnings::Hold(None)
+            Warnings::Hold(None, None)
         } else {
             Warnings::Raise
         };
@@ -924,7 +941,17 @@ impl<'buf> FreeListHeap<'buf> {
     pub(crate) fn take_held_warning(&mut self) -> Option<BudgetExceeded> {
         match &mut self.warnings {
             Warnings::Raise => None,
-            Warnings::Hold(held) => held.take(),
+            Warnings::Hold(held, _) => held.take(),
+        }
+    }
+
+    /// The `Panic` budget's refusal held since the last call, if any (see `hold_warnings`):
+    /// the owner panics with it.
+    #[cfg(feature = "allocator-api2")]
+    pub(crate) fn take_held_refusal(&mut self) -> Option<BudgetExceeded> {
+        match &mut self.warnings {
+            Warnings::Raise => None,
+            Warnings::Hold(_, refused) => refused.take(),
         }
     }
 
@@ -1346,7 +1373,8 @@ impl crate::tags::Budgeted for FreeListHeap<'_> {
 enum Warnings {
     /// Raised where it is crossed.
     Raise,
-    /// Held, the latest one, for the owner to raise.
+    /// Held, the latest one, for the owner to raise; with a `Panic` budget's refusal, for the
+    /// owner to panic with (a panic runs the panic hook, user code).
     #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
-    Hold(Option<BudgetExceeded>),
+    Hold(Option<BudgetExceeded>, Option<BudgetExceeded>),
 }
