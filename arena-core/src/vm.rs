@@ -514,8 +514,15 @@ pub(crate) mod tests {
         // Other tests may hold some at the same time.
         assert!(!held.is_empty());
         held.pop();
-        assert!(
-            Reservation::new(page).is_some() || LIVE.load(Ordering::Relaxed) >= MAX_RESERVATIONS
-        );
+        // Another test's attempt counts itself live for a moment before it gives up (the table
+        // is full): a refusal then is that race, so the room is looked for a few times.
+        assert!((0..100).any(|_| {
+            let again = Reservation::new(page).is_some()
+                || LIVE.load(Ordering::Relaxed) >= MAX_RESERVATIONS;
+            if !again {
+                std::thread::yield_now();
+            }
+            again
+        }));
     }
 }
