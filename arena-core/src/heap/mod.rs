@@ -901,13 +901,7 @@ impl<'buf> FreeListHeap<'buf> {
                 && gate.budget().policy == crate::tags::Policy::Panic
                 && !gate.allows(used, bytes)
             {
-                let e = BudgetExceeded {
-                    allocator: gate.owner().allocator,
-                    tag: gate.owner().tag,
-                    budget: gate.budget().bytes,
-                    current: used,
-                    requested: bytes,
-                };
+                let e = gate.error(used, bytes);
                 *refused = Some(e);
                 return Err(RequestError::OverBudget(e));
             }

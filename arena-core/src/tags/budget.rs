@@ -309,13 +309,7 @@ impl BudgetGate {
         if self.allows(current, requested) {
             return Ok(None);
         }
-        let e = BudgetExceeded {
-            allocator: self.owner.allocator,
-            tag: self.owner.tag,
-            budget: self.budget.bytes,
-            current,
-            requested,
-        };
+        let e = self.error(current, requested);
         match self.budget.policy {
             Policy::Warn => {
                 self.lifted = true;
@@ -323,6 +317,17 @@ impl BudgetGate {
             }
             Policy::Fail => Err(e),
             Policy::Panic => panic!("{e}"),
+        }
+    }
+
+    /// What crossing the budget with `requested` bytes on top of `current` says.
+    pub(crate) fn error(&self, current: usize, requested: usize) -> BudgetExceeded {
+        BudgetExceeded {
+            allocator: self.owner.allocator,
+            tag: self.owner.tag,
+            budget: self.budget.bytes,
+            current,
+            requested,
         }
     }
 
