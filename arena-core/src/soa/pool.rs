@@ -388,26 +388,20 @@ impl<T: Soa> SoaPool<T> {
     /// the event is raised; without, the program aborts). Debug builds check both anyway.
     #[inline]
     unsafe fn remove_row(&mut self, row: usize) -> T {
-        let check = cfg!(debug_assertions);
         let slots = &mut self.slots;
         // The moved row's slot is fixed up before the value is rebuilt (user code that may
         // panic).
         let fix = |moved: u32| {
-            if check {
-                assert!(
-                    slots.handle_at::<Handle<T>>(moved).is_some(),
-                    "a row's owner is live"
-                );
-            }
+            debug_assert!(
+                slots.handle_at::<Handle<T>>(moved).is_some(),
+                "a row's owner is live"
+            );
             // SAFETY: `moved` is the back link of the last row, not `row` (`swap_remove` calls
-            // this only then): a live slot, by the type's invariant (guaranteed by the caller),
-            // or checked just above.
+            // this only then): a live slot, by the type's invariant (guaranteed by the caller).
             unsafe { *slots.occupied_payload_mut(moved) = row as u32 };
         };
-        if check {
-            assert!(row < self.rows.len(), "a live slot's row is in range");
-        }
-        // SAFETY: `row` is below the row count (guaranteed by the caller, or checked above).
+        debug_assert!(row < self.rows.len(), "a live slot's row is in range");
+        // SAFETY: `row` is below the row count (guaranteed by the caller).
         unsafe { self.rows.swap_remove(row, fix) }
     }
 
