@@ -111,8 +111,11 @@ impl Arena {
         }
     }
 
-    /// Sets or removes the budget through `&self` (the gate lives in a `Cell`).
+    /// Sets or removes the budget through `&self` (the gate lives in a `Cell`). A
+    /// [`Tracked`](crate::tags::Tracked) wrapper's next allocation checks the budget again
+    /// (the cursor is disarmed).
     pub(super) fn apply_budget(&self, gate: Option<BudgetGate>) {
+        self.cursor.disarm();
         self.budget.set(gate);
         self.budget_stamp.set(gate.map_or(0, |g| g.stamp()));
         self.settle_budget();
@@ -168,6 +171,11 @@ impl Budgeted for Arena {
     #[inline(always)]
     fn budget_stamp(&self) -> usize {
         self.budget_stamp.get()
+    }
+
+    /// Disarms the wrapper's fast path (see [`Tracked`](crate::tags::Tracked)'s `alloc`).
+    fn recheck_budget(&self) {
+        self.disarm();
     }
 
     /// The pages a chained arena takes from now on (its root block is taken when it is made).

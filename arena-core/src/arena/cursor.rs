@@ -74,10 +74,15 @@ pub(super) struct Cursor {
     /// Most bytes `used()` may reach before the slow path must consult the budget
     /// (`usize::MAX`: no budget, or a `Warn` budget whose clamp is lifted).
     budget_limit: Cell<usize>,
+    /// A [`Tracked`](crate::tags::Tracked) wrapper checked the arena's budget and nothing has
+    /// changed it or lent the arena out mutably since ([`arm`](Cursor::arm),
+    /// [`disarm`](Cursor::disarm)): `hot.armed_end` is `hot.end`.
+    armed: Cell<bool>,
 }
 
-/// The three words every allocation reads or writes, in one 32-byte-aligned block, so that
-/// they share a 64-byte cache line wherever the arena lies. Left to the compiler's field order
+/// The words every allocation reads or writes (the bump pointer, the end, the live count, and
+/// for a wrapper's allocation the armed end instead of the end), in one 32-byte-aligned block,
+/// so that they share a 64-byte cache line wherever the arena lies. Left to the compiler's field order
 /// they sat 64..88 bytes into the arena, and an arena placed 48 or 56 bytes past a line (one
 /// placement in four that a 16-byte-aligned allocator gives) had them on two lines: its loop of
 /// 8-byte allocations then took 1.02 ns per allocation instead of 0.78, where bumpalo's took
@@ -91,6 +96,12 @@ struct Hot {
     end: Cell<NonNull<u8>>,
     /// Live allocations (since the last reset, minus those rewound or given back).
     allocs: Cell<usize>,
+    /// `end`'s address while the cursor is armed, else 0, which every bumped address is
+    /// above: the bound of a wrapper's fast path ([`Cursor::bump_armed`]). A new arena, one
+    /// whose budget changed and one its wrapper lent out mutably are disarmed, so the wrapper's
+    /// allocation falls through to its check; the wrapper then arms the cursor, and its later
+    /// allocations cost what the arena's own do.
+    armed_end: Cell<usize>,
 }
 
 impl Cursor {
@@ -102,6 +113,7 @@ impl Cursor {
                 ptr: Cell::new(start),
                 end: Cell::new(end),
                 allocs: Cell::new(0),
+                armed_end: Cell::new(0),
             },
             page_end: Cell::new(end),
             cur: Cell::new(None),
@@ -110,6 +122,7 @@ impl Cursor {
             used_before: Cell::new(0),
             high: Cell::new(0),
             budget_limit: Cell::new(usize::MAX),
+            armed: Cell::new(false),
         }
     }
 
@@ -206,40 +219,74 @@ impl Cursor {
         size: usize,
         align: usize,
     ) -> Option<NonNull<u8>> {
-        let ptr = self.hot.ptr.get();
-        let addr = ptr.as_ptr() as usize;
         let end = self.hot.end.get().as_ptr() as usize;
-        let (aligned, new) = if CONST && size <= SLACK / 2 && align <= SLACK / 2 {
-            // `addr <= end <= usize::MAX - SLACK` and `align - 1 + size < SLACK`: no wrap.
-            let aligned = (addr + (align - 1)) & !(align - 1);
-            let new = aligned + size;
-            if new > end {
-                return None;
-            }
-            (aligned, new)
+        if CONST && size <= SLACK / 2 && align <= SLACK / 2 {
+            return self.bump_small(size, align, end);
+        }
+        let ptr = self.hot.ptr.get();
+        // Round up, then derive the pointer from the rounded address (not from
+        // `ptr + padding`), which keeps the bump pointer's dependency chain short.
+        let aligned = round_up(ptr.as_ptr() as usize, align);
+        // Negative when rounding passed `end`: `end - aligned <= isize::MAX` otherwise
+        // because a page is one allocation. If the rounding wrapped around the address
+        // space, `aligned` is 0 (a multiple of `align` below `align`) while
+        // `end >= addr > usize::MAX - align + 1 >= isize::MAX` (`align <= isize::MAX + 1`),
+        // so the distance is negative too: no separate wrap test is needed.
+        let remaining = end.wrapping_sub(aligned) as isize;
+        if size as isize > remaining {
+            return None;
+        }
+        // SAFETY: `ptr <= aligned` and `aligned + size <= end <= page_end`, so both pointers
+        // stay inside the current page; `aligned >= ptr > 0`.
+        Some(unsafe { self.take(aligned, aligned + size) })
+    }
+
+    /// [`bump_fast`](Cursor::bump_fast) for a [`Tracked`](crate::tags::Tracked) arena's own
+    /// allocation: below `armed_end` instead of `end`, so `None` whenever the cursor is not
+    /// armed. Small compile-time layouts only (`size` and `align` at most [`SLACK`]` / 2`);
+    /// others get `None`, and the wrapper's checked path.
+    #[inline(always)]
+    pub(super) fn bump_armed(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
+        if size <= SLACK / 2 && align <= SLACK / 2 {
+            self.bump_small(size, align, self.hot.armed_end.get())
         } else {
-            // Round up, then derive the pointer from the rounded address (not from
-            // `ptr + padding`), which keeps the bump pointer's dependency chain short.
-            let aligned = round_up(addr, align);
-            // Negative when rounding passed `end`: `end - aligned <= isize::MAX` otherwise
-            // because a page is one allocation. If the rounding wrapped around the address
-            // space, `aligned` is 0 (a multiple of `align` below `align`) while
-            // `end >= addr > usize::MAX - align + 1 >= isize::MAX` (`align <= isize::MAX + 1`),
-            // so the distance is negative too: no separate wrap test is needed.
-            let remaining = end.wrapping_sub(aligned) as isize;
-            if size as isize > remaining {
-                return None;
-            }
-            (aligned, aligned + size)
-        };
-        // SAFETY: `addr <= aligned` and `aligned + size = new <= end <= page_end`, so both
-        // pointers stay inside the current page; `aligned >= addr > 0`.
+            None
+        }
+    }
+
+    /// The small form of [`bump_fast`](Cursor::bump_fast): round the cursor up, add `size`,
+    /// compare with `bound`, which is `end` or below it (`armed_end`). No step can wrap:
+    /// `ptr <= end <= usize::MAX - SLACK` ([`fast_bound`]) and `align - 1 + size < SLACK`.
+    #[inline(always)]
+    fn bump_small(&self, size: usize, align: usize, bound: usize) -> Option<NonNull<u8>> {
+        debug_assert!(size <= SLACK / 2 && align <= SLACK / 2);
+        debug_assert!(bound <= self.hot.end.get().as_ptr() as usize);
+        let addr = self.hot.ptr.get().as_ptr() as usize;
+        let aligned = (addr + (align - 1)) & !(align - 1);
+        let new = aligned + size;
+        if new > bound {
+            return None;
+        }
+        // SAFETY: `addr <= aligned` and `new <= bound <= end <= page_end`, so both pointers
+        // stay inside the current page; `aligned >= addr > 0`.
+        Some(unsafe { self.take(aligned, new) })
+    }
+
+    /// Moves the bump pointer to `new` and returns `aligned` as a pointer, both with the
+    /// page's provenance.
+    ///
+    /// # Safety
+    /// `ptr <= aligned <= new <= end`, so both stay inside the current page; `aligned > 0`.
+    #[inline(always)]
+    unsafe fn take(&self, aligned: usize, new: usize) -> NonNull<u8> {
+        let ptr = self.hot.ptr.get();
+        // SAFETY: both addresses are inside the current page (guaranteed by the caller), so the
+        // bump pointer's provenance covers them, and they are at least `ptr > 0`.
         unsafe {
-            let start = NonNull::new_unchecked(ptr.as_ptr().with_addr(aligned));
             self.hot
                 .ptr
                 .set(NonNull::new_unchecked(ptr.as_ptr().with_addr(new)));
-            Some(start)
+            NonNull::new_unchecked(ptr.as_ptr().with_addr(aligned))
         }
     }
 
@@ -351,12 +398,35 @@ impl Cursor {
         self.clamp();
     }
 
+    /// Arms the cursor for its [`Tracked`](crate::tags::Tracked) wrapper, which has just put
+    /// its budget on the arena: the wrapper's allocations bump below `end` from now on
+    /// ([`bump_armed`](Cursor::bump_armed)), until [`disarm`](Cursor::disarm).
+    pub(super) fn arm(&self) {
+        self.armed.set(true);
+        self.hot.armed_end.set(self.hot.end.get().as_ptr() as usize);
+    }
+
+    /// Sends the wrapper's next allocation to its check again: the budget changed, or the
+    /// wrapper lends the arena out mutably (it may be replaced or swapped with another).
+    pub(super) fn disarm(&self) {
+        self.armed.set(false);
+        self.hot.armed_end.set(0);
+    }
+
+    /// Sets the fast path's end, and the armed end with it: the only writer of both.
+    fn set_end(&self, end: NonNull<u8>) {
+        self.hot.end.set(end);
+        if self.armed.get() {
+            self.hot.armed_end.set(end.as_ptr() as usize);
+        }
+    }
+
     /// `end = min(page end, where used() reaches the budget limit)`, never below `ptr`.
     fn clamp(&self) {
         let page_end = self.page_end.get();
         let limit = self.budget_limit.get();
         if limit == usize::MAX {
-            self.hot.end.set(page_end);
+            self.set_end(page_end);
             return;
         }
         let start = self.cur_start.get();
@@ -366,9 +436,7 @@ impl Cursor {
         let at = budget_end.max(self.hot.ptr.get().as_ptr() as usize);
         // `at` lies in `[ptr, page_end]`, inside the current page: the page's provenance covers
         // it and it is non-null.
-        self.hot
-            .end
-            .set(start.with_addr(NonZeroUsize::new(at).expect("a page address is never null")));
+        self.set_end(start.with_addr(NonZeroUsize::new(at).expect("a page address is never null")));
     }
 }
 
@@ -387,6 +455,7 @@ mod tests {
             hot + core::mem::offset_of!(super::Hot, ptr),
             hot + core::mem::offset_of!(super::Hot, end),
             hot + core::mem::offset_of!(super::Hot, allocs),
+            hot + core::mem::offset_of!(super::Hot, armed_end),
         ];
         let first = fields.iter().min().unwrap();
         let last = fields.iter().max().unwrap();

@@ -77,6 +77,7 @@ mod scratch;
 mod slices;
 mod typed;
 pub use typed::ArenaDrop;
+pub(crate) use typed::{Caller, fail};
 #[cfg(feature = "rayon")]
 mod workers;
 

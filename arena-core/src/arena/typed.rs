@@ -93,6 +93,31 @@ pub trait ArenaDrop: Send + sealed::Sealed {}
 
 impl<T: ?Sized + Send> ArenaDrop for T {}
 
+/// Who allocates: the arena itself ([`Direct`]), or a [`Tracked`](crate::tags::Tracked)
+/// wrapper's own `alloc`, whose fast path bumps below the armed end (`end` while the wrapper's
+/// budget is known to be on the arena, else 0: see [`Arena::arm`]) and which checks its budget
+/// when that path misses. The value is then written in one place whichever path gave its
+/// slot, as for the arena's own allocations.
+pub(crate) trait Caller: Copy {
+    /// Bump below the armed end, and call [`missed`](Caller::missed) when that misses.
+    const ARMED: bool;
+
+    /// The armed path missed: the wrapper puts its budget on the arena (if it is not there) and
+    /// arms it again; the arena's own paths follow.
+    fn missed(self);
+}
+
+/// The arena's own allocation: no armed path, nothing to check.
+#[derive(Clone, Copy)]
+pub(crate) struct Direct;
+
+impl Caller for Direct {
+    const ARMED: bool = false;
+
+    #[inline(always)]
+    fn missed(self) {}
+}
+
 mod sealed {
     /// Keeps [`ArenaDrop`](super::ArenaDrop) implemented by exactly the `Send` types.
     pub trait Sealed {}
@@ -103,7 +128,7 @@ mod sealed {
 #[cold]
 #[inline(never)]
 #[track_caller]
-pub(super) fn fail(e: ArenaError) -> ! {
+pub(crate) fn fail(e: ArenaError) -> ! {
     panic!("{e}")
 }
 
@@ -211,7 +236,19 @@ impl Arena {
     #[inline(always)]
     pub fn try_alloc<T: ArenaDrop + 'static>(&self, value: T) -> Result<&mut T, ArenaError> {
         // The value is built: moving it in can neither panic nor allocate.
-        self.alloc_in::<true, T, _>(|| value)
+        self.alloc_in::<true, T, _, _>(|| value, Direct)
+    }
+
+    /// [`try_alloc`](Arena::try_alloc) for `caller`: the arena's own, or a
+    /// [`Tracked`](crate::tags::Tracked) wrapper's, whose fast path bumps below the armed end
+    /// and runs the wrapper's budget check when that misses.
+    #[inline(always)]
+    pub(crate) fn try_alloc_for<T: ArenaDrop + 'static>(
+        &self,
+        value: T,
+        caller: impl Caller,
+    ) -> Result<&mut T, ArenaError> {
+        self.alloc_in::<true, T, _, _>(|| value, caller)
     }
 
     /// Moves `value` into the arena and returns it, to be dropped on reset, rewind or when the
@@ -257,19 +294,20 @@ impl Arena {
         &self,
         f: F,
     ) -> Result<&mut T, ArenaError> {
-        self.alloc_in::<false, T, F>(f)
+        self.alloc_in::<false, T, F, _>(f, Direct)
     }
 
     /// [`try_alloc_with`](Arena::try_alloc_with); `BUILT` when `f` only hands over a value
     /// already built (it can neither panic nor allocate), so a tail entry need not be made safe
     /// for the time `f` runs.
     #[inline(always)]
-    fn alloc_in<const BUILT: bool, T: ArenaDrop + 'static, F: FnOnce() -> T>(
+    fn alloc_in<const BUILT: bool, T: ArenaDrop + 'static, F: FnOnce() -> T, C: Caller>(
         &self,
         f: F,
+        caller: C,
     ) -> Result<&mut T, ArenaError> {
         if !mem::needs_drop::<T>() {
-            return self.try_alloc_no_drop_with(f);
+            return self.try_alloc_no_drop_with(f, caller);
         }
         // Both paths end the same way: the value is written, then the record (the open run's,
         // or a new one covering nothing yet) is extended over it. So the value is written in
@@ -278,21 +316,21 @@ impl Arena {
         // the slot and the bump pointer after it, so nothing `f` allocates joins the record
         // (for a zero-sized `T` it may: each value then counts itself in once it is built). If
         // `f` panics, the slot stays uncovered and used until the next reset or rewind.
-        let run = self.open_run::<T>();
-        // The open run's values of `T` keep their alignment back to back and the run ends at
-        // the bump pointer, so the cursor is aligned for a `T`: an alignment of 1 spares the
-        // rounding and still gives an aligned slot.
-        let fast = run.and_then(|_| self.cursor.bump_fast::<true>(size_of::<T>(), 1));
         // Each path names one word to store once the value is built, the store that makes it
         // covered: the run's new end, or the tail entry's drop function. So the value is
         // written and covered in one place, whichever path gave the slot.
-        let (value, cover) = match (fast, run) {
-            (Some(value), Some(run)) => {
-                self.cursor.count_alloc();
-                let value = value.cast::<T>();
-                (value, Cover::run_end::<T>(run, value))
+        // A wrapper's allocation that misses its armed path has the wrapper check its budget,
+        // then takes the arena's own paths.
+        let slot = match self.run_slot::<T>(C::ARMED) {
+            None if C::ARMED => {
+                caller.missed();
+                self.run_slot::<T>(false)
             }
-            _ => match self.tail_slot::<BUILT, T>() {
+            slot => slot,
+        };
+        let (value, cover) = match slot {
+            Some(slot) => slot,
+            None => match self.tail_slot::<BUILT, T>() {
                 Some((value, entry)) => (value, Cover::entry::<T>(entry)),
                 None => {
                     let (record, value) = self.new_drop_record::<T>()?;
@@ -310,6 +348,38 @@ impl Arena {
             cover.apply::<T>();
             Ok(&mut *value.as_ptr())
         }
+    }
+
+    /// The slot of a value of `T` that extends the open run, bumped and counted, with the store
+    /// that covers it; `None` if the value does not extend the run or does not fit below the
+    /// clamped end (`armed`: below the armed end, see [`Caller`]).
+    #[inline(always)]
+    fn run_slot<T: ArenaDrop + 'static>(&self, armed: bool) -> Option<(NonNull<T>, Cover)> {
+        let run = self.open_run::<T>()?;
+        // The open run's values of `T` keep their alignment back to back and the run ends at
+        // the bump pointer, so the cursor is aligned for a `T`: an alignment of 1 spares the
+        // rounding and still gives an aligned slot.
+        let value = if armed {
+            self.cursor.bump_armed(size_of::<T>(), 1)
+        } else {
+            self.cursor.bump_fast::<true>(size_of::<T>(), 1)
+        }?
+        .cast::<T>();
+        self.cursor.count_alloc();
+        Some((value, Cover::run_end::<T>(run, value)))
+    }
+
+    /// Arms the fast path of a [`Tracked`](crate::tags::Tracked) wrapper's allocations
+    /// ([`Caller::ARMED`]): what the wrapper calls once its budget is on the arena. Changing the
+    /// budget disarms it, and so does the wrapper before it lends the arena out mutably.
+    pub(crate) fn arm(&self) {
+        self.cursor.arm();
+    }
+
+    /// Sends the wrapper's next allocation to its budget check again (see
+    /// [`arm`](Arena::arm)).
+    pub(crate) fn disarm(&self) {
+        self.cursor.disarm();
     }
 
     /// The slot of a value of `T` appended to the open run's tail (see
@@ -403,7 +473,7 @@ impl Arena {
     /// As [`try_alloc_layout`](Arena::try_alloc_layout); `value` is dropped then.
     #[inline(always)]
     pub fn try_alloc_no_drop<T>(&self, value: T) -> Result<&mut T, ArenaError> {
-        self.try_alloc_no_drop_with(|| value)
+        self.try_alloc_no_drop_with(|| value, Direct)
     }
 
     /// [`try_alloc_no_drop`](Arena::try_alloc_no_drop), panicking on failure.
@@ -543,9 +613,36 @@ impl Arena {
         }
     }
 
+    /// A wrapper's slot for a value of `T` without a destructor, bumped below the armed end
+    /// and counted; `None` for the arena's own allocations, and, after the wrapper's budget
+    /// check ([`Caller::missed`]), when the armed path does not apply (a zero-sized `T`, guard
+    /// bytes) or misses.
     #[inline(always)]
-    fn try_alloc_no_drop_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&mut T, ArenaError> {
-        let ptr = self.no_drop_slot::<T>()?;
+    fn armed_slot<T, C: Caller>(&self, caller: C) -> Option<NonNull<T>> {
+        if !C::ARMED {
+            return None;
+        }
+        if size_of::<T>() != 0
+            && !(crate::poison::ENABLED && self.guarded)
+            && let Some(ptr) = self.cursor.bump_armed(size_of::<T>(), align_of::<T>())
+        {
+            self.cursor.count_alloc();
+            return Some(ptr.cast());
+        }
+        caller.missed();
+        None
+    }
+
+    #[inline(always)]
+    fn try_alloc_no_drop_with<T, F: FnOnce() -> T, C: Caller>(
+        &self,
+        f: F,
+        caller: C,
+    ) -> Result<&mut T, ArenaError> {
+        let ptr = match self.armed_slot::<T, C>(caller) {
+            Some(ptr) => ptr,
+            None => self.no_drop_slot::<T>()?,
+        };
         // SAFETY: `ptr` is valid and aligned for a `T` (dangling is fine for a zero-sized `T`),
         // and the arena's borrow keeps the memory alive for the returned reference.
         unsafe {

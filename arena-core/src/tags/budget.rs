@@ -404,6 +404,15 @@ pub trait Budgeted: super::MemoryUsage {
         self.budget().map_or(0, |g| g.stamp())
     }
 
+    /// Makes the allocator check its budget against the wrapper's again on the next
+    /// allocation through a [`Tracked`](super::Tracked) wrapper: what the wrapper calls before
+    /// it lends the allocator out mutably ([`DerefMut`](core::ops::DerefMut),
+    /// [`into_inner`](super::Tracked::into_inner)), after which the allocator may have been
+    /// replaced, swapped with another or given another budget. An [`Arena`](crate::arena::Arena)
+    /// lets its wrapper's own `alloc` skip the stamp compare while nothing of that happened;
+    /// the default does nothing (the wrapper compares stamps on every access).
+    fn recheck_budget(&self) {}
+
     /// From now on, charges the memory the allocator takes from the global allocator (its pages,
     /// chunks, column blocks) to `tag` ([`PageTag::charge`](super::PageTag::charge) around each
     /// request), whichever [`tag_scope`](super::tag_scope) is current when it grows. What

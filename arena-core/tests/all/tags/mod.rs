@@ -6,5 +6,6 @@ mod pictures;
 mod recorder;
 mod reports_and_budgets;
 mod serde;
+mod tracked_arena_fast_path;
 mod tracked_deref;
 mod tracked_forms;
