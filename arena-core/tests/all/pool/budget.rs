@@ -11,7 +11,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use arena_kit_core::pool::Pool;
 use arena_kit_core::soa::SoaPool;
 use arena_kit_core::tags::{Budget, BudgetGate, Budgeted, MemoryUsage, Owner};
-use soa_rows::Enemy;
+use soa_rows::{Enemy, enemy};
 
 /// The panic message of `f`, which must panic.
 fn panic_text(f: impl FnOnce()) -> String {
@@ -22,15 +22,6 @@ fn panic_text(f: impl FnOnce()) -> String {
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .unwrap_or_default(),
-    }
-}
-
-fn enemy(id: i32) -> Enemy {
-    Enemy {
-        x: id as f32,
-        y: 0.0,
-        health: 10.0,
-        id,
     }
 }
 

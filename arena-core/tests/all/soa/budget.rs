@@ -10,7 +10,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_kit_core::soa::SoaVec;
 use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage};
-use soa_rows::Enemy;
+use soa_rows::{Enemy, enemy};
 
 fn panic_text(f: impl FnOnce()) -> String {
     let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
@@ -20,15 +20,6 @@ fn panic_text(f: impl FnOnce()) -> String {
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .unwrap_or_default(),
-    }
-}
-
-fn enemy(id: i32) -> Enemy {
-    Enemy {
-        x: id as f32,
-        y: 0.0,
-        health: 10.0,
-        id,
     }
 }
 

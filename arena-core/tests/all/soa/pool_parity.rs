@@ -10,16 +10,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use arena_kit_core::poison::ENABLED as TAGGED;
 use arena_kit_core::pool::Pool;
 use arena_kit_core::soa::SoaPool;
-use soa_rows::Enemy;
-
-fn enemy(id: i32) -> Enemy {
-    Enemy {
-        x: id as f32,
-        y: 0.0,
-        health: 10.0,
-        id,
-    }
-}
+use soa_rows::{Enemy, enemy};
 
 fn caught(f: impl FnOnce()) -> bool {
     catch_unwind(AssertUnwindSafe(f)).is_err()

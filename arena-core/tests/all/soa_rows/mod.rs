@@ -28,6 +28,16 @@ pub struct Enemy {
     pub id: i32,
 }
 
+/// Enemy `id`, at `x = id`, with 10 health.
+pub fn enemy(id: i32) -> Enemy {
+    Enemy {
+        x: id as f32,
+        y: 0.0,
+        health: 10.0,
+        id,
+    }
+}
+
 /// Mixed alignments, drop glue and a zero-sized field.
 #[derive(Debug, Clone, PartialEq, Soa)]
 #[soa(crate = arena_kit_core, derive(Debug, Clone, Copy))]
