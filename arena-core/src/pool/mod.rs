@@ -497,7 +497,10 @@ impl<T, H: PoolHandle<T>> Pool<T, H> {
     }
 
     /// Inserts the value `f` builds from its own handle (for objects that need to know their own
-    /// handle), and returns the handle. If `f` panics, the pool is unchanged.
+    /// handle), and returns the handle. If `f` panics, the pool is unchanged but for the
+    /// generation of the handle `f` was given, which is spent: that handle never names a value,
+    /// even if `f` kept it somewhere, and the next value in the slot gets another handle. (A
+    /// slot with a generation budget counts it as one of its lives.)
     ///
     /// ```
     /// use arena_kit::{Handle, Pool};
@@ -512,23 +515,25 @@ impl<T, H: PoolHandle<T>> Pool<T, H> {
     /// [`try_insert_with`](Self::try_insert_with).
     #[track_caller]
     pub fn insert_with(&mut self, f: impl FnOnce(H) -> T) -> H {
-        let claim = match self.slots.claim() {
+        let capacity = self.capacity();
+        let mut claim = match self.slots.claim() {
             Ok(claim) => claim,
-            Err(refusal) => refused("Pool", "insert_with", self.capacity(), refusal),
+            Err(refusal) => refused("Pool", "insert_with", capacity, refusal),
         };
-        let value = f(claim.handle());
+        let value = f(claim.issue_handle());
         claim.commit(value)
     }
 
     /// As [`insert_with`](Self::insert_with), but returns `None` without calling `f` if the pool
-    /// is full or a `Fail` budget refuses the value.
+    /// is full or a `Fail` budget refuses the value. If `f` panics, its handle is spent, as in
+    /// `insert_with`.
     ///
     /// # Panics
     /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[track_caller]
     pub fn try_insert_with(&mut self, f: impl FnOnce(H) -> T) -> Option<H> {
-        let claim = self.slots.claim().ok()?;
-        let value = f(claim.handle());
+        let mut claim = self.slots.claim().ok()?;
+        let value = f(claim.issue_handle());
         Some(claim.commit(value))
     }
 

@@ -2,7 +2,8 @@
 //!
 //! A pool is written with everything that decides which handle the next insert returns: each used
 //! slot's generation and value, the free list in order, the capacity and chunking, the generation
-//! scheme (tag and first generation) and the counters. Reading it back gives a pool in which every
+//! scheme (tag and first generation), the counters, and the generation the first never-used
+//! slot will take (past the first when handles issued for it were never filled). Reading it back gives a pool in which every
 //! handle of the original is valid and the next inserts return the same handles, so replays and
 //! lockstep simulations stay deterministic across a save and load (slotmap#104 is still open for
 //! slotmap, which rebuilds its free list in a different order).
@@ -94,6 +95,7 @@ const FIELDS: &[&str] = &[
     "free_list",
     "peak_live",
     "inserts",
+    "fresh_generation",
 ];
 
 /// Writes one used slot of a slot map as `(generation, Option<value>)`, the value made from the
@@ -169,6 +171,7 @@ pub(crate) fn serialize_slot_map<S: Serializer, P>(
     s.serialize_field("free_list", &FreeOut(map))?;
     s.serialize_field("peak_live", &peak_live)?;
     s.serialize_field("inserts", &inserts)?;
+    s.serialize_field("fresh_generation", &map.fresh_generation())?;
     s.end()
 }
 
@@ -284,6 +287,12 @@ pub enum PoolDecodeError {
         peak_live: u32,
         /// The capacity read.
         capacity: u32,
+    },
+    /// `fresh_generation` is not a vacant generation of this pool's scheme at or past the
+    /// first.
+    FreshGeneration {
+        /// The generation read.
+        generation: u32,
     },
     /// `inserts` is below the number of live values.
     InsertsBelowLive {
@@ -404,6 +413,11 @@ impl fmt::Display for PoolDecodeError {
             } => write!(
                 f,
                 "peak_live {peak_live} is more than the capacity of {capacity} slots holds"
+            ),
+            FreshGeneration { generation } => write!(
+                f,
+                "fresh_generation {generation:#x} is not a vacant generation of this pool at or \
+                 past its first"
             ),
             InsertsBelowLive { inserts, live } => {
                 write!(f, "inserts {inserts} is below the {live} live values")
@@ -531,6 +545,8 @@ pub(crate) struct Repr<T> {
     free_list: Vec<u32>,
     peak_live: u32,
     inserts: u64,
+    /// The generation of the first never-used slot (absent: the first generation).
+    fresh_generation: Option<u32>,
 }
 
 /// A sequence read into a `Vec` that grows only as elements arrive: a declared length (a
@@ -655,6 +671,12 @@ impl<T> Repr<T> {
                 capacity: r.capacity,
             });
         }
+        if let Some(fresh) = r.fresh_generation
+            && fresh != generations.first()
+            && !(fresh & 1 == 0 && generations.is_after_first(fresh))
+        {
+            return Err(FreshGeneration { generation: fresh });
+        }
         Ok(live)
     }
 
@@ -702,6 +724,7 @@ impl<T> Repr<T> {
             &self.free_list,
             self.peak_live,
             self.inserts,
+            self.fresh_generation.unwrap_or(generations.first()),
             unit,
             kind,
             K::MAX_SLOTS,
@@ -756,6 +779,7 @@ enum Field {
     FreeList,
     PeakLive,
     Inserts,
+    FreshGeneration,
     Unknown,
 }
 
@@ -777,6 +801,7 @@ impl<'de> Deserialize<'de> for Field {
                     "free_list" => Field::FreeList,
                     "peak_live" => Field::PeakLive,
                     "inserts" => Field::Inserts,
+                    "fresh_generation" => Field::FreshGeneration,
                     _ => Field::Unknown,
                 })
             }
@@ -841,6 +866,9 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ReprVisitor<T> {
             free_list: element!(Growing(PhantomData)),
             peak_live: element!(),
             inserts: element!(),
+            // Optional at the end (written since pools spend the generations of handles
+            // issued to a panicking `insert_with`).
+            fresh_generation: seq.next_element()?,
         };
         Ok(repr)
     }
@@ -848,6 +876,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ReprVisitor<T> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Repr<T>, A::Error> {
         let (mut tag, mut first, mut chunk, mut capacity) = (None, None, None, None);
         let (mut slots, mut free_list, mut peak, mut inserts) = (None, None, None, None);
+        let mut fresh = None;
         while let Some(key) = map.next_key()? {
             match key {
                 Field::GenerationTag => once(&mut tag, map.next_value()?, "generation_tag")?,
@@ -866,6 +895,9 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ReprVisitor<T> {
                 )?,
                 Field::PeakLive => once(&mut peak, map.next_value()?, "peak_live")?,
                 Field::Inserts => once(&mut inserts, map.next_value()?, "inserts")?,
+                Field::FreshGeneration => {
+                    once(&mut fresh, map.next_value()?, "fresh_generation")?;
+                }
                 Field::Unknown => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
@@ -880,6 +912,7 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for ReprVisitor<T> {
             free_list: missing(free_list, "free_list")?,
             peak_live: peak.unwrap_or(0),
             inserts: missing(inserts, "inserts")?,
+            fresh_generation: fresh,
         };
         Ok(repr)
     }

@@ -213,6 +213,17 @@ impl<T> Slot<T> {
         value
     }
 
+    /// Gives a vacant slot the (even) `generation`, keeping its free-list link: a generation
+    /// spent without a value ([`Claim`](super::slot_map::Claim)'s forfeit). Does nothing to an
+    /// occupied slot or with an odd generation (and asserts in debug builds).
+    #[inline]
+    pub(crate) fn respend(&mut self, generation: u32) {
+        debug_assert!(!self.is_occupied() && generation & 1 == 0);
+        if !self.is_occupied() && generation & 1 == 0 {
+            self.generation = generation;
+        }
+    }
+
     /// Reads the generation through a raw pointer, without creating a reference to the slot.
     ///
     /// # Safety

@@ -60,6 +60,10 @@ struct Ledger {
     free_head: u32,
     /// Slots `high_water..capacity` were never used and are not on the free list.
     high_water: u32,
+    /// The vacant generation of slot `high_water`, the next never-used slot to be filled: the
+    /// first, unless a handle for it was issued and never filled ([`SlotMap::forfeit`]), which
+    /// spends generations without writing the slot or bringing it into play.
+    next_fresh: u32,
     generations: Generations,
     peak_live: u32,
     /// Values inserted over the map's life.
@@ -100,14 +104,19 @@ pub(crate) struct SlotMap<P> {
 }
 
 /// A vacant slot chosen for the next insert, not yet filled: [`SlotMap::claim`]. Its handle is
-/// known ([`handle`](Claim::handle)) before the payload is made; dropping the claim changes
-/// nothing (but the capacity, if the map grew to find the slot).
+/// known ([`issue_handle`](Claim::issue_handle)) before the payload is made. Dropping a claim
+/// whose handle was never issued changes nothing (but the capacity, if the map grew to find the
+/// slot); dropping one whose handle was issued (`insert_with`'s closure panicked, or the value
+/// could not be stored) spends that handle's generation ([`Ledger::forfeit`]), so the handle
+/// never names a value, this one or a later one.
 pub(crate) struct Claim<'a, P> {
     map: &'a mut SlotMap<P>,
     index: u32,
     slot: *mut Slot<P>,
     /// The slot is the free-list head (else the first never-used slot).
     from_free: bool,
+    /// Its handle was handed out: dropped without a payload, the claim spends its generation.
+    issued: bool,
 }
 
 /// A slot the out-of-line insert path claimed, as two words so that it comes back in two
@@ -151,6 +160,7 @@ impl Ledger {
         Ledger {
             free_head: NO_SLOT,
             high_water: 0,
+            next_fresh: generations.first(),
             generations,
             peak_live: 0,
             inserts: 0,
@@ -219,10 +229,11 @@ impl Ledger {
         generation
     }
 
-    /// The generation of never-used `slot`, known without reading it: the first. Every writer
-    /// of the slots past `high_water` writes vacant slots of the first generation (or leaves a
-    /// fresh page's zeroes where the first is 0), and nothing links them anywhere. Debug builds
-    /// read the slot to check.
+    /// The generation of never-used `slot` (the one at `high_water`), known without reading it:
+    /// the first, or the one after those its forfeited claims spent (`next_fresh`). Every
+    /// writer of the slots past `high_water` writes vacant slots of the first generation (or
+    /// leaves a fresh page's zeroes where the first is 0), and nothing links them anywhere.
+    /// Debug builds read the slot to check.
     ///
     /// # Safety
     /// `slot` points to an initialized slot of the map, valid for reads, that no `&mut` is used
@@ -241,7 +252,7 @@ impl Ledger {
         }
         #[cfg(not(debug_assertions))]
         let _ = slot;
-        self.generations.first()
+        self.next_fresh
     }
 
     /// The counters of an insert into a slot that was the free-list head (whose link was `next`)
@@ -253,6 +264,7 @@ impl Ledger {
             self.free_head = next;
         } else {
             self.high_water += 1;
+            self.next_fresh = self.generations.first();
             // The peak can only be passed here. A never-used slot is taken only when the free
             // list is empty, and then every slot in play (`high_water - retired`) is live, so
             // this `len` is the number in play. Later, `high_water` stays and `retired` only
@@ -582,6 +594,57 @@ impl<P> SlotMap<P> {
         Some((self.chunks.ptr_in_rest(index)?, index))
     }
 
+    /// Spends the generation of a claimed slot whose handle was handed out but which was never
+    /// filled (`insert_with`'s closure panicked, or the value could not be stored), so that the
+    /// handle never names a value. The slot stays vacant, in the same place (the free-list head,
+    /// or the first never-used slot, whose next generation the ledger keeps: `next_fresh`), and
+    /// nothing is counted as inserted or removed. A slot whose generations that spends up
+    /// retires, as a remove would retire it.
+    ///
+    /// # Safety
+    /// `slot` points to slot `index` of this map, vacant: the free-list head if `from_free`, else
+    /// the first never-used slot.
+    #[cold]
+    #[inline(never)]
+    unsafe fn forfeit(&mut self, slot: *mut Slot<P>, index: u32, from_free: bool) {
+        let l = &mut self.ledger;
+        let vacant = if from_free {
+            // SAFETY: guaranteed by the caller; the map is borrowed mutably, so nothing else
+            // references the slot.
+            unsafe { Slot::generation_raw(slot) }
+        } else {
+            // SAFETY: as above.
+            unsafe { l.fresh_generation(slot) }
+        };
+        let next = l.generations.vacate(Generations::occupy(vacant).get());
+        match (next, from_free) {
+            // The head keeps its place and link; never-used, the slot stays unwritten.
+            (Some(next), true) => {
+                // SAFETY: as above.
+                unsafe { (*slot).respend(next) }
+            }
+            (Some(next), false) => l.next_fresh = next,
+            (None, _) => {
+                // Retires: off the free list (its head is this slot), or out of the never-used
+                // range, counted in play and retired at once (so no count of slots in play
+                // changes, and the peak's reasoning in `Ledger::unlink` holds).
+                // SAFETY: as above.
+                let slot = unsafe { &mut *slot };
+                if from_free {
+                    debug_assert_eq!(l.free_head, index);
+                    l.free_head = slot.next_free().unwrap_or(NO_SLOT);
+                } else {
+                    debug_assert_eq!(l.high_water, index);
+                    l.high_water += 1;
+                    l.next_fresh = l.generations.first();
+                }
+                l.retired += 1;
+                slot.respend(l.generations.retired());
+                slot.set_next_free(NO_SLOT);
+            }
+        }
+    }
+
     /// Chooses the slot the next insert fills, growing the map if it must; or says why there is
     /// none (full, or over a `Fail` budget), with nothing changed. The block-0 free-list head is
     /// taken inline; everything else is out of line.
@@ -597,6 +660,7 @@ impl<P> SlotMap<P> {
                 index,
                 slot,
                 from_free: true,
+                issued: false,
             });
         }
         let (slot, index, from_free) = self.claim_slow()?;
@@ -605,6 +669,7 @@ impl<P> SlotMap<P> {
             index,
             slot,
             from_free,
+            issued: false,
         })
     }
 
@@ -622,6 +687,7 @@ impl<P> SlotMap<P> {
                 index,
                 slot,
                 from_free: true,
+                issued: false,
             };
         }
         let (slot, index, from_free) = self.claim_slow_or_panic();
@@ -630,6 +696,7 @@ impl<P> SlotMap<P> {
             index,
             slot,
             from_free,
+            issued: false,
         }
     }
 
@@ -1201,6 +1268,12 @@ impl<P> SlotMap<P> {
         self.ledger.generations.to_raw()
     }
 
+    /// The vacant generation the first never-used slot will take its value from.
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
+    pub(crate) fn fresh_generation(&self) -> u32 {
+        self.ledger.next_fresh
+    }
+
     /// `(peak_live, inserts)`.
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub(crate) fn counters(&self) -> (u32, u64) {
@@ -1220,6 +1293,7 @@ impl<P> SlotMap<P> {
         free_list: &[u32],
         peak_live: u32,
         inserts: u64,
+        fresh_generation: u32,
         unit: usize,
         kind: &'static str,
         max_slots: u32,
@@ -1261,6 +1335,7 @@ impl<P> SlotMap<P> {
         // Validated: `inserts` covers the live values.
         l.inserts = inserts;
         l.removes = inserts - u64::from(live);
+        l.next_fresh = fresh_generation;
         Some(map)
     }
 }
@@ -1272,10 +1347,19 @@ impl<'a, P> Claim<'a, P> {
         self.index
     }
 
+    /// The handle the payload will have, to hand to user code before the payload exists: from
+    /// now on, dropping the claim without [`commit`](Claim::commit) spends the handle's
+    /// generation (see [`Ledger::forfeit`]).
+    #[inline(always)]
+    pub(crate) fn issue_handle<K: Key>(&mut self) -> K {
+        self.issued = true;
+        self.handle()
+    }
+
     /// The handle the payload will have. A never-used slot is not read (see
     /// [`Ledger::fresh_generation`]).
     #[inline(always)]
-    pub(crate) fn handle<K: Key>(&self) -> K {
+    fn handle<K: Key>(&self) -> K {
         let vacant = if self.from_free {
             // SAFETY: `slot` points to slot `index` of the map this claim borrows mutably;
             // nothing references it.
@@ -1292,7 +1376,9 @@ impl<'a, P> Claim<'a, P> {
     /// # Panics
     /// In debug builds, if the slot is not vacant: the bookkeeping is broken.
     #[inline(always)]
-    pub(crate) fn commit<K: Key>(self, payload: P) -> K {
+    pub(crate) fn commit<K: Key>(mut self, payload: P) -> K {
+        // Filled: nothing to spend when the claim is dropped below.
+        self.issued = false;
         // SAFETY: `slot` points to an initialized slot of the map (blocks never move), which
         // this claim borrows mutably, so this is the only reference to it.
         let slot = unsafe { &mut *self.slot };
@@ -1300,6 +1386,18 @@ impl<'a, P> Claim<'a, P> {
         // borrows the map mutably, so nothing has filled it since.
         let generation = unsafe { self.map.ledger.occupy(slot, payload, self.from_free) };
         make::<K>(self.index, generation)
+    }
+}
+
+/// A claim whose handle was issued and which was never filled spends the handle's generation.
+impl<P> Drop for Claim<'_, P> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.issued {
+            // SAFETY: `slot` points to the claimed slot of the map this claim borrows mutably
+            // (blocks never move), vacant and unfilled since the claim was made.
+            unsafe { self.map.forfeit(self.slot, self.index, self.from_free) };
+        }
     }
 }
 

@@ -230,15 +230,17 @@ impl<T: Soa> SoaPool<T> {
         handle
     }
 
-    /// Inserts the value `f` builds from its own handle, and returns the handle. If `f` panics,
-    /// the pool is unchanged.
+    /// Inserts the value `f` builds from its own handle, and returns the handle. If `f` panics
+    /// (or the columns cannot grow to take the value), the pool is unchanged but for the
+    /// generation of the handle `f` was given, which is spent: that handle never names a value,
+    /// as in [`Pool::insert_with`](crate::pool::Pool::insert_with).
     ///
     /// # Panics
     /// If the pool is full or over a `Fail` or `Panic` budget (before calling `f`).
     #[track_caller]
     pub fn insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Handle<T> {
-        let claim = self.slots.claim_or_panic();
-        let value = f(claim.handle());
+        let mut claim = self.slots.claim_or_panic();
+        let value = f(claim.issue_handle());
         match Self::fill(&mut self.rows, claim, value) {
             Ok(handle) => handle,
             Err(_) => out_of_memory(),
@@ -246,14 +248,16 @@ impl<T: Soa> SoaPool<T> {
     }
 
     /// As [`insert_with`](Self::insert_with), but returns `None` without calling `f` if the pool
-    /// is full or a `Fail` budget refuses the value (or the columns cannot grow).
+    /// is full or a `Fail` budget refuses the value, and `None` after calling it if the columns
+    /// cannot grow to take the value (which is dropped; its handle is spent, as when `f`
+    /// panics).
     ///
     /// # Panics
     /// Over a budget with [`Policy::Panic`](crate::tags::Policy::Panic).
     #[track_caller]
     pub fn try_insert_with(&mut self, f: impl FnOnce(Handle<T>) -> T) -> Option<Handle<T>> {
-        let claim = self.slots.claim().ok()?;
-        let value = f(claim.handle());
+        let mut claim = self.slots.claim().ok()?;
+        let value = f(claim.issue_handle());
         Self::fill(&mut self.rows, claim, value).ok()
     }
 

@@ -198,3 +198,29 @@ fn a_type_without_field_names_refuses_the_named_format() {
         .unwrap_err();
     assert!(err.to_string().contains("FIELD_NAMES"), "{err}");
 }
+
+/// A handle `insert_with` gave a closure that panicked names nothing, before and after a save
+/// and load: the never-used slot's next generation is saved with the pool, so the next insert
+/// gets the same handle in both.
+#[test]
+fn a_spent_never_used_slot_stays_spent_across_a_save_and_load() {
+    use std::cell::Cell;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let mut pool = SoaPool::with_capacity(4);
+    let seen = Cell::new(None);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        pool.insert_with(|h| -> Unit {
+            seen.set(Some(h));
+            panic!("no row")
+        });
+    }));
+    assert!(r.is_err());
+    let spent = seen.get().unwrap();
+    let json = serde_json::to_string(&pool).unwrap();
+    let mut loaded: SoaPool<Unit> = serde_json::from_str(&json).unwrap();
+    let (a, b) = (pool.insert(unit(1)), loaded.insert(unit(1)));
+    assert_eq!(a, b);
+    assert_eq!(a.index(), spent.index());
+    assert_ne!(a, spent);
+    assert!(pool.get(spent).is_none() && loaded.get(spent).is_none());
+}
