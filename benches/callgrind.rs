@@ -994,11 +994,11 @@ mod sr {
     }
 }
 
-fn tracked_budget() -> Runner {
+fn tracked_budget<const W: usize>() -> Runner {
     // A budget never reached, so every allocation takes the check's fast path.
     let mut a = Tracked::new(Arena::with_capacity(ARENA_BYTES), "budgeted", "Bench")
         .with_budget(Budget::fail(1 << 30));
-    rounds!(a, i => a.alloc(words::<8>(i)), a.reset())
+    rounds!(a, i => a.alloc(words::<W>(i)), a.reset())
 }
 /// The same tracked arena, dereferenced once per round (`let arena: &Arena = &tracked;`): the
 /// wrapper's check that its budget is still on the allocator runs once, and every allocation in
@@ -1270,11 +1270,27 @@ fn jobs() -> Vec<Job> {
             name: "tracked-budget",
             ops: ARENA_OPS,
             contestants: &[
-                (Ours, "tracked-budget", tracked_budget),
+                (Ours, "tracked-budget", tracked_budget::<8>),
                 (Peer, "untracked", bump_ours::<8>),
                 (Other, "tracked-deref-once", tracked_budget_deref_once),
                 (Other, "tracked-no-budget", tracked_none),
                 (Other, "bumpalo", bump_bumpalo::<8>),
+            ],
+        },
+        Job {
+            name: "tracked-budget-8",
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "tracked-budget", tracked_budget::<1>),
+                (Peer, "untracked", bump_ours::<1>),
+            ],
+        },
+        Job {
+            name: "tracked-budget-256",
+            ops: ARENA_OPS,
+            contestants: &[
+                (Ours, "tracked-budget", tracked_budget::<32>),
+                (Peer, "untracked", bump_ours::<32>),
             ],
         },
     ]);
