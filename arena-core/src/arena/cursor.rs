@@ -25,6 +25,22 @@ use super::page::PageHeader;
 /// path of [`Cursor::bump_fast`].
 pub(super) const SLACK: usize = 4096;
 
+/// The block an arena over borrowed memory `[start, start + len)` is made over: that block, or,
+/// when it starts in the top [`SLACK`] bytes of the address space, an empty one (a dangling
+/// start, as for an empty buffer). Such a block has no byte the fast paths may hand out
+/// ([`fast_bound`] ends it at its start), and a cursor placed in it would lie above
+/// `usize::MAX - SLACK`, where rounding it up and adding a small request (the small form of
+/// [`Cursor::bump_fast`], [`Cursor::bump_armed`]) wraps: to a low address, handed out as if it
+/// were below the end. Memory from the global allocator (owned roots, pages) is not mapped
+/// there.
+pub(super) fn usable_block(start: NonNull<u8>, len: usize) -> (NonNull<u8>, usize) {
+    if start.as_ptr() as usize > usize::MAX - SLACK {
+        (NonNull::dangling(), 0)
+    } else {
+        (start, len)
+    }
+}
+
 /// The end a page may be bumped to: `end`, or, for a block that reaches into the top
 /// [`SLACK`] bytes of the address space (only borrowed memory mapped there can), the last
 /// address below them (not below `start`). With it, no address the fast path computes from a
@@ -524,6 +540,65 @@ mod tests {
                     // a zero-sized bump moves the cursor to the handed-out pointer or not at all
                     assert_eq!(cursor.ptr(), got.unwrap_or(before));
                     cursor.hot.ptr.set(at(start));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn small_bumps_armed_or_not_stay_in_a_borrowed_block_near_the_top_of_the_address_space() {
+        // A borrowed block mapped at the top of the address space: its cursor must never be
+        // handed a wrapped address. Before `usable_block`, a cursor made over a block starting
+        // in the top `SLACK` bytes overflowed on a small request in debug builds and, in
+        // release builds, handed out 2048 bytes at 0xffff_ffff_ffff_f800 from an empty block
+        // starting at 0xffff_ffff_ffff_f007 (the bare arena's typed path and the tracked
+        // arena's armed path alike).
+        let top = usize::MAX - SLACK;
+        let layouts = [
+            (1, 1),
+            (8, 8),
+            (64, 64),
+            (SLACK / 2, 1),
+            (1, SLACK / 2),
+            (SLACK / 2, SLACK / 2),
+        ];
+        let starts = [
+            top - 4096,
+            top - 1,
+            top,
+            top + 1,
+            top + 8,
+            usize::MAX - 2048,
+            usize::MAX - 7,
+        ];
+        for start in starts {
+            for len in [0usize, 1, 8, 64, 4096] {
+                let len = len.min(usize::MAX - start);
+                let (block, len) = super::usable_block(at(start), len);
+                let (first, end) = (block.as_ptr() as usize, block.as_ptr() as usize + len);
+                for armed in [false, true] {
+                    for (size, align) in layouts {
+                        let cursor = Cursor::new(block, at(end));
+                        if armed {
+                            cursor.arm();
+                        }
+                        let bound = cursor.end().as_ptr() as usize;
+                        assert!(bound <= top.max(first) && bound <= end);
+                        let got = if armed {
+                            cursor.bump_armed(size, align)
+                        } else {
+                            cursor.bump_fast::<true>(size, align)
+                        };
+                        if let Some(p) = got {
+                            let p = p.as_ptr() as usize;
+                            assert!(
+                                p >= first && p.checked_add(size).is_some_and(|e| e <= bound),
+                                "start {start:#x} len {len} {size}@{align} armed {armed}: {p:#x}"
+                            );
+                        }
+                        let ptr = cursor.ptr().as_ptr() as usize;
+                        assert!(first <= ptr && ptr <= bound.max(first));
+                    }
                 }
             }
         }

@@ -501,7 +501,9 @@ impl Arena {
 
     /// An arena over memory you own. It never grows and never calls the system allocator; the
     /// arena borrows `buffer` for its whole life. Offsets count from the buffer's first byte, so
-    /// align the buffer if you want offset 0 to satisfy large alignments.
+    /// align the buffer if you want offset 0 to satisfy large alignments. A buffer that starts
+    /// in the top 4 KiB of the address space (only memory mapped there can) has no byte the
+    /// arena may hand out, and is taken as an empty one.
     ///
     /// ```
     /// use core::mem::MaybeUninit;
@@ -515,7 +517,7 @@ impl Arena {
     /// ```
     pub fn from_buffer(buffer: &mut [MaybeUninit<u8>]) -> BufferArena<'_> {
         let len = buffer.len();
-        let start = NonNull::from(buffer).cast::<u8>();
+        let (start, len) = cursor::usable_block(NonNull::from(buffer).cast(), len);
         BufferArena {
             arena: Arena::from_root(start, len, false, 0),
             _buffer: PhantomData,
