@@ -301,3 +301,501 @@ fn the_wrappers_own_alloc_matches_allocation_through_deref_over_random_sequences
         }
     }
 }
+
+// --- Attacks on the armed path that hold (review of the armed fast path) ---
+
+/// A zero-sized value with a destructor: takes the drop path with no bytes.
+struct ZeroDrop;
+
+impl Drop for ZeroDrop {
+    fn drop(&mut self) {}
+}
+
+/// The largest value the armed path takes (size and alignment `SLACK / 2`).
+#[derive(Clone, Copy)]
+#[repr(C, align(2048))]
+struct Edge2k([u8; 2048]);
+
+/// Past the armed path's alignment: its slow path rounds the cursor to 4096.
+#[derive(Clone, Copy)]
+#[repr(C, align(4096))]
+struct Page4k([u8; 4096]);
+
+/// A value with a destructor at the edge of the armed path's size.
+#[repr(C)]
+struct DropEdge(Counted, [u8; 2040]);
+
+/// Two wrappers of identical arenas: `fast` allocates through the wrapper's own `try_alloc`
+/// (the armed path), `model` through its `Deref` (what the wrapper's `try_alloc` did before the
+/// armed path). Everything else is done to both alike: through `&Arena` (budgets, limits, the
+/// `Allocator` impl's give-back and growth, markers), `&mut` (scopes, rewinds, replacing,
+/// swapping and taking the arena), the wrapper's own `reset` and budgets, and swaps of whole
+/// wrappers. (A wrapper of a wrapper is no use here: the outer one's `Deref` reads the inner
+/// one's budget through the inner one's `Deref`, which checks it every time.)
+type Wrapped = Tracked<Arena, &'static str>;
+
+struct Twin {
+    fast: Wrapped,
+    model: Wrapped,
+    spare_arenas: (Arena, Arena),
+    spare_wrappers: (Wrapped, Wrapped),
+    marks: Option<(arena_kit_core::Marker, arena_kit_core::Marker)>,
+    drops: (Arc<AtomicUsize>, Arc<AtomicUsize>),
+    with_drop: bool,
+}
+
+fn small_arena(kind: usize) -> Arena {
+    match kind {
+        0 => Arena::with_capacity(3000),
+        1 => Arena::chained(512),
+        2 => Arena::chained(5000).with_limit(12_000),
+        3 => Arena::with_capacity(9000).with_guards(),
+        _ => Arena::chained(1024).with_guards(),
+    }
+}
+
+fn spare_wrapper(budget: usize) -> Wrapped {
+    Tracked::new(small_arena(1), "spare", "Test").with_budget(Budget::fail(budget))
+}
+
+fn new_wrapped(kind: usize) -> Wrapped {
+    Tracked::new(small_arena(kind), "twin", "Test")
+}
+
+impl Twin {
+    fn new(kind: usize, with_drop: bool) -> Twin {
+        Twin {
+            fast: new_wrapped(kind),
+            model: new_wrapped(kind),
+            spare_arenas: (small_arena(kind), small_arena(kind)),
+            spare_wrappers: (spare_wrapper(700), spare_wrapper(700)),
+            marks: None,
+            drops: (counter(), counter()),
+            with_drop,
+        }
+    }
+
+    /// One allocation of `kind` through each (alignments up to the page alignment, 16: past it
+    /// the padding depends on where the system allocator put each page); the results, and where
+    /// each value landed in its arena (only when `place`, which goes through `Deref` and so puts the wrapper's budget
+    /// back, hiding a missed check from the steps after it).
+    fn alloc(&mut self, kind: usize, id: u64, place: bool) {
+        let f = &self.fast;
+        let m: &Arena = self.model.allocator();
+        macro_rules! both {
+            ($v:expr) => {{
+                let a = f.try_alloc($v).map(|r| &raw const *r as *const u8);
+                let b = m.try_alloc($v).map(|r| &raw const *r as *const u8);
+                (a, b)
+            }};
+        }
+        let (a, b) = match kind {
+            0 => both!([id; 8]),
+            1 => both!(id as u8),
+            2 => both!(id as u16),
+            3 => both!(()),
+            4 => both!([id as u8; 2048]),
+            5 => both!([id as u8; 2049]),
+            6 => both!([id as u128; 128]),
+            7 => both!([id as u128; 129]),
+            8 => both!(ZeroDrop),
+            9 if self.with_drop => {
+                let a = f
+                    .try_alloc(Counted(Arc::clone(&self.drops.0)))
+                    .map(|r| &raw const *r as *const u8);
+                let b = m
+                    .try_alloc(Counted(Arc::clone(&self.drops.1)))
+                    .map(|r| &raw const *r as *const u8);
+                (a, b)
+            }
+            10 if self.with_drop => {
+                let a = f
+                    .try_alloc(DropEdge(Counted(Arc::clone(&self.drops.0)), [0; 2040]))
+                    .map(|r| &raw const *r as *const u8);
+                let b = m
+                    .try_alloc(DropEdge(Counted(Arc::clone(&self.drops.1)), [0; 2040]))
+                    .map(|r| &raw const *r as *const u8);
+                (a, b)
+            }
+            11 if self.with_drop => {
+                let a = f
+                    .try_alloc(String::from("armed"))
+                    .map(|r| &raw const *r as *const u8);
+                let b = m
+                    .try_alloc(String::from("armed"))
+                    .map(|r| &raw const *r as *const u8);
+                (a, b)
+            }
+            _ => both!([id as u32; 3]),
+        };
+        match (a, b) {
+            (Ok(pa), Ok(pb)) => {
+                if place {
+                    let fa: &Arena = f.allocator();
+                    assert_eq!(fa.offset_of(pa), m.offset_of(pb), "placed, kind {kind}");
+                }
+            }
+            (Err(ea), Err(eb)) => assert_eq!(ea.to_string(), eb.to_string(), "kind {kind}"),
+            (a, b) => panic!("kind {kind}: wrapper {a:?}, model {b:?}"),
+        }
+    }
+
+    /// Runs `op` on the arena of each, reached through `&` (both wrappers' `Deref`).
+    fn shared<R: PartialEq + std::fmt::Debug>(&self, op: impl Fn(&Arena) -> R) {
+        let (a, b) = (op(&self.fast), op(&self.model));
+        assert_eq!(a, b);
+    }
+
+    fn check(&self, step: usize) {
+        assert_eq!(self.fast.usage(), self.model.usage(), "step {step}");
+        assert_eq!(drops(&self.drops.0), drops(&self.drops.1), "step {step}");
+    }
+
+    fn step(&mut self, rng: &mut Rng, step: usize) {
+        let budget = |rng: &mut Rng| match rng.below(5) {
+            0 => None,
+            1 => Some(Budget::warn(rng.between(16, 6000))),
+            _ => Some(Budget::fail(rng.between(16, 6000))),
+        };
+        match rng.below(32) {
+            0 => {
+                self.fast.reset();
+                self.model.reset();
+                self.marks = None;
+            }
+            1 => {
+                let b = budget(rng);
+                self.fast.set_budget(b);
+                self.model.set_budget(b);
+            }
+            2 => {
+                // Through `Budgeted`, on the wrapper itself.
+                let gate = budget(rng).map(BudgetGate::from);
+                Budgeted::set_budget(&mut self.fast, gate);
+                Budgeted::set_budget(&mut self.model, gate);
+            }
+            3 => {
+                let kind = rng.below(5);
+                *self.fast = small_arena(kind);
+                *self.model = small_arena(kind);
+                self.marks = None;
+            }
+            4 => {
+                let gate = budget(rng).map(BudgetGate::from);
+                Budgeted::set_budget(&mut *self.fast, gate);
+                Budgeted::set_budget(&mut *self.model, gate);
+            }
+            5 => {
+                // Through `&Arena`: another gate, the arena's own gate unstamped (the same
+                // budget and owner: only the stamp moves), or a stamped copy of it.
+                let how = rng.below(3);
+                let bytes = rng.between(16, 6000);
+                self.shared(|a| {
+                    let gate = match (how, a.budget()) {
+                        (1, Some(g)) => BudgetGate::new(g.budget(), g.owner()),
+                        (2, Some(g)) => g,
+                        _ => Budget::fail(bytes).into(),
+                    };
+                    a.restore_budget(&gate);
+                    a.budget_stamp() == gate.stamp()
+                });
+            }
+            6 => {
+                mem::swap(&mut *self.fast, &mut self.spare_arenas.0);
+                mem::swap(&mut *self.model, &mut self.spare_arenas.1);
+                self.marks = None;
+            }
+            7 => {
+                mem::swap(&mut self.fast, &mut self.spare_wrappers.0);
+                mem::swap(&mut self.model, &mut self.spare_wrappers.1);
+                self.marks = None;
+            }
+            8 => {
+                let limit = (rng.below(2) == 0).then(|| rng.between(0, 20_000));
+                self.shared(|a| a.set_limit(limit));
+            }
+            9 => {
+                use allocator_api2::alloc::Allocator;
+                use std::alloc::Layout;
+                let (size, align) = (rng.between(1, 600), 1 << rng.below(5));
+                let grow = rng.between(0, 900);
+                let give_back = rng.below(3);
+                self.shared(|a| {
+                    let layout = Layout::from_size_align(size, align).unwrap();
+                    let Ok(p) = a.allocate(layout) else {
+                        return None;
+                    };
+                    let p = p.cast::<u8>();
+                    let at = a.offset_of(p.as_ptr());
+                    let bigger = Layout::from_size_align(size + grow, align).unwrap();
+                    // SAFETY: `p` is the block just allocated with `layout` from this arena.
+                    let grown = unsafe { a.grow(p, layout, bigger) }.ok();
+                    let (p, layout) = match grown {
+                        Some(g) => (g.cast::<u8>(), bigger),
+                        None => (p, layout),
+                    };
+                    match give_back {
+                        // SAFETY: `p` is a live block of `layout` from this arena.
+                        0 => unsafe { a.deallocate(p, layout) },
+                        1 => {
+                            let smaller = Layout::from_size_align(size / 2, align).unwrap();
+                            // SAFETY: as above; `smaller` is no larger.
+                            let _ = unsafe { a.shrink(p, layout, smaller) };
+                        }
+                        _ => {}
+                    }
+                    Some((at, grown.is_some(), a.used()))
+                });
+            }
+            10 => {
+                let n = rng.between(1, 6);
+                for arena in [&mut *self.fast, &mut *self.model] {
+                    let s = arena.scope();
+                    for i in 0..n {
+                        let _ = s.try_alloc([i as u8; 40]);
+                    }
+                }
+            }
+            11 => match self.marks {
+                None => {
+                    let a: &Arena = &self.fast;
+                    let b: &Arena = &self.model;
+                    self.marks = Some((a.mark(), b.mark()));
+                }
+                Some((a, b)) => {
+                    let ra = self.fast.rewind(a).map_err(|e| e.to_string());
+                    let rb = self.model.rewind(b).map_err(|e| e.to_string());
+                    assert_eq!(ra, rb, "rewind");
+                    self.marks = None;
+                }
+            },
+            12 => {
+                let taken = (mem::take(&mut *self.fast), mem::take(&mut *self.model));
+                // Back into the spare wrappers: their budgets go on at their next allocation.
+                *self.spare_wrappers.0 = taken.0;
+                *self.spare_wrappers.1 = taken.1;
+                self.marks = None;
+            }
+            _ => {
+                let kind = rng.below(13);
+                let kind = if cfg!(miri) && (9..=11).contains(&kind) {
+                    0
+                } else {
+                    kind
+                };
+                self.alloc(kind, step as u64, rng.below(4) == 0);
+            }
+        }
+        self.check(step);
+    }
+}
+
+#[test]
+fn guards_limits_api2_scopes_markers_and_swapped_wrappers_match_deref_over_random_sequences() {
+    let (seeds, steps) = if cfg!(miri) { (3, 80) } else { (96, 500) };
+    for seed in 0..seeds {
+        let mut rng = Rng(seed);
+        let mut twin = Twin::new(seed as usize % 5, !cfg!(miri));
+        for step in 0..steps {
+            twin.step(&mut rng, step);
+        }
+    }
+}
+
+/// Values past the armed path's reach (an alignment of 4096) and at its edge (2048 bytes at
+/// 2048), mixed with small ones and values with destructors, through the wrapper's own
+/// `try_alloc`: each is aligned, inside the arena, apart from every other, keeps its bytes, and
+/// usage never passes the `Fail` budget. (Alignments past the page alignment, 16, pad by where
+/// the system allocator put each page, so these are checked against the rules rather than
+/// against a second arena.)
+#[test]
+fn over_aligned_and_edge_sized_values_through_the_armed_path_stay_aligned_apart_and_in_budget() {
+    let steps = if cfg!(miri) { 40 } else { 400 };
+    for kind in 0..4u64 {
+        let arena = match kind {
+            0 => Arena::with_capacity(40_000),
+            1 => Arena::chained(9000),
+            2 => Arena::chained(3000).with_limit(30_000),
+            _ => Arena::with_capacity(40_000).with_guards(),
+        };
+        let budget = 30_000;
+        let wrapper = Tracked::new(arena, "aligned", "Test").with_budget(Budget::fail(budget));
+        let c = counter();
+        let mut rng = Rng(kind);
+        let mut live: Vec<(&[u8], u8)> = Vec::new();
+        for i in 0..steps {
+            let byte = i as u8;
+            let got: Result<(&[u8], usize), ArenaError> = match rng.below(7) {
+                0 => wrapper
+                    .try_alloc(Edge2k([byte; 2048]))
+                    .map(|v| (&v.0[..], 2048)),
+                1 => wrapper
+                    .try_alloc(Page4k([byte; 4096]))
+                    .map(|v| (&v.0[..], 4096)),
+                2 => wrapper.try_alloc([byte; 1]).map(|v| (&v[..], 1)),
+                3 => wrapper.try_alloc([byte; 24]).map(|v| (&v[..], 1)),
+                4 if !cfg!(miri) => wrapper
+                    .try_alloc(DropEdge(Counted(Arc::clone(&c)), [byte; 2040]))
+                    .map(|v| (&v.1[..], 8)),
+                5 => wrapper.try_alloc(ZeroDrop).map(|_| (&[][..], 1)),
+                _ => wrapper.try_alloc([byte; 2049]).map(|v| (&v[..], 1)),
+            };
+            assert!(wrapper.usage().current <= budget, "step {i}");
+            match got {
+                Ok(([], _)) => {}
+                Ok((bytes, align)) => {
+                    let start = bytes.as_ptr() as usize;
+                    let end = start + bytes.len();
+                    assert_eq!(start % align, 0, "step {i}: {start:#x} at {align}");
+                    let arena: &Arena = &wrapper;
+                    assert!(arena.offset_of(bytes.as_ptr()).is_some(), "step {i}");
+                    for (other, _) in &live {
+                        let s = other.as_ptr() as usize;
+                        assert!(end <= s || s + other.len() <= start, "step {i}: overlaps");
+                    }
+                    live.push((bytes, byte));
+                }
+                Err(e) => assert!(
+                    matches!(
+                        e,
+                        ArenaError::OverBudget(_)
+                            | ArenaError::Full { .. }
+                            | ArenaError::LimitReached { .. }
+                    ),
+                    "step {i}: {e:?}"
+                ),
+            }
+        }
+        for (bytes, byte) in &live {
+            assert!(bytes.iter().all(|b| b == byte));
+        }
+        wrapper.check_guards().unwrap();
+    }
+}
+
+mod sink_reentry {
+    //! A `Warn` budget's warning runs the report sink, which may reach the same tracked arena
+    //! (through a thread-local): it allocates through the wrapper, changes the arena's budget
+    //! through `&Arena`, and allocates again. The wrapper's own `try_alloc` (the armed path)
+    //! and allocation through its `Deref` must agree throughout: the same outcomes, the same
+    //! usage, and the same warnings (a budget the sink loosened is the wrapper's again at its
+    //! next allocation, so the next crossing warns again).
+
+    use std::cell::{Cell, RefCell};
+    use std::sync::Mutex;
+
+    use arena_kit_core::Arena;
+    use arena_kit_core::tags::{Budget, BudgetGate, Budgeted, Event, Tracked, set_report_sink};
+
+    use crate::support::Rng;
+
+    /// The sink is process-wide: these tests take turns (no other test in this binary sets
+    /// one; events of other threads pass through it untouched).
+    static TURN: Mutex<()> = Mutex::new(());
+
+    type Wrapped = Tracked<Arena, &'static str>;
+
+    fn wrapped(name: &'static str) -> RefCell<Wrapped> {
+        RefCell::new(Tracked::new(Arena::chained(700), name, "Test").with_budget(Budget::warn(300)))
+    }
+
+    thread_local! {
+        /// `fast` allocates through the wrapper's own `try_alloc`, `model` through `Deref`.
+        static FAST: RefCell<Wrapped> = wrapped("fast");
+        static MODEL: RefCell<Wrapped> = wrapped("model");
+        /// What this thread's sink does (0: nothing).
+        static ACTION: Cell<u64> = const { Cell::new(0) };
+        /// The outcomes of every allocation so far, folded, and the warnings, for each.
+        static OUTCOMES: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+        static WARNINGS: Cell<(u32, u32)> = const { Cell::new((0, 0)) };
+    }
+
+    fn alloc(fast: bool, wrapper: &Wrapped, what: u64) -> bool {
+        let ok = match (fast, what % 3) {
+            (true, 0) => wrapper.try_alloc([what; 5]).is_ok(),
+            (false, 0) => wrapper.allocator().try_alloc([what; 5]).is_ok(),
+            (true, 1) => wrapper.try_alloc(what as u8).is_ok(),
+            (false, 1) => wrapper.allocator().try_alloc(what as u8).is_ok(),
+            (true, _) => wrapper.try_alloc(vec![what as u8; 3]).is_ok(),
+            (false, _) => wrapper.allocator().try_alloc(vec![what as u8; 3]).is_ok(),
+        };
+        OUTCOMES.with(|o| {
+            let (f, m) = o.get();
+            let fold = |h: u64| h.wrapping_mul(31).wrapping_add(what * 2 + u64::from(ok));
+            o.set(if fast { (fold(f), m) } else { (f, fold(m)) });
+        });
+        ok
+    }
+
+    fn sink(event: &Event) {
+        let Event::Budget(exceeded) = event else {
+            return;
+        };
+        let action = ACTION.with(Cell::get);
+        let fast = exceeded.allocator == "fast";
+        if action == 0 || !(fast || exceeded.allocator == "model") {
+            return;
+        }
+        WARNINGS.with(|w| {
+            let (f, m) = w.get();
+            w.set(if fast { (f + 1, m) } else { (f, m + 1) });
+        });
+        let key = if fast { &FAST } else { &MODEL };
+        key.with(|w| {
+            let w = w.borrow();
+            alloc(fast, &w, action);
+            let gate: BudgetGate = match action % 4 {
+                0 => Budget::fail(64).into(),
+                1 => Budget::warn(1 << 20).into(),
+                2 => Budget::fail(1 << 20).into(),
+                _ => return,
+            };
+            // Through `&Arena`: the budget is now another; the wrapper's next allocation puts
+            // its own back.
+            let arena: &Arena = w.allocator();
+            arena.restore_budget(&gate);
+            alloc(fast, &w, action + 1);
+            alloc(fast, &w, action + 2);
+        });
+    }
+
+    struct SinkOff;
+
+    impl Drop for SinkOff {
+        fn drop(&mut self) {
+            set_report_sink(None);
+            ACTION.with(|a| a.set(0));
+        }
+    }
+
+    #[test]
+    fn a_warn_sink_reentering_the_tracked_arena_sees_what_it_sees_through_deref() {
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let _off = SinkOff;
+        set_report_sink(Some(sink));
+        let steps = if cfg!(miri) { 80 } else { 1000 };
+        let mut rng = Rng(7);
+        for step in 0..steps {
+            if rng.below(12) == 0 {
+                // Back under the budget: the wrapper's own reset (no `DerefMut`).
+                FAST.with(|w| w.borrow_mut().reset());
+                MODEL.with(|w| w.borrow_mut().reset());
+            }
+            ACTION.with(|a| a.set(1 + rng.below(40) as u64));
+            let what = rng.below(1000) as u64;
+            let a = FAST.with(|w| alloc(true, &w.borrow(), what));
+            let b = MODEL.with(|w| alloc(false, &w.borrow(), what));
+            assert_eq!(a, b, "step {step}");
+            let (f, m) = OUTCOMES.with(Cell::get);
+            assert_eq!(f, m, "step {step}: what the sinks allocated");
+            let (f, m) = WARNINGS.with(Cell::get);
+            assert_eq!(f, m, "step {step}: warnings");
+            let usage = (
+                FAST.with(|w| w.borrow().usage()),
+                MODEL.with(|w| w.borrow().usage()),
+            );
+            assert_eq!(usage.0, usage.1, "step {step}");
+        }
+        assert!(WARNINGS.with(Cell::get).0 > 5, "the sink ran");
+    }
+}
