@@ -673,6 +673,65 @@ fn over_aligned_and_edge_sized_values_through_the_armed_path_stay_aligned_apart_
     }
 }
 
+/// A wrapper of a tracked arena: the inner wrapper's own `alloc` armed, then its arena swapped,
+/// replaced and re-budgeted through the outer wrapper's `DerefMut` and the inner one's, and
+/// budgets set at both levels. Each allocation through the inner wrapper's own `try_alloc`
+/// gives what allocation through its `Deref` gives on a twin.
+#[test]
+fn a_wrapper_of_an_armed_tracked_arena_checks_it_as_deref_does() {
+    type Nested = Tracked<Tracked<Arena, &'static str>, &'static str>;
+    let make = || -> Nested {
+        Tracked::new(
+            Tracked::new(Arena::with_capacity(4096), "inner", "Test").with_budget(Budget::fail(64)),
+            "outer",
+            "Test",
+        )
+    };
+    let (mut fast, mut model) = (make(), make());
+    let (mut spare_f, mut spare_m) = (Arena::with_capacity(4096), Arena::with_capacity(4096));
+    let outcome = |fast: &Nested, model: &Nested, size: usize| {
+        let a = match size {
+            8 => fast.try_alloc([0u8; 8]).map(|_| ()),
+            _ => fast.try_alloc([0u8; 200]).map(|_| ()),
+        };
+        let b = match size {
+            8 => model
+                .allocator()
+                .allocator()
+                .try_alloc([0u8; 8])
+                .map(|_| ()),
+            _ => model
+                .allocator()
+                .allocator()
+                .try_alloc([0u8; 200])
+                .map(|_| ()),
+        };
+        assert_eq!(a.map_err(|e| e.to_string()), b.map_err(|e| e.to_string()));
+        assert_eq!(fast.usage(), model.usage());
+    };
+    outcome(&fast, &model, 8);
+    mem::swap(&mut **fast, &mut spare_f);
+    mem::swap(&mut **model, &mut spare_m);
+    outcome(&fast, &model, 200);
+    outcome(&fast, &model, 8);
+    for w in [&mut fast, &mut model] {
+        w.set_budget(Some(Budget::fail(1000)));
+    }
+    outcome(&fast, &model, 200);
+    for w in [&mut fast, &mut model] {
+        Budgeted::set_budget(&mut ***w, None);
+    }
+    outcome(&fast, &model, 200);
+    outcome(&fast, &model, 200);
+    for w in [&mut fast, &mut model] {
+        (**w).set_budget(Some(Budget::fail(300)));
+        **w = Tracked::new(Arena::with_capacity(4096), "inner", "Test");
+    }
+    for _ in 0..4 {
+        outcome(&fast, &model, 200);
+    }
+}
+
 mod sink_reentry {
     //! A `Warn` budget's warning runs the report sink, which may reach the same tracked arena
     //! (through a thread-local): it allocates through the wrapper, changes the arena's budget
@@ -796,6 +855,7 @@ mod sink_reentry {
             );
             assert_eq!(usage.0, usage.1, "step {step}");
         }
-        assert!(WARNINGS.with(Cell::get).0 > 5, "the sink ran");
+        let least = if cfg!(miri) { 1 } else { 20 };
+        assert!(WARNINGS.with(Cell::get).0 >= least, "the sink ran");
     }
 }
