@@ -770,7 +770,11 @@ mod sink_reentry {
     }
 
     fn alloc(fast: bool, wrapper: &Wrapped, what: u64) -> bool {
-        let ok = match (fast, what % 3) {
+        // Under Miri a function can have several addresses, so values with destructors may
+        // take a different number of drop records in the two arenas (bytes, not
+        // correctness): it allocates values without destructors only.
+        let kinds = if cfg!(miri) { 2 } else { 3 };
+        let ok = match (fast, what % kinds) {
             (true, 0) => wrapper.try_alloc([what; 5]).is_ok(),
             (false, 0) => wrapper.allocator().try_alloc([what; 5]).is_ok(),
             (true, 1) => wrapper.try_alloc(what as u8).is_ok(),
