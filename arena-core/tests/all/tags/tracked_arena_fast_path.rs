@@ -732,6 +732,41 @@ fn a_wrapper_of_an_armed_tracked_arena_checks_it_as_deref_does() {
     }
 }
 
+/// A `Panic` budget crossed through the wrapper's own `alloc` (armed, then missing at the
+/// clamp): the panic leaves the arena as allocation through `Deref` leaves it, and the
+/// allocations after it (armed again or not) agree too.
+#[test]
+fn a_panic_budget_crossed_through_the_armed_path_leaves_the_arena_as_deref_does() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let make =
+        || Tracked::new(Arena::chained(600), "panicky", "Test").with_budget(Budget::panic(500));
+    let (mut fast, mut model) = (make(), make());
+    let mut rng = Rng(3);
+    for step in 0..if cfg!(miri) { 40 } else { 400 } {
+        if rng.below(10) == 0 {
+            fast.reset();
+            model.reset();
+        }
+        let kind = rng.below(3);
+        let a = catch_unwind(AssertUnwindSafe(|| match kind {
+            0 => drop(fast.alloc([7u8; 40])),
+            1 => drop(fast.alloc(7u8)),
+            _ => drop(fast.alloc([7u64; 30])),
+        }))
+        .is_ok();
+        let arena: &Arena = model.allocator();
+        let b = catch_unwind(AssertUnwindSafe(|| match kind {
+            0 => drop(arena.alloc([7u8; 40])),
+            1 => drop(arena.alloc(7u8)),
+            _ => drop(arena.alloc([7u64; 30])),
+        }))
+        .is_ok();
+        assert_eq!(a, b, "step {step}");
+        assert_eq!(fast.usage(), model.usage(), "step {step}");
+        assert!(fast.usage().current <= 500);
+    }
+}
+
 mod sink_reentry {
     //! A `Warn` budget's warning runs the report sink, which may reach the same tracked arena
     //! (through a thread-local): it allocates through the wrapper, changes the arena's budget
