@@ -191,10 +191,13 @@ impl Arena {
     fn restore_budget_cold(&self, gate: &BudgetGate) {
         if self.budget.get().is_some_and(|g| g.same_budget(gate)) {
             // The same budget under another stamp (a copy of the gate): take the stamp, keep
-            // the warned state, so the next check is one compare again.
-            self.budget_stamp.set(gate.stamp());
+            // the warned state, so the next check is one compare again. An unstamped copy
+            // leaves the stamp in force: a budget in force always has one.
+            if gate.stamp() != 0 {
+                self.budget_stamp.set(gate.stamp());
+            }
         } else {
-            self.apply_budget(Some(*gate));
+            self.apply_budget(Some(gate.ensure_stamped()));
         }
     }
 }

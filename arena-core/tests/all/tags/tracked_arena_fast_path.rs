@@ -898,3 +898,34 @@ mod sink_reentry {
         assert!(WARNINGS.with(Cell::get).0 >= least, "the sink ran");
     }
 }
+
+/// A budget in force always has a stamp (the trait's promise: 0 only without a budget), also
+/// when it was put on through `&Arena` as a gate that had none: a copy of the budget in force,
+/// or another budget.
+#[test]
+fn a_budget_restored_from_an_unstamped_gate_keeps_a_stamp() {
+    let mut arena = Arena::with_capacity(1024);
+    arena.set_budget(Some(Budget::fail(64).into()));
+    assert_ne!(arena.budget_stamp(), 0);
+    let same: BudgetGate = Budget::fail(64).into();
+    assert_eq!(same.stamp(), 0);
+    arena.restore_budget(&same);
+    assert_eq!(arena.budget().map(|g| g.budget()), Some(Budget::fail(64)));
+    assert_ne!(
+        arena.budget_stamp(),
+        0,
+        "the same budget, restored unstamped"
+    );
+    let other: BudgetGate = Budget::fail(128).into();
+    arena.restore_budget(&other);
+    assert_eq!(arena.budget().map(|g| g.budget()), Some(Budget::fail(128)));
+    assert_ne!(
+        arena.budget_stamp(),
+        0,
+        "another budget, restored unstamped"
+    );
+    assert_eq!(
+        arena.budget().map(|g| g.stamp()),
+        Some(arena.budget_stamp())
+    );
+}
