@@ -64,7 +64,8 @@ struct Guarded {
 unsafe impl Send for GuardedHeap<'_> {}
 
 impl<'buf> GuardedHeap<'buf> {
-    /// Guards `heap`'s future allocations.
+    /// Guards `heap`'s future allocations. Blocks `heap` handed out before stay the caller's,
+    /// without guards: [`free`](Self::free) frees them as the heap does.
     pub fn new(heap: FreeListHeap<'buf>) -> Self {
         GuardedHeap {
             heap,
@@ -136,7 +137,8 @@ impl<'buf> GuardedHeap<'buf> {
     ///
     /// # Errors
     ///
-    /// As [`FreeListHeap::free`]: `ptr` is not a live allocation of this heap; and
+    /// As [`FreeListHeap::free`]: `ptr` is not a live allocation of this heap (the start of a
+    /// guarded allocation's block is not one either); and
     /// [`FreeError::GuardDamaged`] when a guard byte of the allocation was overwritten (the
     /// allocation then stays live, so the damage can be inspected). Nothing changes on error.
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
@@ -145,11 +147,16 @@ impl<'buf> GuardedHeap<'buf> {
                 // No guards: the heap's blocks are the allocations, and it checks the pointer.
                 return self.heap.free(ptr);
             }
-            // Not one of ours. Every guarded allocation sits `front` bytes inside its block, so
-            // a block's own start (the first byte of a front guard) is never an allocation and
-            // must not reach `heap.free`: that would free the block under a value that stays
-            // registered here. The heap only names the error (double free, foreign, interior).
-            return Err(self.heap.not_an_allocation(ptr));
+            // Not a guarded allocation. Every guarded allocation sits `front` bytes inside its
+            // block, so a guarded block's own start (the first byte of a front guard) is never
+            // an allocation and must not reach `heap.free`: that would free the block under a
+            // value that stays registered here. Any other live block start is a block the heap
+            // handed out before it was guarded: the caller's, without guards, freed as the heap
+            // frees it. The heap names every other error (double free, foreign, interior).
+            if self.guarded_block_start(ptr) {
+                return Err(self.heap.not_an_allocation(ptr));
+            }
+            return self.heap.free(ptr);
         };
         if let Some(v) = check_one(record) {
             return Err(FreeError::GuardDamaged(v));
@@ -160,6 +167,17 @@ impl<'buf> GuardedHeap<'buf> {
         // Only once the heap took the block back: on an error the record stays, as it was.
         self.live.remove(&(ptr.as_ptr().addr()));
         Ok(())
+    }
+
+    /// Whether `ptr` is the start of the block under a live guarded allocation. Blocks do not
+    /// overlap and a guarded value lies inside its block, so the only candidate is the first
+    /// guarded value above `ptr`.
+    fn guarded_block_start(&self, ptr: NonNull<u8>) -> bool {
+        let addr = ptr.as_ptr().addr();
+        self.live
+            .range(addr.saturating_add(1)..)
+            .next()
+            .is_some_and(|(&value, r)| value - r.front == addr)
     }
 
     /// Checks the guards of every live allocation, lowest address first.

@@ -7,6 +7,7 @@ mod cell_panic_budget;
 mod cell_reentry;
 mod errors;
 mod guard_pointers;
+mod guarded_attacks;
 mod huge_requests;
 mod locked_attacks;
 mod locked_reentry;
