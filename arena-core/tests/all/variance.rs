@@ -129,6 +129,47 @@ fn soa_chunks_mut<'a: 'b, 'b>(
     x
 }
 
+// --- tiled soa (row type invariant as well: see tests/ui/soa-tile-mut-stores-shorter-borrow.rs) ---
+
+#[derive(arena_kit_derive::Soa)]
+#[soa(crate = arena_kit_core, tiled)]
+struct Dot {
+    x: f32,
+    n: u8,
+}
+
+#[derive(arena_kit_derive::Soa)]
+#[soa(crate = arena_kit_core, tiled)]
+struct Named<'n> {
+    name: &'n str,
+    score: u32,
+}
+
+fn soa_tiles_mut<'a: 'b, 'b>(x: soa::SoaTilesMut<'a, Dot, 8>) -> soa::SoaTilesMut<'b, Dot, 8> {
+    x
+}
+fn soa_tile_rows<'a: 'b, 'b>(x: soa::TileRows<'a, Dot, 8>) -> soa::TileRows<'b, Dot, 8> {
+    x
+}
+fn soa_tile_rows_mut<'a: 'b, 'b>(x: soa::TileRowsMut<'a, Dot, 8>) -> soa::TileRowsMut<'b, Dot, 8> {
+    x
+}
+fn soa_tiles_iter<'a: 'b, 'b>(x: soa::Tiles<'a, Dot, 8>) -> soa::Tiles<'b, Dot, 8> {
+    x
+}
+fn soa_tiles_iter_mut<'a: 'b, 'b>(x: soa::TilesMut<'a, Dot, 8>) -> soa::TilesMut<'b, Dot, 8> {
+    x
+}
+fn derived_tile_lifetime<'a: 'b, 'b>(x: DotTile<'a, 8>) -> DotTile<'b, 8> {
+    x
+}
+fn derived_tile_mut_lifetime<'a: 'b, 'b>(x: DotTileMut<'a, 8>) -> DotTileMut<'b, 8> {
+    x
+}
+fn derived_tile_row_parameter<'t, 'n: 'm, 'm>(x: NamedTile<'t, 'n, 4>) -> NamedTile<'t, 'm, 4> {
+    x
+}
+
 // --- heap ---
 
 fn free_list_heap<'a: 'b, 'b>(x: FreeListHeap<'a>) -> FreeListHeap<'b> {

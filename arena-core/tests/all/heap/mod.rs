@@ -11,6 +11,7 @@ mod guarded_attacks;
 mod huge_requests;
 mod locked_attacks;
 mod locked_reentry;
+mod locked_teardown;
 mod memory_map_limits;
 mod model;
 mod review_findings;

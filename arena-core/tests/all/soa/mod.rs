@@ -12,6 +12,7 @@ mod pool_model;
 mod pool_parity;
 mod pool_serde;
 mod tiles;
+mod tiles_attacks;
 mod tracked_attacks;
 mod vec;
 mod vec_parity;
