@@ -433,10 +433,14 @@ impl<T: SoaTiled, const N: usize> SoaTiles<T, N> {
 
     /// An empty vector with room for `capacity` rows, or why the block could not be allocated.
     ///
-    /// # Panics
-    /// If one tile of `N` rows does not fit in the address space.
-    #[track_caller]
+    /// # Errors
+    /// [`SoaAllocError::CapacityOverflow`] when one tile of `N` rows does not fit in the address
+    /// space (where [`new`](Self::new) panics), whatever `capacity` is; otherwise as
+    /// [`try_reserve_exact`](Self::try_reserve_exact).
     pub fn try_with_capacity(capacity: usize) -> Result<Self, SoaAllocError> {
+        let () = Self::N_IS_NOT_ZERO;
+        // The one failure `new` panics on, answered here first.
+        tile_shape::<T>(N)?;
         let mut v = Self::new();
         v.try_reserve_exact(capacity)?;
         Ok(v)

@@ -472,3 +472,24 @@ fn a_tile_larger_than_any_allocation_is_refused_by_every_fallible_call() {
     assert!(empty.is_empty());
     assert_eq!(arena.used(), 0);
 }
+
+/// One tile of `2^62` rows of four bytes does not fit in `usize` at all: the fallible
+/// constructor says so instead of panicking, and so does the arena.
+#[test]
+fn a_tile_whose_size_overflows_usize_is_an_error_from_the_fallible_constructor() {
+    const HUGER: usize = 1 << 62;
+    assert!(matches!(
+        SoaTiles::<Wide, HUGER>::try_with_capacity(0),
+        Err(SoaAllocError::CapacityOverflow { .. })
+    ));
+    assert!(matches!(
+        SoaTiles::<Wide, HUGER>::try_with_capacity(5),
+        Err(SoaAllocError::CapacityOverflow { .. })
+    ));
+    let arena = Arena::with_capacity(1024);
+    assert!(
+        arena
+            .try_alloc_tiles::<Wide, HUGER, _>(3, |_| Wide { x: 0.0 })
+            .is_err()
+    );
+}
