@@ -5,7 +5,7 @@ use core::alloc::Layout;
 use core::ops::Deref;
 use core::ptr::NonNull;
 
-use super::{FreeError, FreeListHeap, RequestError};
+use super::{FreeError, FreeListHeap, MAX_ALIGN, RequestError};
 use crate::arena::{GuardViolation, damaged_guard};
 use crate::poison;
 use crate::tags::{BudgetGate, Budgeted, MemoryUsage, Usage};
@@ -103,6 +103,14 @@ impl<'buf> GuardedHeap<'buf> {
             // (A zero-size request is refused by the heap, guards or not: the guards' bytes
             // must not make it succeed only in debug builds.)
             return self.heap.try_alloc(layout);
+        }
+        if layout.align() > MAX_ALIGN {
+            // Refused as the heap refuses it: the guards in front of such an alignment could
+            // make the block's layout overflow, which would name the wrong reason (`TooLarge`).
+            return Err(RequestError::AlignmentTooLarge {
+                align: layout.align(),
+                max: MAX_ALIGN,
+            });
         }
         let front = GUARD_BYTES.next_multiple_of(layout.align());
         let too_large = RequestError::TooLarge {

@@ -1,6 +1,6 @@
 //! `GuardedHeap` attacked through its edges: blocks the wrapped heap handed out before it was
 //! guarded, double frees of them, and block starts that sit under a guarded value.
-use arena_kit_core::heap::{FreeError, FreeListHeap, GuardedHeap};
+use arena_kit_core::heap::{FreeError, FreeListHeap, GuardedHeap, MAX_ALIGN, RequestError};
 use core::alloc::Layout;
 
 fn layout(size: usize, align: usize) -> Layout {
@@ -42,4 +42,29 @@ fn blocks_made_before_the_heap_was_guarded_are_freed_through_it_once() {
     guarded.free(late).unwrap();
     assert_eq!(guarded.stats().live_blocks, 0);
     guarded.check().unwrap();
+}
+
+/// An alignment past `MAX_ALIGN` is refused as such, as the plain heap refuses it, at every
+/// size: never as a request "larger than the whole heap" because the guards in front of a huge
+/// alignment made the block's layout overflow.
+#[test]
+fn an_alignment_past_the_heaps_is_named_as_such_with_guards_too() {
+    let mut plain = FreeListHeap::with_capacity(4096);
+    let mut guarded = GuardedHeap::new(FreeListHeap::with_capacity(4096));
+    let before = (guarded.to_string(), guarded.stats());
+    for shift in [13, 20, 40, 61, 62, 63] {
+        let align = 1usize << shift;
+        for size in [1, 100, 1 << 20] {
+            let Ok(l) = Layout::from_size_align(size, align) else {
+                continue; // not a layout at all
+            };
+            let expected = RequestError::AlignmentTooLarge {
+                align,
+                max: MAX_ALIGN,
+            };
+            assert_eq!(plain.try_alloc(l), Err(expected.clone()), "{l:?}");
+            assert_eq!(guarded.try_alloc(l), Err(expected), "{l:?}");
+            assert_eq!((guarded.to_string(), guarded.stats()), before, "{l:?}");
+        }
+    }
 }
