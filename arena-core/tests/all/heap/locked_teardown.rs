@@ -9,7 +9,7 @@ use std::sync::mpsc;
 
 use crate::support::miri_or;
 
-static HEAP: LockedHeap<{ 1 << 16 }> = LockedHeap::new();
+static HEAP: LockedHeap<{ 1 << 12 }> = LockedHeap::new();
 
 /// What a thread's last destructor saw, sent back to the test.
 #[derive(Debug, PartialEq)]
@@ -97,7 +97,7 @@ fn thread_local_destructors_allocate_free_and_reenter_the_locked_heap_while_thre
                     })
                 });
                 // Keep the other threads' operations and teardowns interleaved with this one's.
-                for _ in 0..miri_or(50, 5) {
+                for _ in 0..miri_or(50, 2) {
                     // SAFETY: as above, freed at once.
                     unsafe {
                         let p = HEAP.alloc(BLOCK);
