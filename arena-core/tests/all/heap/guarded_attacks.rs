@@ -2,6 +2,9 @@
 //! guarded, double frees of them, and block starts that sit under a guarded value.
 use arena_kit_core::heap::{FreeError, FreeListHeap, GuardedHeap, MAX_ALIGN, RequestError};
 use core::alloc::Layout;
+use core::ptr::NonNull;
+
+use crate::support::{Rng, miri_or};
 
 fn layout(size: usize, align: usize) -> Layout {
     Layout::from_size_align(size, align).unwrap()
@@ -32,10 +35,8 @@ fn blocks_made_before_the_heap_was_guarded_are_freed_through_it_once() {
         guarded.check().unwrap();
         guarded.check_guards().unwrap();
     }
-    if guarded.contains(core::ptr::NonNull::new(late_block).unwrap()) {
-        let under = guarded
-            .free(core::ptr::NonNull::new(late_block).unwrap())
-            .unwrap_err();
+    if guarded.contains(NonNull::new(late_block).unwrap()) {
+        let under = guarded.free(NonNull::new(late_block).unwrap()).unwrap_err();
         assert!(matches!(under, FreeError::NotAllocated { .. }), "{under:?}");
     }
     assert_eq!(guarded.stats().live_blocks, 1);
@@ -67,4 +68,109 @@ fn an_alignment_past_the_heaps_is_named_as_such_with_guards_too() {
             assert_eq!((guarded.to_string(), guarded.stats()), before, "{l:?}");
         }
     }
+}
+
+/// One pointer the model knows: a live allocation (from before the guard or through it), or
+/// one that was freed.
+struct Known {
+    ptr: NonNull<u8>,
+    size: usize,
+    /// Guard bytes in front of it; `None` for a block made before the heap was guarded.
+    front: Option<usize>,
+    live: bool,
+}
+
+/// Random allocations and frees over a heap that had blocks before it was guarded, against a
+/// model: every live pointer frees once, a freed one never again, and a guarded allocation's
+/// block start, an interior pointer or a guard byte never frees anything. After each step the
+/// heap checks clean, every guard is whole and the live count is the model's.
+#[test]
+fn frees_of_early_guarded_and_bogus_pointers_match_a_model() {
+    for seed in 0..miri_or(24, 1) as u64 {
+        let mut rng = Rng(seed);
+        let mut heap = FreeListHeap::with_capacity(miri_or(1 << 13, 1 << 11));
+        let mut known = Vec::new();
+        for _ in 0..rng.between(1, 6) {
+            let l = small_layout(&mut rng);
+            known.push(Known {
+                ptr: heap.alloc(l),
+                size: l.size(),
+                front: None,
+                live: true,
+            });
+        }
+        let mut guarded = GuardedHeap::new(heap);
+        for step in 0..miri_or(120, 16) {
+            let context = format!("seed {seed}, step {step}");
+            match rng.below(4) {
+                0 => {
+                    let l = small_layout(&mut rng);
+                    if let Ok(ptr) = guarded.try_alloc(l) {
+                        // SAFETY: `ptr` holds `l.size()` bytes of its own.
+                        unsafe { ptr.write_bytes(0xA5, l.size()) };
+                        // An address freed before is this allocation's now.
+                        known.retain(|k| k.live || k.ptr != ptr);
+                        known.push(Known {
+                            ptr,
+                            size: l.size(),
+                            front: Some(8usize.next_multiple_of(l.align())),
+                            live: true,
+                        });
+                    }
+                }
+                1 | 2 if !known.is_empty() => {
+                    let i = rng.below(known.len());
+                    let k = &mut known[i];
+                    let freed = guarded.free(k.ptr);
+                    assert_eq!(freed.is_ok(), k.live, "{context}: free {:p}", k.ptr);
+                    if !k.live {
+                        assert!(
+                            matches!(freed, Err(FreeError::NotAllocated { .. })),
+                            "{context}: {freed:?}"
+                        );
+                    }
+                    k.live = false;
+                }
+                _ if !known.is_empty() => {
+                    let k = &known[rng.below(known.len())];
+                    let before = (guarded.to_string(), guarded.stats());
+                    let bad: Vec<NonNull<u8>> = [
+                        k.front.map(|f| k.ptr.as_ptr().wrapping_sub(f)),
+                        Some(k.ptr.as_ptr().wrapping_add(1)),
+                        Some(k.ptr.as_ptr().wrapping_add(k.size)),
+                        Some(k.ptr.as_ptr().wrapping_sub(1)),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(NonNull::new)
+                    .filter(|&p| !known.iter().any(|o| o.live && o.ptr == p))
+                    .collect();
+                    for p in bad {
+                        assert!(guarded.free(p).is_err(), "{context}: freed {p:p}");
+                        assert_eq!(
+                            (guarded.to_string(), guarded.stats()),
+                            before,
+                            "{context}: {p:p}"
+                        );
+                    }
+                }
+                _ => {}
+            }
+            guarded.check().unwrap_or_else(|e| panic!("{context}: {e}"));
+            guarded
+                .check_guards()
+                .unwrap_or_else(|e| panic!("{context}: {e}"));
+            let live = known.iter().filter(|k| k.live).count();
+            assert_eq!(guarded.stats().live_blocks, live, "{context}");
+        }
+        for k in known.iter().filter(|k| k.live) {
+            guarded.free(k.ptr).unwrap();
+        }
+        assert_eq!(guarded.stats().live_blocks, 0);
+    }
+}
+
+fn small_layout(rng: &mut Rng) -> Layout {
+    let align = [1, 2, 8, 16, 64, 256][rng.below(6)];
+    layout(1 + rng.below(200), align)
 }
