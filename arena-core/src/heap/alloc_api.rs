@@ -423,7 +423,10 @@ mod locked {
     /// of it costs no start-up work and is ready whenever the first allocation comes: std
     /// allocates before `main`, and that just works (and so does a `#![no_std]` program: see
     /// [Without `std`](Self#without-std)). The region is 4096-aligned, and part of it (1 bit per 16
-    /// bytes, rounded to 8 bytes) holds the heap's bitmap of live blocks.
+    /// bytes, rounded to 8 bytes) holds the heap's bitmap of live blocks. Alignments up to
+    /// [`MAX_ALIGN`](crate::heap::MAX_ALIGN) (4096) are served; a larger one gets null, like any
+    /// request the heap cannot serve, and as the global allocator std then aborts with an
+    /// allocation failure (a `Box` of a `#[repr(align(8192))]` type, say).
     ///
     /// `N` is checked at compile time: below [`MIN_LOCKED_HEAP`] (64) bytes the program does
     /// not build (`LockedHeap::<32>::new()` is a compile error naming the limit).
