@@ -58,12 +58,8 @@ fn workload(thread: usize, rounds: usize) -> usize {
     checksum
 }
 
-/// The tests of this file one at a time: each compares the heap's numbers before and after.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 #[test]
 fn std_programs_run_on_the_locked_heap() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let before = HEAP.stats().unwrap();
     assert!(
         before.allocations > 0,
@@ -92,57 +88,4 @@ fn std_programs_run_on_the_locked_heap() {
         "before: {before}\nafter: {after}"
     );
     println!("{HEAP:?}");
-}
-
-/// Allocates, grows and frees through the global allocator (this `LockedHeap`) when its thread
-/// ends, and formats the heap itself there; sends back what it built.
-struct AllocatesAtExit(std::sync::mpsc::Sender<String>);
-
-impl Drop for AllocatesAtExit {
-    fn drop(&mut self) {
-        let mut text = String::new();
-        for i in 0..200 {
-            text.push_str(&format!("{i},"));
-        }
-        let table: BTreeMap<usize, Vec<u8>> = (0..50).map(|i| (i, vec![i as u8; i])).collect();
-        text.push_str(&format!(
-            "{}:{:?}",
-            table.len(),
-            HEAP.stats().map(|s| s.live_blocks > 0)
-        ));
-        let _ = self.0.send(text);
-    }
-}
-
-std::thread_local! {
-    static AT_EXIT: std::cell::RefCell<Option<AllocatesAtExit>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-#[test]
-fn thread_local_destructors_allocate_from_the_global_locked_heap_while_threads_end() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let (tx, rx) = std::sync::mpsc::channel();
-    let threads: Vec<_> = (0..4)
-        .map(|_| {
-            let tx = tx.clone();
-            std::thread::spawn(move || {
-                AT_EXIT.with(|slot| *slot.borrow_mut() = Some(AllocatesAtExit(tx)));
-                workload(0, 2)
-            })
-        })
-        .collect();
-    drop(tx);
-    for t in threads {
-        assert!(t.join().unwrap() > 0);
-    }
-    let texts: Vec<String> = rx.iter().collect();
-    assert_eq!(texts.len(), 4, "every destructor ran to its end");
-    for text in &texts {
-        assert!(
-            text.starts_with("0,1,2,") && text.ends_with("50:Ok(true)"),
-            "{text}"
-        );
-    }
-    HEAP.check().unwrap();
 }
