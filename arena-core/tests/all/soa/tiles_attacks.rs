@@ -507,3 +507,47 @@ fn a_tile_whose_size_overflows_usize_is_an_error_from_the_fallible_constructor()
             .is_err()
     );
 }
+
+/// Arena tiles in a guarded arena, rows with and without drop glue, at tile sizes that leave the
+/// last tile partial: writing every lane handed out (tiles, tail, rows) touches no guard byte,
+/// and the tiles next to each other keep their values.
+#[test]
+fn arena_tiles_written_through_every_view_stay_inside_their_guards() {
+    let mut arena = Arena::with_capacity(1 << 14).with_guards();
+    for len in [1, 3, 4, 5, 11] {
+        let mut plain = arena.alloc_tiles::<Wide, 4, _>(len, |i| Wide { x: i as f32 });
+        let mut named = arena.alloc_tiles::<Cell2, 3, _>(len, |i| Cell2 {
+            name: format!("r{i}"),
+            n: i as u64,
+        });
+        for tile in plain.tiles_mut() {
+            tile.x.iter_mut().for_each(|x| *x = -*x);
+        }
+        plain.tail_mut().x.iter_mut().for_each(|x| *x = -*x);
+        for Cell2TileMut { name, n } in named.tiles_mut() {
+            for k in 0..3 {
+                name[k].push('!');
+                n[k] = u64::MAX;
+            }
+        }
+        let Cell2SlicesMut { name, n } = named.tail_mut();
+        name.iter_mut().for_each(|s| s.push('!'));
+        n.iter_mut().for_each(|n| *n = u64::MAX);
+        for row in named.iter_mut() {
+            row.name.push('?');
+        }
+        arena
+            .check_guards()
+            .unwrap_or_else(|v| panic!("{len} rows: {v}"));
+        let xs: Vec<f32> = plain.iter().map(|r| *r.x).collect();
+        assert_eq!(xs, (0..len).map(|i| -(i as f32)).collect::<Vec<_>>());
+        assert!(
+            named
+                .iter()
+                .enumerate()
+                .all(|(i, r)| *r.name == format!("r{i}!?") && *r.n == u64::MAX)
+        );
+    }
+    arena.reset();
+    arena.check_guards().unwrap();
+}
