@@ -86,8 +86,8 @@ struct Known {
 /// heap checks clean, every guard is whole and the live count is the model's.
 #[test]
 fn frees_of_early_guarded_and_bogus_pointers_match_a_model() {
-    for seed in 0..miri_or(24, 1) as u64 {
-        let mut rng = Rng(seed);
+    for run in 0..miri_or(24, 1) as u64 {
+        let mut rng = Rng(run);
         let mut heap = FreeListHeap::with_capacity(miri_or(1 << 13, 1 << 11));
         let mut known = Vec::new();
         for _ in 0..rng.between(1, 6) {
@@ -101,7 +101,7 @@ fn frees_of_early_guarded_and_bogus_pointers_match_a_model() {
         }
         let mut guarded = GuardedHeap::new(heap);
         for step in 0..miri_or(120, 16) {
-            let context = format!("seed {seed}, step {step}");
+            let context = format!("run {run}, step {step}");
             match rng.below(4) {
                 0 => {
                     let l = small_layout(&mut rng);
