@@ -642,6 +642,20 @@ fn drop_runs_ours<const RUN: usize>() -> Runner {
         0
     })
 }
+/// `drop_runs_ours` through a `Tracked` arena with a budget never reached: the wrapper's own
+/// `alloc` for values that keep starting records or entries (the armed path misses on every
+/// change of type).
+fn drop_runs_tracked<const RUN: usize>() -> Runner {
+    let mut a = Tracked::new(Arena::with_capacity(ARENA_BYTES), "budgeted", "Bench")
+        .with_budget(Budget::fail(1 << 30));
+    Box::new(move || {
+        for _ in 0..ARENA_ROUNDS {
+            alternate_runs!(RUN, value => a.alloc(value));
+            a.reset();
+        }
+        0
+    })
+}
 fn drop_runs_bump_scope<const RUN: usize>() -> Runner {
     let mut a: bump_scope::Bump = bump_scope::Bump::with_size(ARENA_BYTES);
     Box::new(move || {
@@ -1124,6 +1138,7 @@ fn jobs() -> Vec<Job> {
                 (Peer, "bump-scope", drop2_bump_scope),
                 (Peer, "blink-alloc", drop_runs_blink::<1>),
                 (Other, "ours-box", drop2_ours_box),
+                (Other, "ours-tracked", drop_runs_tracked::<1>),
             ],
         },
         Job {

@@ -422,6 +422,15 @@ impl Cursor {
         self.hot.armed_end.set(self.hot.end.get().as_ptr() as usize);
     }
 
+    /// Whether the cursor is armed: the wrapper's budget is known to be on the arena.
+    #[inline(always)]
+    pub(super) fn is_armed(&self) -> bool {
+        // The flag, not `armed_end != 0` (the same answer): read after a miss of the armed
+        // bump, a test of `armed_end` made the compiler keep it in a register and compare with
+        // that, an instruction more on the hot path.
+        self.armed.get()
+    }
+
     /// Sends the wrapper's next allocation to its check again: the budget changed, or the
     /// wrapper lends the arena out mutably (it may be replaced or swapped with another).
     pub(super) fn disarm(&self) {

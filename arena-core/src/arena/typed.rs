@@ -321,8 +321,10 @@ impl Arena {
         // written and covered in one place, whichever path gave the slot.
         // A wrapper's allocation that misses its armed path has the wrapper check its budget,
         // then takes the arena's own paths.
+        // (Armed, a miss is the arena's own: the value starts a record or the page is full,
+        // which the arena's paths below handle under the budget already on it.)
         let slot = match self.run_slot::<T>(C::ARMED) {
-            None if C::ARMED => {
+            None if C::ARMED && !self.cursor.is_armed() => {
                 caller.missed();
                 self.run_slot::<T>(false)
             }
@@ -614,9 +616,9 @@ impl Arena {
     }
 
     /// A wrapper's slot for a value of `T` without a destructor, bumped below the armed end
-    /// and counted; `None` for the arena's own allocations, and, after the wrapper's budget
-    /// check ([`Caller::missed`]), when the armed path does not apply (a zero-sized `T`, guard
-    /// bytes) or misses.
+    /// and counted; `None` for the arena's own allocations, and when the armed path does not
+    /// apply (a zero-sized `T`, guard bytes) or misses: then, if the arena is not armed, after
+    /// the wrapper's budget check ([`Caller::missed`]).
     #[inline(always)]
     fn armed_slot<T, C: Caller>(&self, caller: C) -> Option<NonNull<T>> {
         if !C::ARMED {
@@ -629,7 +631,10 @@ impl Arena {
             self.cursor.count_alloc();
             return Some(ptr.cast());
         }
-        caller.missed();
+        // Armed, the arena's own paths take it under the budget already on it.
+        if !self.cursor.is_armed() {
+            caller.missed();
+        }
         None
     }
 
