@@ -96,10 +96,11 @@ impl<T: ?Sized + Send> ArenaDrop for T {}
 /// Who allocates: the arena itself ([`Direct`]), or a [`Tracked`](crate::tags::Tracked)
 /// wrapper's own `alloc`, whose fast path bumps below the armed end (`end` while the wrapper's
 /// budget is known to be on the arena, else 0: see [`Arena::arm`]) and which checks its budget
-/// when that path misses. The value is then written in one place whichever path gave its
-/// slot, as for the arena's own allocations.
+/// when that path misses with the arena not armed. The value is then written in one place
+/// whichever path gave its slot, as for the arena's own allocations.
 pub(crate) trait Caller: Copy {
-    /// Bump below the armed end, and call [`missed`](Caller::missed) when that misses.
+    /// Bump below the armed end, and call [`missed`](Caller::missed) when that misses with
+    /// the arena not armed.
     const ARMED: bool;
 
     /// The armed path missed: the wrapper puts its budget on the arena (if it is not there) and

@@ -53,7 +53,8 @@ use super::usage::{MemoryUsage, Usage};
 /// [`alloc`](Tracked::alloc) and [`try_alloc`](Tracked::try_alloc) skip it: the arena keeps a
 /// second copy of its fast path's end for the wrapper, set once the wrapper has checked its
 /// budget and cleared whenever the arena's budget changes or the wrapper lends it out mutably
-/// (`DerefMut`: a reset, a replacement, a swap). So a loop writing 64-byte values runs 27
+/// (`DerefMut`: a replacement, a swap, a `scope` or `rewind` through the wrapper; the wrapper's
+/// own [`reset`](Tracked::reset) keeps it). So a loop writing 64-byte values runs 27
 /// instructions per value through the wrapper, as on the bare arena, and the first allocation
 /// after such a change makes the check. Other methods reached through the wrapper compare the
 /// stamps on each call; to call them in a hot loop, borrow the allocator once before it: the
@@ -385,9 +386,11 @@ impl<G: Tag> Tracked<crate::arena::Arena, G> {
 
 /// A tracked arena's own allocation ([`Tracked::alloc`], [`Tracked::try_alloc`]): it bumps
 /// below the arena's armed end, which is its end only while this wrapper's budget is known to
-/// be on it, so the loop pays no compare of its own. When that misses (the first allocation,
-/// after a budget change or a mutable borrow, at a page's end), the wrapper does what its
-/// [`Deref`] does, putting its budget back if it is not the arena's, and arms the arena again.
+/// be on it, so the loop pays no compare of its own. When that misses with the arena not armed
+/// (the first allocation, after a budget change or a mutable borrow), the wrapper does what
+/// its [`Deref`] does, putting its budget back if it is not the arena's, and arms the arena
+/// again; a miss while armed (a page's end, a value that starts a drop record) takes the
+/// arena's own paths under the budget already on it.
 struct Recheck<'t, G: Tag>(&'t Tracked<crate::arena::Arena, G>);
 
 impl<G: Tag> Clone for Recheck<'_, G> {
