@@ -107,7 +107,7 @@ pub(crate) struct SlotMap<P> {
 /// known ([`issue_handle`](Claim::issue_handle)) before the payload is made. Dropping a claim
 /// whose handle was never issued changes nothing (but the capacity, if the map grew to find the
 /// slot); dropping one whose handle was issued (`insert_with`'s closure panicked, or the value
-/// could not be stored) spends that handle's generation ([`Ledger::forfeit`]), so the handle
+/// could not be stored) spends that handle's generation ([`SlotMap::forfeit`]), so the handle
 /// never names a value, this one or a later one.
 pub(crate) struct Claim<'a, P> {
     map: &'a mut SlotMap<P>,
@@ -598,8 +598,8 @@ impl<P> SlotMap<P> {
     /// filled (`insert_with`'s closure panicked, or the value could not be stored), so that the
     /// handle never names a value. The slot stays vacant, in the same place (the free-list head,
     /// or the first never-used slot, whose next generation the ledger keeps: `next_fresh`), and
-    /// nothing is counted as inserted or removed. A slot whose generations that spends up
-    /// retires, as a remove would retire it.
+    /// nothing is counted as inserted or removed. A slot whose last generation that spends
+    /// retires, as a remove would retire it ([`Ledger::retire_one`]).
     ///
     /// # Safety
     /// `slot` points to slot `index` of this map, vacant: the free-list head if `from_free`, else
@@ -638,9 +638,9 @@ impl<P> SlotMap<P> {
                     l.high_water += 1;
                     l.next_fresh = l.generations.first();
                 }
-                l.retired += 1;
-                slot.respend(l.generations.retired());
-                slot.set_next_free(NO_SLOT);
+                let (retired, no_link, _) = l.retire_one();
+                slot.respend(retired);
+                slot.set_next_free(no_link);
             }
         }
     }
@@ -1349,7 +1349,7 @@ impl<'a, P> Claim<'a, P> {
 
     /// The handle the payload will have, to hand to user code before the payload exists: from
     /// now on, dropping the claim without [`commit`](Claim::commit) spends the handle's
-    /// generation (see [`Ledger::forfeit`]).
+    /// generation (see [`SlotMap::forfeit`]).
     #[inline(always)]
     pub(crate) fn issue_handle<K: Key>(&mut self) -> K {
         self.issued = true;
