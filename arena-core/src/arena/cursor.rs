@@ -260,7 +260,8 @@ impl Cursor {
     /// [`bump_fast`](Cursor::bump_fast) for a [`Tracked`](crate::tags::Tracked) arena's own
     /// allocation: below `armed_end` instead of `end`, so `None` whenever the cursor is not
     /// armed. Small compile-time layouts only (`size` and `align` at most [`SLACK`]` / 2`);
-    /// others get `None`, and the wrapper's checked path.
+    /// others get `None` and take the arena's own path, under the budget the wrapper put on
+    /// the arena (checked again first only if the arena is not armed).
     #[inline(always)]
     pub(super) fn bump_armed(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
         if size <= SLACK / 2 && align <= SLACK / 2 {

@@ -33,7 +33,8 @@ pub enum GuardSide {
 /// overwritten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GuardViolation {
-    /// Offset of the allocation in the arena (see [`Arena::offset_of`]).
+    /// Offset of the allocation in the arena (see [`Arena::offset_of`]); for a
+    /// [`GuardedHeap`](crate::heap::GuardedHeap), from the start of the heap's block space.
     pub offset: usize,
     /// Size of the allocation in bytes.
     pub size: usize,

@@ -166,7 +166,7 @@ impl<'buf> GuardedHeap<'buf> {
             }
             return self.heap.free(ptr);
         };
-        if let Some(v) = check_one(record) {
+        if let Some(v) = check_one(&self.heap, record) {
             return Err(FreeError::GuardDamaged(v));
         }
         // SAFETY: `record.value` is a live guarded allocation, `front` bytes after its block's
@@ -192,25 +192,25 @@ impl<'buf> GuardedHeap<'buf> {
     ///
     /// # Errors
     ///
-    /// The first damaged guard; `offset` in it is the allocation's address (a heap has no single
-    /// base to count from).
+    /// The first damaged guard; `offset` in it is the allocation's offset from the start of the
+    /// heap's block space, as in [`FreeError::NotAllocated`](super::FreeError::NotAllocated).
     pub fn check_guards(&self) -> Result<(), GuardViolation> {
         self.live
             .values()
-            .find_map(|&r| check_one(r))
+            .find_map(|&r| check_one(&self.heap, r))
             .map_or(Ok(()), Err)
     }
 }
 
-/// The first damaged guard byte around a live guarded allocation, if any; `offset` in it is the
-/// allocation's address.
-fn check_one(r: Guarded) -> Option<GuardViolation> {
+/// The first damaged guard byte around a live guarded allocation of `heap`, if any; `offset`
+/// in it is the allocation's offset from the start of the heap's block space.
+fn check_one(heap: &FreeListHeap<'_>, r: Guarded) -> Option<GuardViolation> {
     // SAFETY: `r` is a live guarded allocation: `front` guard bytes before it and `GUARD_BYTES`
     // after its `size` bytes are inside its block, which only this heap's owner reaches (and
     // `&self` or `&mut self` is held, so nothing writes meanwhile).
     unsafe {
         damaged_guard(r.value, r.size, r.front, GUARD_BYTES, || {
-            r.value.as_ptr().addr()
+            heap.block_space_offset(r.value.as_ptr().addr())
         })
     }
 }

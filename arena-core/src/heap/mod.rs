@@ -381,6 +381,12 @@ impl<'buf> FreeListHeap<'buf> {
         self.end - self.first
     }
 
+    /// The offset of address `addr`, inside this heap, from the start of its block space: the
+    /// offset [`FreeError::NotAllocated`] and a [`GuardedHeap`]'s guard reports give.
+    pub(crate) fn block_space_offset(&self, addr: usize) -> usize {
+        addr - self.region.addr_of(self.first)
+    }
+
     /// Whether `ptr` points into this heap's memory (live or not).
     pub fn contains(&self, ptr: NonNull<u8>) -> bool {
         self.region
@@ -1042,7 +1048,7 @@ impl<'buf> FreeListHeap<'buf> {
     #[inline(never)]
     fn free_error(&self, ptr: NonNull<u8>, failure: NotLive) -> FreeError {
         // Inside block space, the offset of `ptr` from its start.
-        let offset = || ptr.as_ptr().addr() - self.region.addr_of(self.first);
+        let offset = || self.block_space_offset(ptr.as_ptr().addr());
         match failure {
             // The first block's header is inside the heap but never a payload.
             NotLive::NotPayload if !self.contains(ptr) => FreeError::ForeignPointer {

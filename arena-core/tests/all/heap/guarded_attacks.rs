@@ -174,3 +174,31 @@ fn small_layout(rng: &mut Rng) -> Layout {
     let align = [1, 2, 8, 16, 64, 256][rng.below(6)];
     layout(1 + rng.below(200), align)
 }
+
+/// A damaged guard is reported at the allocation's offset in the heap's block space, the offset
+/// the heap's other errors give (here: one byte before the offset of a pointer one past the
+/// allocation's start, which is not an allocation), never at its address.
+#[test]
+fn a_damaged_guard_is_reported_at_the_offset_the_heaps_errors_use() {
+    let mut guarded = GuardedHeap::new(FreeListHeap::with_capacity(4096));
+    let _before = guarded.alloc(layout(100, 8));
+    let p = guarded.alloc(layout(24, 8));
+    let inside = NonNull::new(p.as_ptr().wrapping_add(1)).unwrap();
+    let FreeError::NotAllocated { offset } = guarded.free(inside).unwrap_err() else {
+        panic!("an interior pointer is not an allocation");
+    };
+    // SAFETY: the byte just past the 24-byte allocation is its back guard, inside its block.
+    unsafe { p.as_ptr().add(24).write(0) };
+    let damaged = guarded.check_guards().unwrap_err();
+    assert_eq!(damaged.offset, offset - 1, "{damaged}");
+    assert!(damaged.offset < guarded.capacity(), "{damaged}");
+    assert!(
+        damaged
+            .to_string()
+            .contains(&format!("at offset {}", offset - 1))
+    );
+    let FreeError::GuardDamaged(on_free) = guarded.free(p).unwrap_err() else {
+        panic!("the damaged allocation is refused");
+    };
+    assert_eq!(on_free, damaged);
+}
