@@ -72,10 +72,8 @@ impl Cursor {
     /// [`with_align`]: Self::with_align
     #[inline(always)]
     pub(crate) fn place_aligned<C: Columns>(&mut self, align: usize) -> C {
-        assert!(
-            align.is_power_of_two(),
-            "Soa::ALIGN must be a power of two (got {align}); #[soa(align = N)] checks this for derived types"
-        );
+        // Every caller passes `column_align`, checked when compiled.
+        debug_assert!(align.is_power_of_two());
         let saved = self.min_align;
         self.min_align = saved.max(align);
         let cols = C::place(self);
@@ -86,10 +84,8 @@ impl Cursor {
     /// Runs `f` with every column it places aligned to at least `align`.
     #[inline(always)]
     pub(crate) fn with_align<R>(&mut self, align: usize, f: impl FnOnce(&mut Self) -> R) -> R {
-        assert!(
-            align.is_power_of_two(),
-            "Soa::ALIGN must be a power of two (got {align}); #[soa(align = N)] checks this for derived types"
-        );
+        // Every caller passes `column_align`, checked when compiled.
+        debug_assert!(align.is_power_of_two());
         let saved = self.min_align;
         self.min_align = saved.max(align);
         let r = f(self);
@@ -731,7 +727,7 @@ impl<S: Soa> Columns for Nested<S> {
     #[inline(always)]
     fn place(cursor: &mut Cursor) -> Self {
         Nested {
-            inner: cursor.place_aligned::<S::Columns>(S::ALIGN),
+            inner: cursor.place_aligned::<S::Columns>(super::column_align::<S>()),
         }
     }
     #[inline(always)]

@@ -127,7 +127,8 @@ pub trait Soa: Sized {
     type SlicesMut<'a>
     where
         Self: 'a;
-    /// The alignment every column starts on (`#[soa(align = 64)]`); a power of two.
+    /// The alignment every column starts on (`#[soa(align = 64)]`); a power of two (a
+    /// hand-written impl with another value fails to build where its columns are laid out).
     const ALIGN: usize = 1;
     /// The fields' names in declaration order (`["id", "pos"]`; a tuple struct's are `"0"`,
     /// `"1"`), written by the derive. The named column format of the `serde` feature
@@ -219,11 +220,26 @@ impl core::fmt::Display for SoaAllocError {
 
 impl core::error::Error for SoaAllocError {}
 
+/// `T::ALIGN`, the alignment every column of `T` starts on. A hand-written impl whose `ALIGN`
+/// is not a power of two fails the build of the code that lays its columns out (`cargo build`
+/// and `cargo test` report it; `cargo check` does not evaluate it), instead of failing at run
+/// time; the derive checks `#[soa(align = N)]` itself.
+#[inline(always)]
+pub(crate) const fn column_align<T: Soa>() -> usize {
+    const {
+        assert!(
+            T::ALIGN.is_power_of_two(),
+            "Soa::ALIGN must be a power of two: give the impl's `const ALIGN` one (1, 2, 4, 8, ...)"
+        )
+    };
+    T::ALIGN
+}
+
 /// The layout of one block holding every column of `rows` rows of `T`, each column aligned to its
 /// type and to [`Soa::ALIGN`]. This is the block [`SoaVec`] allocates and an arena carves.
 pub fn block_layout<T: Soa>(rows: usize) -> Result<core::alloc::Layout, SoaAllocError> {
     let mut cursor = Cursor::new(core::ptr::null_mut(), rows);
-    cursor.with_align(T::ALIGN, T::Columns::place);
+    cursor.with_align(column_align::<T>(), T::Columns::place);
     let (size, align) = cursor
         .finish()
         .ok_or(SoaAllocError::CapacityOverflow { rows })?;
@@ -236,7 +252,7 @@ pub fn block_layout<T: Soa>(rows: usize) -> Result<core::alloc::Layout, SoaAlloc
 #[cfg(feature = "alloc")]
 pub(crate) fn place<T: Soa>(base: *mut u8, rows: usize) -> T::Columns {
     let mut cursor = Cursor::new(base, rows);
-    cursor.with_align(T::ALIGN, T::Columns::place)
+    cursor.with_align(column_align::<T>(), T::Columns::place)
 }
 
 /// Splits a row into the values its columns store (runs the row's and its nested fields'

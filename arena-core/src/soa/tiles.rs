@@ -19,7 +19,7 @@ use core::marker::PhantomData;
 use super::raw::unwrap_alloc;
 use super::{
     CloneColumns, Columns, Cursor, Soa, SoaAllocError, SoaTiled, TileColumns, TryPushError,
-    dangling, row_from_raw, row_to_raw,
+    column_align, dangling, row_from_raw, row_to_raw,
 };
 use crate::arena::{Arena, ArenaError};
 
@@ -27,7 +27,7 @@ use crate::arena::{Arena, ArenaError};
 /// to its alignment so the next tile starts aligned too.
 fn tile_shape<T: Soa>(lanes: usize) -> Result<(usize, usize), SoaAllocError> {
     let mut cursor = Cursor::tile(core::ptr::null_mut(), lanes);
-    cursor.with_align(T::ALIGN, T::Columns::place);
+    cursor.with_align(column_align::<T>(), T::Columns::place);
     let overflow = SoaAllocError::CapacityOverflow { rows: lanes };
     let (size, align) = cursor.finish().ok_or(overflow)?;
     Ok((size.checked_next_multiple_of(align).ok_or(overflow)?, align))
@@ -73,7 +73,7 @@ pub fn tile_layout<T: SoaTiled, const N: usize>() -> Layout {
 #[inline(always)]
 fn place_tile<T: Soa>(base: *mut u8, lanes: usize) -> T::Columns {
     let mut cursor = Cursor::tile(base, lanes);
-    cursor.place_aligned::<T::Columns>(T::ALIGN)
+    cursor.place_aligned::<T::Columns>(column_align::<T>())
 }
 
 /// Tile-major addressing shared by the owning container and the arena view: the block's start

@@ -1407,3 +1407,84 @@ mod hostile_serde {
         assert!(accepted > 0);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A hand-written row type asking for the largest alignments a layout can have.
+
+mod huge_align {
+    use arena_kit_core::arena::{Arena, ArenaError};
+    use arena_kit_core::soa::{Col, Soa, SoaAllocError, SoaPool, SoaVec, block_layout};
+
+    /// One `u32` column aligned to `1 << SHIFT` (hand-written: the derive's `align` is a
+    /// literal).
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Wide<const SHIFT: u32>(u32);
+
+    impl<const SHIFT: u32> Soa for Wide<SHIFT> {
+        type Columns = (Col<u32>, ());
+        type Ref<'a> = (&'a u32, ());
+        type Mut<'a> = (&'a mut u32, ());
+        type Slices<'a> = (&'a [u32], ());
+        type SlicesMut<'a> = (&'a mut [u32], ());
+        const ALIGN: usize = 1 << SHIFT;
+        fn into_columns(self) -> (u32, ()) {
+            (self.0, ())
+        }
+        fn from_columns((a, ()): (u32, ())) -> Self {
+            Wide(a)
+        }
+        fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {
+            c
+        }
+        fn view_mut<'a>(c: Self::Mut<'a>) -> Self::Mut<'a> {
+            c
+        }
+        fn view_slices<'a>(c: Self::Slices<'a>) -> Self::Slices<'a> {
+            c
+        }
+        fn view_slices_mut<'a>(c: Self::SlicesMut<'a>) -> Self::SlicesMut<'a> {
+            c
+        }
+    }
+
+    /// Alignments no allocation can have (`1 << 63`: a layout's size rounded up to it passes
+    /// `isize::MAX`; `1 << 62` and `1 << 40`: more than the address space holds in practice) are
+    /// refused with an error by every `try_` constructor and carve; nothing panics or hands out
+    /// memory, and an empty vector of such rows works (it allocates nothing).
+    fn refused_everywhere<const SHIFT: u32>() {
+        let align = 1usize << SHIFT;
+        assert!(block_layout::<Wide<SHIFT>>(1).is_err() || SHIFT < 63);
+        let e = SoaVec::<Wide<SHIFT>>::try_with_capacity(1).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                SoaAllocError::CapacityOverflow { .. } | SoaAllocError::OutOfMemory { .. }
+            ),
+            "align {align:#x}: {e:?}"
+        );
+        let mut v = SoaVec::<Wide<SHIFT>>::new();
+        assert!(v.try_push(Wide(1)).is_err(), "align {align:#x}");
+        assert!(v.try_reserve(1).is_err());
+        assert_eq!((v.len(), v.iter().count()), (0, 0));
+        assert!(SoaPool::<Wide<SHIFT>>::try_with_capacity(1).is_err());
+        let arena = Arena::with_capacity(4096);
+        let before = arena.used();
+        let carved = arena.try_alloc_soa(1, |i| Wide::<SHIFT>(i as u32));
+        assert!(
+            matches!(
+                carved,
+                Err(ArenaError::SizeOverflow { .. } | ArenaError::Full { .. })
+            ),
+            "align {align:#x}: {:?}",
+            carved.map(|s| s.len())
+        );
+        assert_eq!(arena.used(), before);
+    }
+
+    #[test]
+    fn alignments_no_allocation_can_have_are_refused_by_every_try_form() {
+        refused_everywhere::<63>();
+        refused_everywhere::<62>();
+        refused_everywhere::<40>();
+    }
+}
