@@ -64,10 +64,23 @@ impl Arena {
         Ok(())
     }
 
+    /// The one writer of the budget and its stamp, which [`Budgeted::budget_stamp`] reads
+    /// alone: the stamp is always the stored gate's.
+    #[inline]
+    fn store_budget(&self, gate: Option<BudgetGate>) {
+        self.budget.set(gate);
+        self.budget_stamp.set(gate.map_or(0, |g| g.stamp()));
+    }
+
     /// Stores `gate` (its warned state changed) and the cursor's clamp that goes with it.
     #[inline]
     fn set_gate(&self, gate: BudgetGate) {
-        self.budget.set(Some(gate));
+        debug_assert_eq!(
+            gate.stamp(),
+            self.budget_stamp.get(),
+            "the same gate, warned"
+        );
+        self.store_budget(Some(gate));
         self.cursor.set_budget_limit(gate.limit());
     }
 
@@ -116,8 +129,7 @@ impl Arena {
     /// (the cursor is disarmed).
     pub(super) fn apply_budget(&self, gate: Option<BudgetGate>) {
         self.cursor.disarm();
-        self.budget.set(gate);
-        self.budget_stamp.set(gate.map_or(0, |g| g.stamp()));
+        self.store_budget(gate);
         self.settle_budget();
         if gate.is_none() {
             self.cursor.set_budget_limit(usize::MAX);
@@ -189,12 +201,14 @@ impl Arena {
     #[cold]
     #[inline(never)]
     fn restore_budget_cold(&self, gate: &BudgetGate) {
-        if self.budget.get().is_some_and(|g| g.same_budget(gate)) {
+        if let Some(have) = self.budget.get()
+            && have.same_budget(gate)
+        {
             // The same budget under another stamp (a copy of the gate): take the stamp, keep
             // the warned state, so the next check is one compare again. An unstamped copy
             // leaves the stamp in force: a budget in force always has one.
             if gate.stamp() != 0 {
-                self.budget_stamp.set(gate.stamp());
+                self.store_budget(Some(have.with_stamp_of(gate)));
             }
         } else {
             self.apply_budget(Some(gate.ensure_stamped()));

@@ -201,6 +201,13 @@ impl BudgetGate {
         self.stamp
     }
 
+    /// This gate under `other`'s stamp: what an allocator stores when it is handed the same
+    /// budget again under another stamp, keeping its own warned state.
+    pub(crate) fn with_stamp_of(mut self, other: &BudgetGate) -> BudgetGate {
+        self.stamp = other.stamp;
+        self
+    }
+
     /// This gate, [`stamped`](BudgetGate::stamped) if it is not yet: what an allocator stores, so
     /// that its [`budget_stamp`](Budgeted::budget_stamp) is 0 only without a budget.
     #[must_use]

@@ -132,6 +132,41 @@ fn a_budget_changed_on_an_armed_arena_is_put_back_before_the_wrappers_next_alloc
     assert_eq!(scratch.usage().current, 24);
 }
 
+/// The stamp an arena reports (`budget_stamp`, what a wrapper compares) is the stamp of the
+/// budget it reports (`budget`), whichever way the budget arrived: set, re-applied as the same
+/// budget under another stamp (a `stamped` copy), or re-applied unstamped.
+#[test]
+fn the_budget_an_arena_reports_carries_the_stamp_it_reports() {
+    let consistent = |arena: &Arena, what: &str| {
+        assert_eq!(
+            arena.budget().map_or(0, |g| g.stamp()),
+            arena.budget_stamp(),
+            "{what}"
+        );
+        assert_ne!(
+            arena.budget_stamp(),
+            0,
+            "{what}: a budget in force has a stamp"
+        );
+    };
+    let mut arena = Arena::with_capacity(4096);
+    let gate: BudgetGate = Budget::fail(1024).into();
+    arena.set_budget(Some(gate));
+    consistent(&arena, "set unstamped");
+    let copy = arena.budget().unwrap().stamped();
+    arena.restore_budget(&copy);
+    consistent(&arena, "the same budget, stamped anew");
+    assert_eq!(arena.budget_stamp(), copy.stamp());
+    arena.restore_budget(&gate);
+    consistent(&arena, "the same budget, unstamped");
+    assert_eq!(arena.budget_stamp(), copy.stamp());
+    arena.restore_budget(&Budget::fail(2048).into());
+    consistent(&arena, "another budget");
+    assert_eq!(arena.budget().unwrap().budget().bytes, 2048);
+    arena.alloc([0u8; 1500]);
+    assert!(arena.try_alloc([0u8; 1024]).is_err());
+}
+
 #[test]
 fn an_armed_arena_follows_its_pages_and_a_lifted_warn_budget() {
     // Chained pages of 256 bytes: the fast path's end moves with every page.
