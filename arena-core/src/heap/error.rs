@@ -178,7 +178,8 @@ pub enum FreeError {
     /// The block's own tags were overwritten, so it cannot be freed safely.
     Corrupt(Corruption),
     /// A [`GuardedHeap`](super::GuardedHeap) found a guard byte of the allocation overwritten;
-    /// the allocation stays live (and the guard damaged) so that it can be inspected.
+    /// the allocation stays live (and the guard damaged) so that it can be inspected, until
+    /// [`GuardedHeap::free_despite_guards`](super::GuardedHeap::free_despite_guards) frees it.
     GuardDamaged(GuardViolation),
 }
 

@@ -148,7 +148,8 @@ impl<'buf> GuardedHeap<'buf> {
     /// As [`FreeListHeap::free`]: `ptr` is not a live allocation of this heap (the start of a
     /// guarded allocation's block is not one either); and
     /// [`FreeError::GuardDamaged`] when a guard byte of the allocation was overwritten (the
-    /// allocation then stays live, so the damage can be inspected). Nothing changes on error.
+    /// allocation then stays live, so the damage can be inspected;
+    /// [`free_despite_guards`](Self::free_despite_guards) frees it). Nothing changes on error.
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         let Some(&record) = self.live.get(&(ptr.as_ptr().addr())) else {
             if !poison::ENABLED {
@@ -175,6 +176,48 @@ impl<'buf> GuardedHeap<'buf> {
         // Only once the heap took the block back: on an error the record stays, as it was.
         self.live.remove(&(ptr.as_ptr().addr()));
         Ok(())
+    }
+
+    /// Frees the allocation at `ptr` whatever its guards hold, and returns the damage found in
+    /// them, if any: for an allocation [`free`](Self::free) refused with
+    /// [`FreeError::GuardDamaged`], once the damage has been looked at (otherwise it could never
+    /// be freed). The block's own tags are still checked, as every free checks them.
+    ///
+    /// ```
+    /// use arena_kit::heap::{FreeError, FreeListHeap, GuardedHeap};
+    /// use core::alloc::Layout;
+    ///
+    /// let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
+    /// let p = heap.alloc(Layout::new::<[u8; 16]>());
+    /// if arena_kit::poison::ENABLED {
+    ///     // A bug writes one byte past the end: with guards on, onto the guard there.
+    ///     // SAFETY: with guards on, the guard bytes after the 16 bytes are in the block.
+    ///     unsafe { p.as_ptr().add(16).write(0) };
+    ///     assert!(matches!(heap.free(p), Err(FreeError::GuardDamaged(_))));
+    ///     let damage = heap.free_despite_guards(p).unwrap().expect("the overrun");
+    ///     assert_eq!(damage.size, 16);
+    /// } else {
+    ///     assert_eq!(heap.free_despite_guards(p).unwrap(), None);
+    /// }
+    /// assert_eq!(heap.stats().live_blocks, 0);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`free`](Self::free), but never [`FreeError::GuardDamaged`]; nothing changes on error.
+    pub fn free_despite_guards(
+        &mut self,
+        ptr: NonNull<u8>,
+    ) -> Result<Option<GuardViolation>, FreeError> {
+        let Some(&record) = self.live.get(&(ptr.as_ptr().addr())) else {
+            return self.free(ptr).map(|()| None);
+        };
+        let damage = check_one(&self.heap, record);
+        // SAFETY: as in `free`: `record.value` is a live guarded allocation, `front` bytes after
+        // its block's start.
+        self.heap.free(unsafe { record.value.sub(record.front) })?;
+        self.live.remove(&(ptr.as_ptr().addr()));
+        Ok(damage)
     }
 
     /// Whether `ptr` is the start of the block under a live guarded allocation. Blocks do not

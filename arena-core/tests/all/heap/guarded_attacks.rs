@@ -180,6 +180,9 @@ fn small_layout(rng: &mut Rng) -> Layout {
 /// allocation's start, which is not an allocation), never at its address.
 #[test]
 fn a_damaged_guard_is_reported_at_the_offset_the_heaps_errors_use() {
+    if !arena_kit_core::poison::ENABLED {
+        return; // no guard bytes to damage (release build without `debug-checks`)
+    }
     let mut guarded = GuardedHeap::new(FreeListHeap::with_capacity(4096));
     let _before = guarded.alloc(layout(100, 8));
     let p = guarded.alloc(layout(24, 8));
@@ -201,4 +204,43 @@ fn a_damaged_guard_is_reported_at_the_offset_the_heaps_errors_use() {
         panic!("the damaged allocation is refused");
     };
     assert_eq!(on_free, damaged);
+}
+
+/// An allocation whose guard was damaged can still be freed, once looked at: the damage comes
+/// back, the block returns to the heap, and a second free of it (either way) is refused as a
+/// double free. Pointers that are not guarded allocations are refused as by `free`.
+#[test]
+fn an_allocation_with_a_damaged_guard_can_be_freed_despite_it() {
+    if !arena_kit_core::poison::ENABLED {
+        return; // no guard bytes to damage (release build without `debug-checks`)
+    }
+    let mut guarded = GuardedHeap::new(FreeListHeap::with_capacity(4096));
+    let keep = guarded.alloc(layout(8, 8));
+    let p = guarded.alloc(layout(24, 8));
+    // SAFETY: the byte just before the allocation is its front guard, inside its block.
+    unsafe { p.as_ptr().sub(1).write(0x11) };
+    let refused = guarded.free(p).unwrap_err();
+    let FreeError::GuardDamaged(seen) = refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(guarded.stats().live_blocks, 2);
+    let damage = guarded.free_despite_guards(p).unwrap();
+    assert_eq!(damage, Some(seen));
+    assert_eq!(guarded.stats().live_blocks, 1);
+    guarded.check().unwrap();
+    guarded.check_guards().unwrap();
+    for again in [guarded.free(p), guarded.free_despite_guards(p).map(drop)] {
+        assert!(
+            matches!(again, Err(FreeError::NotAllocated { .. })),
+            "{again:?}"
+        );
+    }
+    let inside = NonNull::new(keep.as_ptr().wrapping_add(4)).unwrap();
+    let interior = guarded.free_despite_guards(inside).unwrap_err();
+    assert!(
+        matches!(interior, FreeError::NotAllocated { .. }),
+        "{interior:?}"
+    );
+    assert_eq!(guarded.free_despite_guards(keep).unwrap(), None);
+    assert_eq!(guarded.stats().live_blocks, 0);
 }
