@@ -1484,7 +1484,11 @@ mod huge_align {
     #[test]
     fn alignments_no_allocation_can_have_are_refused_by_every_try_form() {
         refused_everywhere::<63>();
-        refused_everywhere::<62>();
-        refused_everywhere::<40>();
+        // Miri does not run an allocation request aligned past 2^29 (unsupported, not
+        // undefined); these two reach the global allocator, which refuses them natively.
+        if !cfg!(miri) {
+            refused_everywhere::<62>();
+            refused_everywhere::<40>();
+        }
     }
 }
