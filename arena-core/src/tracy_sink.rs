@@ -19,6 +19,17 @@ const MAX_NAMES: usize = 4096;
 /// The pool (and plot) name events get once [`MAX_NAMES`] names are taken.
 const OVERFLOW_NAME: &CStr = c"arena-kit: other";
 
+/// The longest text (a message, a pool or plot name) handed to Tracy, in bytes. Tracy sends
+/// lengths in 16 bits and asserts that a message is shorter than `u16::MAX` bytes (before it
+/// looks for a server: a longer one aborts the program) and that a name fits; longer texts are
+/// cut to this, at a character boundary.
+const MAX_TEXT: usize = u16::MAX as usize - 1;
+
+/// `text` cut to at most [`MAX_TEXT`] bytes, at a character boundary.
+fn fit(text: &str) -> &str {
+    &text[..text.floor_char_boundary(MAX_TEXT)]
+}
+
 /// A [`ProfilerSink`] that shows the tracked allocators in the Tracy profiler: each allocator is
 /// a named memory pool (its allocations and frees, an arena's blocks; a reset, rewind or scope
 /// exit is one memory discard, so Tracy shows no false leaks; a frame arena's buffer `i` is the
@@ -29,7 +40,9 @@ const OVERFLOW_NAME: &CStr = c"arena-kit: other";
 /// Tracy needs every name as a C string at a fixed address for the whole run: the sink keeps
 /// each pool and plot name it sees once, up to 4096 names (later names share the pool
 /// `"arena-kit: other"`); a name with a NUL byte has it replaced by `?`. The name table is
-/// behind a lock, taken once per event. The protocol is Tracy 0.14.1's (tracy-client 0.19).
+/// behind a lock, taken once per event. Tracy takes texts of up to 64 KiB: a longer name or
+/// message is cut to 65,534 bytes (at a character boundary), and names that are the same
+/// up to there share one pool or plot. The protocol is Tracy 0.14.1's (tracy-client 0.19).
 ///
 /// ```
 /// use arena_kit::tags::TracySink;
@@ -76,6 +89,7 @@ impl TracySink {
 
     /// `name` as a C string at a fixed address, kept for the rest of the program.
     fn name(&self, name: &str) -> &'static CStr {
+        let name = fit(name);
         // A sink that panicked while holding the lock left the table whole (it only inserts).
         let mut names = self.names.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(&c) = names.get(name) {
@@ -150,8 +164,35 @@ impl ProfilerSink for TracySink {
                 // SAFETY: `name` as for `Alloc` (Tracy keeps plot names too).
                 unsafe { sys::___tracy_emit_plot_int(name.as_ptr(), bytes) };
             }
-            ProfilerEvent::Message { text, .. } => self.client.message(text, 0),
+            ProfilerEvent::Message { text, .. } => self.client.message(fit(text), 0),
             ProfilerEvent::FrameEnd { .. } => self.client.frame_mark(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_texts_are_cut_at_a_character_boundary() {
+        assert_eq!(fit("short"), "short");
+        let exact = "x".repeat(MAX_TEXT);
+        assert_eq!(fit(&exact).len(), MAX_TEXT);
+        // A two-byte character straddling the limit is left out whole.
+        let straddling = "x".repeat(MAX_TEXT - 1) + "é";
+        assert_eq!(fit(&straddling).len(), MAX_TEXT - 1);
+        assert_eq!(fit(&"é".repeat(1 << 16)).len(), MAX_TEXT);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls Tracy's C++ client")]
+    fn names_the_same_up_to_the_limit_share_one_c_string() {
+        let sink = TracySink::new();
+        let long = "p".repeat(MAX_TEXT + 10);
+        let a = sink.name(&long);
+        let b = sink.name(&(long.clone() + "other"));
+        assert!(core::ptr::eq(a, b));
+        assert_eq!(a.to_bytes().len(), MAX_TEXT);
     }
 }

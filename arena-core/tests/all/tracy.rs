@@ -98,3 +98,20 @@ fn one_sink_serves_several_threads() {
     });
     assert_eq!(names(&sink), "TracySink { names: 2 }");
 }
+
+/// Attack: Tracy keeps a message's length in 16 bits and asserts it fits before it even looks
+/// for a server, so a longer message (a long pool or tag name in a budget warning, or an event
+/// made by hand) must be cut to fit, at a character boundary, rather than abort the program.
+#[test]
+#[cfg_attr(miri, ignore = "calls Tracy's C++ client")]
+fn a_message_longer_than_tracy_takes_is_cut_to_fit() {
+    let sink = TracySink::new();
+    for len in [65_534, 65_535, 65_536, 70_000, 1 << 20] {
+        let text = "é".repeat(len / 2) + "x";
+        sink.event(&ProfilerEvent::Message {
+            text: &text,
+            frame: 0,
+        });
+    }
+    assert_eq!(names(&sink), "TracySink { names: 0 }");
+}
