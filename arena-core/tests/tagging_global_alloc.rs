@@ -624,6 +624,22 @@ fn tracked_allocators_charge_their_growth_to_their_own_tag() {
             v.push(particle(i));
         }
     });
+    // Reordering moves the rows to a new block (`apply_permutation`, `sort_by`, `sort_by_key`):
+    // the vector's own tag, not the scope, pays for it.
+    charged_to_own_tag("soa vec reordered", SoaVec::<Particle>::new, |v| {
+        for i in 0..300 {
+            v.push(particle(i));
+        }
+        let reversed: Vec<u32> = (0..300).rev().collect();
+        v.apply_permutation(&reversed).unwrap();
+        v.sort_by(|a, b| a.x.total_cmp(b.x));
+        v.sort_by_key(|p| core::cmp::Reverse(*p.life));
+        assert_eq!(v.slices().x[0], 0.0);
+        // So does shrinking it into a smaller block.
+        v.truncate(10);
+        v.shrink_to_fit();
+        assert_eq!(v.capacity(), 10);
+    });
     charged_to_own_tag(
         "soa pool",
         || SoaPool::<Particle>::growable(16),

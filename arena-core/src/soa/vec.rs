@@ -238,8 +238,12 @@ impl<T: Soa> SoaVec<T> {
     /// type does.
     pub fn shrink_to_fit(&mut self) {
         if !super::row_is_zst::<T>() && self.capacity() > self.len {
+            // The smaller block is the vector's, charged to its tag as its growth is.
+            let charge = self.page_tag.charge();
             // SAFETY: rows `0..len` are the initialised ones.
-            unwrap_alloc(unsafe { self.raw.try_realloc(self.len, self.len) });
+            let shrunk = unsafe { self.raw.try_realloc(self.len, self.len) };
+            drop(charge);
+            unwrap_alloc(shrunk);
             self.refresh_end();
         }
     }
@@ -873,7 +877,11 @@ impl<T: Soa> SoaVec<T> {
         if self.len < 2 {
             return;
         }
-        let fresh = unwrap_alloc(RawSoa::<T>::try_with_capacity(self.capacity()));
+        // The new block replaces the vector's own: charged to its tag, as its growth is.
+        let charge = self.page_tag.charge();
+        let fresh = RawSoa::<T>::try_with_capacity(self.capacity());
+        drop(charge);
+        let fresh = unwrap_alloc(fresh);
         // SAFETY: `order` is a permutation of the initialised rows; each moves to the new block
         // once, and the old block is then freed without dropping anything. No user code runs
         // in between.
