@@ -8,6 +8,7 @@ mod issued_handles;
 mod model;
 mod panic_safety;
 mod parity;
+mod reserved_range_attacks;
 mod secondary;
 mod secondary_attacks;
 mod secondary_model;
