@@ -29,8 +29,8 @@ fn rounds() -> usize {
 }
 
 /// Values aligned past the page size keep their alignment and contents through growth chunk by
-/// chunk, a shrink and growth again. On a thread with a large stack: unoptimised builds keep
-/// several 64 KiB-aligned slot temporaries per frame, more than a test thread's 2 MiB.
+/// chunk, a shrink and growth again. On a thread with a large stack: unoptimised, this test's
+/// own frame holds many 64 KiB-aligned temporaries, more than a test thread's 2 MiB.
 #[test]
 fn values_aligned_past_a_page_stay_aligned_and_whole() {
     std::thread::Builder::new()

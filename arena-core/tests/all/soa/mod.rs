@@ -5,6 +5,7 @@ mod budget;
 mod changes;
 mod derive_attacks;
 mod indirect;
+mod indirect_attacks;
 mod panic_safety;
 mod pool;
 mod pool_invariant_attacks;
