@@ -8,16 +8,17 @@
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::string::String;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::tags::{ProfilerEvent, ProfilerSink};
 
-/// How many distinct names (pools and plots) a [`TracySink`] keeps; names beyond it share
-/// [`OVERFLOW_NAME`].
+/// How many distinct names (pools and plots) a [`TracySink`] keeps; the events of pools and
+/// plots beyond it are dropped (counted in the sink's `dropped`). They must not share a name:
+/// Tracy keys a memory pool by its name and a discard ends every block of the pool, so one
+/// allocator's reset would end another's blocks, whose frees Tracy then rejects as unknown
+/// (stopping the capture).
 const MAX_NAMES: usize = 4096;
-
-/// The pool (and plot) name events get once [`MAX_NAMES`] names are taken.
-const OVERFLOW_NAME: &CStr = c"arena-kit: other";
 
 /// The longest text (a message, a pool or plot name) handed to Tracy, in bytes. Tracy sends
 /// lengths in 16 bits and asserts that a message is shorter than `u16::MAX` bytes (before it
@@ -38,8 +39,10 @@ fn fit(text: &str) -> &str {
 /// message, and each frame's end a frame mark.
 ///
 /// Tracy needs every name as a C string at a fixed address for the whole run: the sink keeps
-/// each pool and plot name it sees once, up to 4096 names (later names share the pool
-/// `"arena-kit: other"`); a name with a NUL byte has it replaced by `?`. The name table is
+/// each pool and plot name it sees once, up to 4096 names; the events of pools and plots seen
+/// after that are not sent (merged into one pool, one allocator's reset would end another's
+/// blocks in Tracy's eyes), and are counted in its `Debug` output as `dropped`. A name with a
+/// NUL byte has it replaced by `?`. The name table is
 /// behind a lock, taken once per event. Tracy takes texts of up to 64 KiB: a longer name or
 /// message is cut to 65,534 bytes (at a character boundary), and names that are the same
 /// up to there share one pool or plot. The protocol is Tracy 0.14.1's (tracy-client 0.19).
@@ -59,6 +62,8 @@ pub struct TracySink {
     client: tracy_client::Client,
     /// Every name handed to Tracy: leaked C strings, never freed (Tracy keeps the pointers).
     names: Mutex<HashMap<String, &'static CStr>>,
+    /// Events not sent because their pool or plot had no name left (see [`MAX_NAMES`]).
+    dropped: AtomicU64,
 }
 
 impl TracySink {
@@ -67,6 +72,7 @@ impl TracySink {
         TracySink {
             client: tracy_client::Client::start(),
             names: Mutex::new(HashMap::new()),
+            dropped: AtomicU64::new(0),
         }
     }
 
@@ -79,29 +85,32 @@ impl TracySink {
         sink
     }
 
-    /// The pool's name; a frame arena's buffer `i` is the pool `"{pool} [buffer i]"`.
-    fn pool_name(&self, pool: &str, buffer: Option<usize>) -> &'static CStr {
+    /// The pool's name; a frame arena's buffer `i` is the pool `"{pool} [buffer i]"`. `None`
+    /// (the event is counted as dropped) if the name is new and the table is full.
+    fn pool_name(&self, pool: &str, buffer: Option<usize>) -> Option<&'static CStr> {
         match buffer {
             None => self.name(pool),
             Some(i) => self.name(&crate::tags::profiler::buffer_pool_name(pool, i)),
         }
     }
 
-    /// `name` as a C string at a fixed address, kept for the rest of the program.
-    fn name(&self, name: &str) -> &'static CStr {
+    /// `name` as a C string at a fixed address, kept for the rest of the program; `None` (the
+    /// event is counted as dropped) if it is new and [`MAX_NAMES`] names are taken.
+    fn name(&self, name: &str) -> Option<&'static CStr> {
         let name = fit(name);
         // A sink that panicked while holding the lock left the table whole (it only inserts).
         let mut names = self.names.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(&c) = names.get(name) {
-            return c;
+            return Some(c);
         }
         if names.len() >= MAX_NAMES {
-            return OVERFLOW_NAME;
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return None;
         }
         let c = CString::new(name.replace('\0', "?")).expect("NUL bytes were replaced");
         let c: &'static CStr = std::boxed::Box::leak(c.into_boxed_c_str());
         names.insert(String::from(name), c);
-        c
+        Some(c)
     }
 }
 
@@ -114,7 +123,10 @@ impl Default for TracySink {
 impl core::fmt::Debug for TracySink {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let names = self.names.lock().map_or(0, |n| n.len());
-        f.debug_struct("TracySink").field("names", &names).finish()
+        f.debug_struct("TracySink")
+            .field("names", &names)
+            .field("dropped", &self.dropped.load(Ordering::Relaxed))
+            .finish()
     }
 }
 
@@ -129,7 +141,9 @@ impl ProfilerSink for TracySink {
                 buffer,
                 ..
             } => {
-                let name = self.pool_name(pool, buffer);
+                let Some(name) = self.pool_name(pool, buffer) else {
+                    return;
+                };
                 // SAFETY: `name` is NUL-terminated and lives for the rest of the program (Tracy
                 // keeps the pointer); `addr` is only recorded, never dereferenced. The client is
                 // running (`self.client`).
@@ -144,7 +158,9 @@ impl ProfilerSink for TracySink {
             ProfilerEvent::Free {
                 pool, addr, buffer, ..
             } => {
-                let name = self.pool_name(pool, buffer);
+                let Some(name) = self.pool_name(pool, buffer) else {
+                    return;
+                };
                 // SAFETY: as for `Alloc`.
                 unsafe {
                     sys::___tracy_emit_memory_free_named(
@@ -154,12 +170,16 @@ impl ProfilerSink for TracySink {
                 };
             }
             ProfilerEvent::Discard { pool, buffer, .. } => {
-                let name = self.pool_name(pool, buffer);
+                let Some(name) = self.pool_name(pool, buffer) else {
+                    return;
+                };
                 // SAFETY: `name` as for `Alloc`; the client is running.
                 unsafe { sys::___tracy_emit_memory_discard(name.as_ptr()) };
             }
             ProfilerEvent::Plot { tag, bytes, .. } => {
-                let name = self.name(tag);
+                let Some(name) = self.name(tag) else {
+                    return;
+                };
                 let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
                 // SAFETY: `name` as for `Alloc` (Tracy keeps plot names too).
                 unsafe { sys::___tracy_emit_plot_int(name.as_ptr(), bytes) };
@@ -190,8 +210,8 @@ mod tests {
     fn names_the_same_up_to_the_limit_share_one_c_string() {
         let sink = TracySink::new();
         let long = "p".repeat(MAX_TEXT + 10);
-        let a = sink.name(&long);
-        let b = sink.name(&(long.clone() + "other"));
+        let a = sink.name(&long).unwrap();
+        let b = sink.name(&(long.clone() + "other")).unwrap();
         assert!(core::ptr::eq(a, b));
         assert_eq!(a.to_bytes().len(), MAX_TEXT);
     }

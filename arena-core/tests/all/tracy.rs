@@ -53,7 +53,7 @@ fn every_event_kind_goes_through_with_no_server_attached() {
     }
     assert_eq!(
         names(&sink),
-        "TracySink { names: 3 }",
+        "TracySink { names: 3, dropped: 0 }",
         "one pool name, its buffer 1's and one plot name, kept once however often they come"
     );
 }
@@ -71,7 +71,7 @@ fn a_name_with_a_nul_byte_is_kept_with_it_replaced() {
         text: "a message\0with a NUL inside",
         frame: 1,
     });
-    assert_eq!(names(&sink), "TracySink { names: 1 }");
+    assert_eq!(names(&sink), "TracySink { names: 1, dropped: 0 }");
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn one_sink_serves_several_threads() {
             });
         }
     });
-    assert_eq!(names(&sink), "TracySink { names: 2 }");
+    assert_eq!(names(&sink), "TracySink { names: 2, dropped: 0 }");
 }
 
 /// Attack: Tracy keeps a message's length in 16 bits and asserts it fits before it even looks
@@ -113,5 +113,63 @@ fn a_message_longer_than_tracy_takes_is_cut_to_fit() {
             frame: 0,
         });
     }
-    assert_eq!(names(&sink), "TracySink { names: 0 }");
+    assert_eq!(names(&sink), "TracySink { names: 0, dropped: 0 }");
+}
+
+/// Attack: more pools than the sink keeps names for. Tracy keys a memory pool by its name, and
+/// a discard ends every block of the pool, so pools past the limit must not share one name (one
+/// allocator's reset would end another's blocks, whose frees Tracy then rejects, stopping the
+/// capture): their events are dropped instead, and counted. Pools with a name still go through.
+#[test]
+#[cfg_attr(miri, ignore = "calls Tracy's C++ client")]
+fn pools_past_the_name_limit_are_dropped_not_merged() {
+    let sink = TracySink::new();
+    // Pool names are `'static` (an allocator's label): made once, kept for the run.
+    let pools: &'static [String] = (0..4096)
+        .map(|i| format!("tracy: pool {i}"))
+        .collect::<Vec<_>>()
+        .leak();
+    for pool in pools {
+        sink.event(&ProfilerEvent::Discard {
+            pool,
+            tag: "T",
+            buffer: None,
+        });
+    }
+    assert_eq!(names(&sink), "TracySink { names: 4096, dropped: 0 }");
+    let block = [0u8; 16];
+    let addr = block.as_ptr() as usize;
+    for pool in ["tracy: one too many", "tracy: two too many"] {
+        sink.event(&ProfilerEvent::Alloc {
+            pool,
+            tag: "T",
+            addr,
+            size: 16,
+            buffer: None,
+            site: None,
+        });
+        sink.event(&ProfilerEvent::Discard {
+            pool,
+            tag: "T",
+            buffer: None,
+        });
+        sink.event(&ProfilerEvent::Free {
+            pool,
+            tag: "T",
+            addr,
+            size: 16,
+            buffer: None,
+        });
+    }
+    sink.event(&ProfilerEvent::Plot {
+        tag: "tracy: a plot too many",
+        bytes: 1,
+        frame: 0,
+    });
+    sink.event(&ProfilerEvent::Discard {
+        pool: &pools[7],
+        tag: "T",
+        buffer: None,
+    });
+    assert_eq!(names(&sink), "TracySink { names: 4096, dropped: 7 }");
 }
