@@ -79,7 +79,9 @@ pub fn scratch<R>(f: impl FnOnce(&Arena) -> R) -> R {
     }
 }
 
-/// The current scratch nesting depth of this thread (0 outside any [`scratch`] call).
+/// The current scratch nesting depth of this thread (0 outside any [`scratch`] call). While the
+/// thread exits, once its scratch arenas are gone, [`scratch`] runs each call on a temporary
+/// arena of its own, which this does not count: it is 0 there, inside those calls too.
 pub fn scratch_depth() -> usize {
     SCRATCH.try_with(|s| s.depth.get()).unwrap_or(0)
 }

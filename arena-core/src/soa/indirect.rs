@@ -187,16 +187,21 @@ impl<'a, T: Soa + 'a> SoaSlice<'a, T> {
     where
         F: FnMut(T::Ref<'_>) -> K,
     {
-        self.index_list()?;
-        let mut keyed: Vec<(K, u32)> = self.iter().map(key).zip(0..).collect();
+        // Up to the last index, not `0..`: at exactly 2^32 rows that would step past `u32::MAX`.
+        let last = self.last_index()?;
+        let mut keyed: Vec<(K, u32)> = self.iter().map(key).zip(0..=last).collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(keyed.into_iter().map(|(_, i)| i).collect())
     }
 
+    /// The last row's index as a `u32` (0 for no rows), or [`TooManyRows`] past 2^32 rows.
+    fn last_index(&self) -> Result<u32, TooManyRows> {
+        u32::try_from(self.len.saturating_sub(1)).map_err(|_| TooManyRows { len: self.len })
+    }
+
     /// `0..len` as `u32`s.
     fn index_list(&self) -> Result<Vec<u32>, TooManyRows> {
-        let end =
-            u32::try_from(self.len.saturating_sub(1)).map_err(|_| TooManyRows { len: self.len })?;
+        let end = self.last_index()?;
         Ok(if self.len == 0 {
             Vec::new()
         } else {
