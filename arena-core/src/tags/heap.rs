@@ -30,6 +30,22 @@ impl<G: Tag> Tracked<GuardedHeap<'_>, G> {
         }
     }
 
+    /// [`GuardedHeap::free_despite_guards`]: frees the allocation whatever its guards hold, and
+    /// returns the damage found in them naming this allocator. Not logged: [`free`](Self::free)
+    /// logged it when it refused the allocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`GuardedHeap::free_despite_guards`]: `ptr` is not a live allocation of this heap;
+    /// nothing changes.
+    pub fn free_despite_guards(
+        &mut self,
+        ptr: NonNull<u8>,
+    ) -> Result<Option<super::GuardReport>, FreeError> {
+        let damage = self.allocator_mut().free_despite_guards(ptr)?;
+        Ok(damage.map(|violation| self.guard_report(violation)))
+    }
+
     /// [`GuardedHeap::free`]: checks the allocation's guards, then frees it. A damaged guard is
     /// also logged (target `arena_kit::guard`) as a [`GuardReport`](super::GuardReport) naming
     /// this allocator and its tag.
