@@ -152,30 +152,12 @@ impl<'buf> GuardedHeap<'buf> {
     /// [`free_despite_guards`](Self::free_despite_guards) frees it). Nothing changes on error.
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
         let Some(&record) = self.live.get(&(ptr.as_ptr().addr())) else {
-            if !poison::ENABLED {
-                // No guards: the heap's blocks are the allocations, and it checks the pointer.
-                return self.heap.free(ptr);
-            }
-            // Not a guarded allocation. Every guarded allocation sits `front` bytes inside its
-            // block, so a guarded block's own start (the first byte of a front guard) is never
-            // an allocation and must not reach `heap.free`: that would free the block under a
-            // value that stays registered here. Any other live block start is a block the heap
-            // handed out before it was guarded: the caller's, without guards, freed as the heap
-            // frees it. The heap names every other error (double free, foreign, interior).
-            if self.guarded_block_start(ptr) {
-                return Err(self.heap.not_an_allocation(ptr));
-            }
-            return self.heap.free(ptr);
+            return self.free_unguarded(ptr);
         };
         if let Some(v) = check_one(&self.heap, record) {
             return Err(FreeError::GuardDamaged(v));
         }
-        // SAFETY: `record.value` is a live guarded allocation, `front` bytes after its block's
-        // start, so the subtraction stays inside the block.
-        self.heap.free(unsafe { record.value.sub(record.front) })?;
-        // Only once the heap took the block back: on an error the record stays, as it was.
-        self.live.remove(&(ptr.as_ptr().addr()));
-        Ok(())
+        self.release(ptr, record)
     }
 
     /// Frees the allocation at `ptr` whatever its guards hold, and returns the damage found in
@@ -210,14 +192,36 @@ impl<'buf> GuardedHeap<'buf> {
         ptr: NonNull<u8>,
     ) -> Result<Option<GuardViolation>, FreeError> {
         let Some(&record) = self.live.get(&(ptr.as_ptr().addr())) else {
-            return self.free(ptr).map(|()| None);
+            return self.free_unguarded(ptr).map(|()| None);
         };
         let damage = check_one(&self.heap, record);
-        // SAFETY: as in `free`: `record.value` is a live guarded allocation, `front` bytes after
-        // its block's start.
+        self.release(ptr, record)?;
+        Ok(damage)
+    }
+
+    /// Frees `ptr`, which is not a live guarded allocation, as the heap frees it, or says why
+    /// not. Every guarded allocation sits `front` bytes inside its block, so a guarded block's
+    /// own start (the first byte of a front guard) is never an allocation and must not reach
+    /// `heap.free`: that would free the block under a value that stays registered here. Any
+    /// other live block start is a block the heap handed out before it was guarded: the
+    /// caller's, without guards, freed as the heap frees it. The heap names every other error
+    /// (double free, foreign, interior).
+    fn free_unguarded(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
+        // Without guards, the heap's blocks are the allocations, and it checks the pointer.
+        if poison::ENABLED && self.guarded_block_start(ptr) {
+            return Err(self.heap.not_an_allocation(ptr));
+        }
+        self.heap.free(ptr)
+    }
+
+    /// Gives the block under guarded allocation `record` (at `ptr`) back to the heap, then
+    /// forgets the record; on an error the record stays, as it was.
+    fn release(&mut self, ptr: NonNull<u8>, record: Guarded) -> Result<(), FreeError> {
+        // SAFETY: `record.value` is a live guarded allocation, `front` bytes after its block's
+        // start, so the subtraction stays inside the block.
         self.heap.free(unsafe { record.value.sub(record.front) })?;
         self.live.remove(&(ptr.as_ptr().addr()));
-        Ok(damage)
+        Ok(())
     }
 
     /// Whether `ptr` is the start of the block under a live guarded allocation. Blocks do not
