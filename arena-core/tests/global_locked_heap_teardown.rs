@@ -52,8 +52,14 @@ std::thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+/// Prints a failed assertion's message without a backtrace: see `global_locked_heap.rs`.
+fn report_panics_without_backtrace() {
+    std::panic::set_hook(Box::new(|info| eprintln!("{info}")));
+}
+
 #[test]
 fn thread_local_destructors_allocate_from_the_global_locked_heap_while_threads_end() {
+    report_panics_without_backtrace();
     let (tx, rx) = std::sync::mpsc::channel();
     let threads: Vec<_> = (0..4)
         .map(|t| {
