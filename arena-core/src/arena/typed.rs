@@ -876,7 +876,9 @@ impl Arena {
     /// back after a refused second would give theirs back too).
     ///
     /// The record and the value come first, so they are padded to the block's alignment: an
-    /// over-aligned block (`#[soa(align = 4096)]`) costs up to that alignment more.
+    /// over-aligned block (`#[soa(align = 4096)]`) costs up to that alignment more. A block of
+    /// no bytes is not placed at all (a dangling pointer on its alignment), so it costs nothing
+    /// beyond the record and the value.
     ///
     /// # Errors
     ///
@@ -891,10 +893,21 @@ impl Arena {
             elem_size: layout.size(),
             count: 1,
         };
-        let (whole, block_at) = Layout::new::<D>().extend(layout).map_err(|_| overflow)?;
+        // A block of no bytes (rows of zero-sized columns) takes no room: it gets a dangling
+        // aligned pointer, and only the record is bumped, not padded to the block's alignment.
+        let empty = layout.size() == 0;
+        let (whole, block_at) = if empty {
+            (Layout::new::<D>(), 0)
+        } else {
+            Layout::new::<D>().extend(layout).map_err(|_| overflow)?
+        };
         let (rec, value) = self.alloc_with_record::<false>(whole)?;
-        // SAFETY: `block_at` is inside the memory just bumped for `whole`.
-        let block = unsafe { value.add(block_at) };
+        let block = if empty {
+            dangling(layout.align())
+        } else {
+            // SAFETY: `block_at` is inside the memory just bumped for `whole`.
+            unsafe { value.add(block_at) }
+        };
         if crate::poison::ENABLED {
             // SAFETY: `block` is valid for `layout.size()` freshly allocated bytes.
             unsafe { block.write_bytes(crate::poison::FRESH, layout.size()) };

@@ -551,3 +551,36 @@ fn arena_tiles_written_through_every_view_stay_inside_their_guards() {
     arena.reset();
     arena.check_guards().unwrap();
 }
+
+#[derive(Debug, Clone, PartialEq, Soa)]
+#[soa(crate = arena_kit_core, tiled)]
+struct MarkedUnits {
+    mark: PageAligned,
+    unit: Unit,
+}
+
+/// Rows of no bytes that need dropping, one field aligned to a page: the arena keeps their drop
+/// record and nothing else (no page of padding to align a block that takes no bytes), the rows
+/// still sit on their alignment, and each is dropped once.
+#[test]
+fn zero_sized_rows_with_a_page_aligned_field_take_only_their_drop_record_in_an_arena() {
+    let start = unit_drops();
+    let mut arena = Arena::with_capacity(4 * 4096);
+    let before = arena.used();
+    {
+        let carved = arena.alloc_tiles::<MarkedUnits, 4, _>(6, |_| MarkedUnits {
+            mark: PageAligned,
+            unit: Unit,
+        });
+        assert_eq!(carved.len(), 6);
+        assert_eq!(core::ptr::from_ref(carved.tail().mark).addr() % 4096, 0);
+        for row in carved.iter() {
+            assert_eq!(core::ptr::from_ref(row.mark).addr() % 4096, 0);
+        }
+    }
+    let taken = arena.used() - before;
+    assert!(taken < 256, "{taken} bytes for rows of no bytes");
+    assert_eq!(unit_drops(), start);
+    arena.reset();
+    assert_eq!(unit_drops(), start + 6);
+}
