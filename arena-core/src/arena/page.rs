@@ -71,11 +71,8 @@ pub(super) fn alloc_page(
 ) -> Option<NonNull<PageHeader>> {
     debug_assert!(total > HEADER);
     let layout = core::alloc::Layout::from_size_align(total, PAGE_ALIGN).ok()?;
-    let charge = tag.charge();
     // SAFETY: `layout` has a non-zero size (`total > HEADER > 0`).
-    let raw = NonNull::new(unsafe { alloc::alloc::alloc(layout) });
-    drop(charge);
-    let raw = raw?;
+    let raw = NonNull::new(tag.charged(|| unsafe { alloc::alloc::alloc(layout) }))?;
     let page = raw.cast::<PageHeader>();
     // SAFETY: `raw` is valid for `total` bytes, so the end pointer stays in bounds.
     let end = unsafe { raw.add(total) };

@@ -420,9 +420,11 @@ impl<P> SlotMap<P> {
             .ok_or(too_many.clone())?;
         let target = self.chunks.capacity_for(slots).ok_or(too_many)?;
         let first_len = self.chunks.first_len();
-        let charge = self.ledger.page_tag.charge();
-        let grown = self.chunks.grow_to(target, self.ledger.generations.first());
-        drop(charge);
+        let first = self.ledger.generations.first();
+        let grown = self
+            .ledger
+            .page_tag
+            .charged(|| self.chunks.grow_to(target, first));
         if !grown {
             return Err(PoolReserveError::OutOfMemory {
                 additional,
@@ -879,10 +881,12 @@ impl<P> SlotMap<P> {
         if self.chunks.capacity() >= self.ledger.max_slots {
             return false;
         }
-        let charge = self.ledger.page_tag.charge();
         // An insert writes the first new slot next: its pages may as well be resident now.
-        let grown = self.chunks.grow(self.ledger.generations.first(), true);
-        drop(charge);
+        let first = self.ledger.generations.first();
+        let grown = self
+            .ledger
+            .page_tag
+            .charged(|| self.chunks.grow(first, true));
         if !grown {
             return false;
         }

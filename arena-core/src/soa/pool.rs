@@ -614,17 +614,18 @@ impl<T: Soa> Rows<T> {
             return Ok(());
         }
         let tag = self.values.page_tag();
-        let charge = tag.charge();
-        let grown = if tag.is_none() {
-            self.owners.try_reserve_exact(links - have)
-        } else {
-            let mut moved = Vec::new();
-            moved.try_reserve_exact(links).map(|()| {
-                moved.extend_from_slice(&self.owners);
-                self.owners = moved;
-            })
-        };
-        drop(charge);
+        let owners = &mut self.owners;
+        let grown = tag.charged(|| {
+            if tag.is_none() {
+                owners.try_reserve_exact(links - have)
+            } else {
+                let mut moved = Vec::new();
+                moved.try_reserve_exact(links).map(|()| {
+                    moved.extend_from_slice(owners);
+                    *owners = moved;
+                })
+            }
+        });
         grown.map_err(drop)?;
         // Within the capacity just reserved: no allocation.
         self.owners.resize(links, 0);

@@ -131,20 +131,20 @@ impl<T: Soa> SoaVec<T> {
     ///
     /// Reserving is not counted against a [budget](crate::tags::Budgeted): the budget counts rows.
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), SoaAllocError> {
-        let charge = self.page_tag.charge();
         // SAFETY: rows `0..len` are the initialised ones.
-        let reserved = unsafe { self.raw.try_reserve(self.len, additional, false) };
-        drop(charge);
+        let reserved = self
+            .page_tag
+            .charged(|| unsafe { self.raw.try_reserve(self.len, additional, false) });
         self.refresh_end();
         reserved
     }
 
     /// Makes room for exactly `additional` more rows (no geometric growth).
     pub fn try_reserve_exact(&mut self, additional: usize) -> Result<(), SoaAllocError> {
-        let charge = self.page_tag.charge();
         // SAFETY: rows `0..len` are the initialised ones.
-        let reserved = unsafe { self.raw.try_reserve(self.len, additional, true) };
-        drop(charge);
+        let reserved = self
+            .page_tag
+            .charged(|| unsafe { self.raw.try_reserve(self.len, additional, true) });
         self.refresh_end();
         reserved
     }
@@ -239,10 +239,10 @@ impl<T: Soa> SoaVec<T> {
     pub fn shrink_to_fit(&mut self) {
         if !super::row_is_zst::<T>() && self.capacity() > self.len {
             // The smaller block is the vector's, charged to its tag as its growth is.
-            let charge = self.page_tag.charge();
             // SAFETY: rows `0..len` are the initialised ones.
-            let shrunk = unsafe { self.raw.try_realloc(self.len, self.len) };
-            drop(charge);
+            let shrunk = self
+                .page_tag
+                .charged(|| unsafe { self.raw.try_realloc(self.len, self.len) });
             unwrap_alloc(shrunk);
             self.refresh_end();
         }
@@ -878,9 +878,10 @@ impl<T: Soa> SoaVec<T> {
             return;
         }
         // The new block replaces the vector's own: charged to its tag, as its growth is.
-        let charge = self.page_tag.charge();
-        let fresh = RawSoa::<T>::try_with_capacity(self.capacity());
-        drop(charge);
+        let capacity = self.capacity();
+        let fresh = self
+            .page_tag
+            .charged(|| RawSoa::<T>::try_with_capacity(capacity));
         let fresh = unwrap_alloc(fresh);
         // SAFETY: `order` is a permutation of the initialised rows; each moves to the new block
         // once, and the old block is then freed without dropping anything. No user code runs

@@ -92,6 +92,23 @@ impl PageTag {
             }
         }
     }
+
+    /// Runs `f` with this thread's allocations charged to the tag, and returns what it
+    /// returns: [`charge`](PageTag::charge) around one call. The previous tag is current again
+    /// when `f` returns or unwinds.
+    ///
+    /// ```
+    /// use arena_kit::tags::PageTag;
+    ///
+    /// let physics = PageTag::of("Physics");
+    /// let page = physics.charged(|| vec![0u8; 4096]); // charged to Physics
+    /// assert_eq!(page.len(), 4096);
+    /// ```
+    #[inline]
+    pub fn charged<R>(self, f: impl FnOnce() -> R) -> R {
+        let _charge = self.charge();
+        f()
+    }
 }
 
 /// The guard of [`PageTag::charge`]: dropping it puts back the tag that was current before. It
