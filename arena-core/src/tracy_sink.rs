@@ -186,6 +186,7 @@ impl ProfilerSink for TracySink {
             }
             ProfilerEvent::Message { text, .. } => self.client.message(fit(text), 0),
             ProfilerEvent::FrameEnd { .. } => self.client.frame_mark(),
+            ProfilerEvent::PoolEnd { .. } => {}
         }
     }
 }

@@ -138,9 +138,9 @@ impl Arena {
         }
     }
 
-    /// The arena is dropped: everything reported is gone.
+    /// The arena is dropped: everything reported is gone, and so is its label.
     pub(super) fn profile_dropped(&self) {
-        profiler::discard(self.profiler.get());
+        self.put_profiler_label(None);
     }
 
     /// At a frame's end: the current block's used range as it is now.
@@ -161,13 +161,17 @@ impl Arena {
         });
     }
 
-    /// Puts the label on (through `&self`: a frame arena labels its buffers so). What the old
-    /// label reported is discarded; the blocks before the current one are reported under the
-    /// new one (the current one at the next frame end).
+    /// Puts the label on (through `&self`: a frame arena labels its buffers so), the one path
+    /// of every label change, the drop's included. What the old label reported is discarded and
+    /// the old label ends (`PoolEnd`); the blocks before the current one are reported under the
+    /// new one (the current one at the next frame end). The new label is in place before the
+    /// discard is sent, so a sink that allocates from the arena meanwhile hears of it under the
+    /// new label: nothing comes under the old one after its `PoolEnd`.
     pub(crate) fn put_profiler_label(&self, label: Option<ProfilerLabel>) {
         let old = self.profiler.replace(label);
         if old != label {
             self.tell_discard(old);
+            profiler::pool_end(old);
             self.profiler_stale.set(false);
             self.reporting(false, |label| self.report_blocks_before_current(label));
         }

@@ -1261,9 +1261,24 @@ impl<'buf> FreeListHeap<'buf> {
     }
 }
 
+impl FreeListHeap<'_> {
+    /// `f(payload address, requested size)` for each allocated block, in address order.
+    #[cfg(feature = "profiler")]
+    fn each_live_block(&self, mut f: impl FnMut(usize, usize)) {
+        for block in self.blocks() {
+            if let crate::heap::BlockState::Allocated { requested } = block.state {
+                f(
+                    self.region.addr_of(self.first + block.offset + TAG),
+                    requested,
+                );
+            }
+        }
+    }
+}
+
 impl Drop for FreeListHeap<'_> {
     fn drop(&mut self) {
-        // Blocks still live go with the heap: to the profiler, freed.
+        // Blocks still live go with the heap: to the profiler, freed; then its label ends.
         #[cfg(feature = "profiler")]
         crate::tags::Budgeted::set_profiler_label(self, None);
         #[cfg(feature = "alloc")]
@@ -1344,21 +1359,23 @@ impl crate::tags::Budgeted for FreeListHeap<'_> {
     }
 
     /// Allocations and frees (and resizes) are `Alloc`/`Free` of the block's payload.
-    /// The blocks live when the label changes are freed under the old label and allocated
-    /// under the new one, so every `Free` matches an `Alloc`.
+    /// The blocks live when the label changes are freed under the old label, the old label
+    /// ends (`PoolEnd`), and they are allocated under the new one, so every `Free` matches an
+    /// `Alloc`. The heap's drop takes its label off here too.
     #[cfg(feature = "profiler")]
     fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
-        use crate::heap::BlockState;
         let old = core::mem::replace(&mut self.profiler, label);
         if old == label {
             return;
         }
-        for block in self.blocks() {
-            if let BlockState::Allocated { requested } = block.state {
-                let at = self.region.addr_of(self.first + block.offset + TAG);
-                crate::tags::profiler::free(old, at, requested);
+        if old.is_some() {
+            self.each_live_block(|at, requested| crate::tags::profiler::free(old, at, requested));
+        }
+        crate::tags::profiler::pool_end(old);
+        if label.is_some() {
+            self.each_live_block(|at, requested| {
                 crate::tags::profiler::alloc_block(label, at, requested);
-            }
+            });
         }
     }
 

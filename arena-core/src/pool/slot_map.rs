@@ -539,21 +539,33 @@ impl<P> SlotMap<P> {
         self.ledger.page_tag = tag;
     }
 
-    /// Puts the profiler label on (see `Ledger::profiler`).
+    /// Puts the profiler label on (see `Ledger::profiler`), the one path of every label change,
+    /// the drop's included. The values live when the label changes are freed under the old
+    /// label, the old label ends (`PoolEnd`), and they are allocated under the new one, so every
+    /// `Free` matches an `Alloc` and nothing comes under the old label after its end.
     #[cfg(feature = "profiler")]
-    /// The values live when the label changes are freed under the old label and allocated
-    /// under the new one, so every `Free` matches an `Alloc`.
     pub(crate) fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
         let old = core::mem::replace(&mut self.ledger.profiler, label);
         if old == label {
             return;
         }
+        let unit = self.ledger.unit;
+        if old.is_some() {
+            self.each_live_slot(|at| crate::tags::profiler::free(old, at, unit));
+        }
+        crate::tags::profiler::pool_end(old);
+        if label.is_some() {
+            self.each_live_slot(|at| crate::tags::profiler::alloc_block(label, at, unit));
+        }
+    }
+
+    /// `f(address)` for each occupied slot, in index order.
+    #[cfg(feature = "profiler")]
+    fn each_live_slot(&self, mut f: impl FnMut(usize)) {
         for index in 0..self.ledger.high_water {
             let slot = self.chunks.get(index).expect("index below high water");
             if slot.occupied().is_some() {
-                let at = core::ptr::from_ref(slot).addr();
-                crate::tags::profiler::free(old, at, self.ledger.unit);
-                crate::tags::profiler::alloc_block(label, at, self.ledger.unit);
+                f(core::ptr::from_ref(slot).addr());
             }
         }
     }
@@ -1409,22 +1421,24 @@ impl<P> Drop for Claim<'_, P> {
 /// does; a second panic aborts, as there). The slot memory is freed by [`Chunks`].
 impl<P> Drop for SlotMap<P> {
     fn drop(&mut self) {
-        // Values with no destructor are not removed one by one: to the profiler, all freed.
-        #[cfg(feature = "profiler")]
-        if !core::mem::needs_drop::<P>() {
-            self.set_profiler_label(None);
-        }
         if core::mem::needs_drop::<P>() {
-            /// Goes on clearing while unwinding from a payload's panicking drop.
+            /// Goes on clearing while unwinding from a payload's panicking drop (and then takes
+            /// the label off, as below).
             struct ClearRest<'m, P>(&'m mut SlotMap<P>);
             impl<P> Drop for ClearRest<'_, P> {
                 fn drop(&mut self) {
                     self.0.clear();
+                    #[cfg(feature = "profiler")]
+                    self.0.set_profiler_label(None);
                 }
             }
             let rest = ClearRest(self);
             rest.0.clear();
             core::mem::forget(rest);
         }
+        // The label goes with the map (its `PoolEnd`). Values with no destructor are not removed
+        // one by one: to the profiler, they are freed here, all of them.
+        #[cfg(feature = "profiler")]
+        self.set_profiler_label(None);
     }
 }

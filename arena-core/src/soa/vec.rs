@@ -1303,13 +1303,15 @@ impl<T: Soa> crate::tags::Budgeted for SoaVec<T> {
     }
 
     /// The block is one allocation: `Alloc` when it is allocated, `Free` + `Alloc` when it
-    /// grows, shrinks or is rebuilt (sorting), `Free` when the vector is dropped.
+    /// grows, shrinks or is rebuilt (sorting), `Free` when the vector is dropped. The one path
+    /// of every label change, the drop's and `into_iter`'s included.
     #[cfg(feature = "profiler")]
     fn set_profiler_label(&mut self, label: Option<crate::tags::ProfilerLabel>) {
         if self.profiler.0 != label {
-            // Off the old label (if any), then on the new one: the block is reported again.
+            // Off the old label (if any), which then ends, then on the new one: the block is
+            // reported again.
             self.profile_block_off();
-            self.profiler.0 = label;
+            crate::tags::profiler::pool_end(core::mem::replace(&mut self.profiler.0, label));
             self.profile_block();
         }
     }
@@ -1335,8 +1337,9 @@ impl<T: Soa> Default for SoaVec<T> {
 
 impl<T: Soa> Drop for SoaVec<T> {
     fn drop(&mut self) {
+        // The block is freed to the profiler, and the label ends.
         #[cfg(feature = "profiler")]
-        self.profile_block_off();
+        crate::tags::Budgeted::set_profiler_label(self, None);
         // SAFETY: rows `0..len` are initialised; `raw` frees the block afterwards, even if a drop
         // panics.
         unsafe { self.raw.cols.drop_range(0, self.len) };
@@ -1470,9 +1473,10 @@ impl<T: Soa> IntoIterator for SoaVec<T> {
     type IntoIter = IntoIter<T>;
     fn into_iter(self) -> IntoIter<T> {
         let mut this = core::mem::ManuallyDrop::new(self);
-        // The block leaves the vector (the iterator frees it): it is gone to the profiler.
+        // The block leaves the vector (the iterator frees it): it is gone to the profiler, and
+        // so is the vector's label.
         #[cfg(feature = "profiler")]
-        this.profile_block_off();
+        crate::tags::Budgeted::set_profiler_label(&mut *this, None);
         let len = this.len;
         // SAFETY: `this` is never dropped, so its block moves into the iterator exactly once.
         let raw = unsafe { core::ptr::read(&this.raw) };

@@ -433,8 +433,12 @@ pub trait Budgeted: super::MemoryUsage {
 
     /// Puts (`Some`) or takes off (`None`) the name and tag the allocator's own paths raise
     /// [`ProfilerEvent`](super::ProfilerEvent)s under (the `profiler` feature): what
-    /// [`Tracked::new`](super::Tracked::new) calls. The default raises nothing: an allocator of
-    /// your own reports nothing to the profiler.
+    /// [`Tracked::new`](super::Tracked::new) calls. The crate's allocators take back what they
+    /// reported under the old label (frees, or an arena's discard), end it with one
+    /// [`PoolEnd`](super::ProfilerEvent::PoolEnd), and report what they hold under the new one;
+    /// their drop takes the label off the same way. Give each allocator a label of its own
+    /// ([`ProfilerLabel::new`](super::ProfilerLabel::new) makes a new identity each time). The
+    /// default raises nothing: an allocator of your own reports nothing to the profiler.
     ///
     /// ```
     /// use arena_kit::tags::{Budgeted, ProfilerLabel};

@@ -46,13 +46,18 @@ pub trait ProfilerSink: Sync {
 }
 
 /// One thing a tracked allocator or the [`Registry`](super::Registry) tells a [`ProfilerSink`].
-/// `pool` is the [`Tracked`](super::Tracked) allocator's name, `tag` its tag's name.
+/// `pool` is the [`Tracked`](super::Tracked) allocator's name, `tag` its tag's name, `id` its
+/// label's identity ([`ProfilerLabel::id`]): names need not be unique (two threads' scratch
+/// arenas are both `"scratch"`), so a sink that keeps allocators apart keys them by
+/// `(pool, buffer, id)`. Every allocator's events under one label end with one
+/// [`PoolEnd`](ProfilerEvent::PoolEnd), after everything it reported was freed or discarded.
 ///
 /// ```
 /// use arena_kit::tags::ProfilerEvent;
 ///
-/// let e = ProfilerEvent::Discard { pool: "particles", tag: "Rendering", buffer: None };
+/// let e = ProfilerEvent::Discard { pool: "particles", tag: "Rendering", buffer: None, id: 7 };
 /// assert_eq!(e.pool(), Some("particles"));
+/// assert_eq!(e.id(), Some(7));
 /// assert_eq!(ProfilerEvent::FrameEnd { frame: 3 }.pool(), None);
 /// ```
 #[non_exhaustive]
@@ -71,6 +76,8 @@ pub enum ProfilerEvent<'a> {
         size: usize,
         /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
         buffer: Option<usize>,
+        /// The allocator's identity ([`ProfilerLabel::id`]).
+        id: u64,
         /// The allocating call site (through `#[track_caller]`) of a pool's insert or a heap's
         /// allocation, in debug builds; `None` in release builds and for a block holding many
         /// allocations (an arena's block, a SoA vector's columns).
@@ -88,9 +95,12 @@ pub enum ProfilerEvent<'a> {
         size: usize,
         /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
         buffer: Option<usize>,
+        /// The allocator's identity ([`ProfilerLabel::id`]).
+        id: u64,
     },
     /// Everything `pool` reported is gone at once (an arena's reset, rewind or scope exit, or
-    /// its drop); for a frame arena's buffer, everything that buffer reported.
+    /// its drop); for a frame arena's buffer, everything that buffer reported. The pool lives
+    /// on: it may report again.
     Discard {
         /// The allocator's name.
         pool: &'static str,
@@ -98,6 +108,27 @@ pub enum ProfilerEvent<'a> {
         tag: &'static str,
         /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
         buffer: Option<usize>,
+        /// The allocator's identity ([`ProfilerLabel::id`]).
+        id: u64,
+    },
+    /// The allocator's label is gone: it was taken off ([`Tracked::into_inner`], or another label
+    /// put on through [`Budgeted::set_profiler_label`](super::Budgeted::set_profiler_label)) or
+    /// the allocator was dropped. Raised once per label an allocator held (for a frame arena,
+    /// once per buffer), after the frees or the discard that took back everything it reported
+    /// under that label: nothing more comes under this `(pool, buffer, id)`, so a sink may
+    /// forget it, and give the profiler pool it showed it under to the next allocator of that
+    /// name. An allocator that is leaked ([`core::mem::forget`]) never raises it.
+    ///
+    /// [`Tracked::into_inner`]: super::Tracked::into_inner
+    PoolEnd {
+        /// The allocator's name.
+        pool: &'static str,
+        /// Its tag's name.
+        tag: &'static str,
+        /// `Some(i)` for buffer `i` of a frame arena: each buffer is a pool of its own.
+        buffer: Option<usize>,
+        /// The allocator's identity ([`ProfilerLabel::id`]).
+        id: u64,
     },
     /// At [`Registry::end_frame`](super::Registry::end_frame), one per tag of the frame's report:
     /// the tag's total bytes now (its allocators and its child tags').
@@ -128,12 +159,26 @@ pub enum ProfilerEvent<'a> {
 }
 
 impl ProfilerEvent<'_> {
-    /// The allocator the event is about, for the allocator events (`Alloc`, `Free`, `Discard`).
+    /// The allocator the event is about, for the allocator events (`Alloc`, `Free`, `Discard`,
+    /// `PoolEnd`).
     pub fn pool(&self) -> Option<&'static str> {
         match *self {
             ProfilerEvent::Alloc { pool, .. }
             | ProfilerEvent::Free { pool, .. }
-            | ProfilerEvent::Discard { pool, .. } => Some(pool),
+            | ProfilerEvent::Discard { pool, .. }
+            | ProfilerEvent::PoolEnd { pool, .. } => Some(pool),
+            _ => None,
+        }
+    }
+
+    /// The identity of the allocator the event is about ([`ProfilerLabel::id`]), for the
+    /// allocator events (`Alloc`, `Free`, `Discard`, `PoolEnd`).
+    pub fn id(&self) -> Option<u64> {
+        match *self {
+            ProfilerEvent::Alloc { id, .. }
+            | ProfilerEvent::Free { id, .. }
+            | ProfilerEvent::Discard { id, .. }
+            | ProfilerEvent::PoolEnd { id, .. } => Some(id),
             _ => None,
         }
     }
@@ -160,9 +205,14 @@ pub fn set_profiler_sink(sink: Option<&'static dyn ProfilerSink>) {
     crate::profiler_slot::set(sink);
 }
 
-/// A tracked allocator's name and tag name, as its allocator keeps them to raise events: what
-/// [`Tracked::new`](super::Tracked::new) puts on it (see
+/// A tracked allocator's name, tag name and identity, as its allocator keeps them to raise
+/// events: what [`Tracked::new`](super::Tracked::new) puts on it (see
 /// [`Budgeted::set_profiler_label`](super::Budgeted::set_profiler_label)).
+///
+/// Names need not be unique, so each label made by [`new`](ProfilerLabel::new) has an identity
+/// of its own, [`id`](ProfilerLabel::id), which the allocator's events carry: a sink tells two
+/// allocators of the same name apart by it. Put one label on one allocator; a copy put on a
+/// second makes the two one allocator to the sinks (one's discard ends the other's blocks).
 ///
 /// ```
 /// use arena_kit::tags::ProfilerLabel;
@@ -170,6 +220,7 @@ pub fn set_profiler_sink(sink: Option<&'static dyn ProfilerSink>) {
 /// let label = ProfilerLabel::new("particles", "Rendering");
 /// assert_eq!((label.pool, label.tag), ("particles", "Rendering"));
 /// assert_eq!(label.on_buffer(1).buffer, Some(1));
+/// assert_ne!(ProfilerLabel::new("particles", "Rendering").id, label.id);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ProfilerLabel {
@@ -179,19 +230,46 @@ pub struct ProfilerLabel {
     pub tag: &'static str,
     /// `Some(i)` on buffer `i` of a frame arena (each buffer is a pool of its own).
     pub buffer: Option<usize>,
+    /// The allocator's identity: a number [`new`](ProfilerLabel::new) draws once per label from
+    /// a program-wide counter (from 1 up), or the one given to
+    /// [`with_id`](ProfilerLabel::with_id). Two allocators live at the same time with the same
+    /// `pool`, `buffer` and `id` are one allocator to a sink.
+    pub id: u64,
 }
 
+/// The last identity [`ProfilerLabel::new`] drew.
+static LAST_ID: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
 impl ProfilerLabel {
-    /// The label of the allocator `pool` tagged `tag`.
-    pub const fn new(pool: &'static str, tag: &'static str) -> ProfilerLabel {
+    /// The label of the allocator `pool` tagged `tag`, with a new identity (one atomic
+    /// increment): no other label made by `new` has its [`id`](ProfilerLabel::id).
+    pub fn new(pool: &'static str, tag: &'static str) -> ProfilerLabel {
+        let id = LAST_ID.fetch_add(1, core::sync::atomic::Ordering::Relaxed) + 1;
+        ProfilerLabel::with_id(pool, tag, id)
+    }
+
+    /// The label of the allocator `pool` tagged `tag` with the identity `id`, in a `const`
+    /// context say. It is yours to keep apart: [`new`](ProfilerLabel::new) draws its identities
+    /// from 1 up, so a label that must never meet one of those takes an `id` from `u64::MAX`
+    /// down.
+    ///
+    /// ```
+    /// use arena_kit::tags::ProfilerLabel;
+    ///
+    /// const ASSETS: ProfilerLabel = ProfilerLabel::with_id("assets", "Loading", u64::MAX);
+    /// assert_eq!(ASSETS.id, u64::MAX);
+    /// ```
+    pub const fn with_id(pool: &'static str, tag: &'static str, id: u64) -> ProfilerLabel {
         ProfilerLabel {
             pool,
             tag,
             buffer: None,
+            id,
         }
     }
 
-    /// This label on buffer `i` of a frame arena.
+    /// This label on buffer `i` of a frame arena (the same identity: the buffers are told
+    /// apart by `buffer`).
     pub const fn on_buffer(self, i: usize) -> ProfilerLabel {
         ProfilerLabel {
             buffer: Some(i),
@@ -333,6 +411,7 @@ fn alloc_at(
             addr,
             size,
             buffer: l.buffer,
+            id: l.id,
             site,
         });
     }
@@ -348,6 +427,7 @@ pub(crate) fn free(label: Option<ProfilerLabel>, addr: usize, size: usize) {
             addr,
             size,
             buffer: l.buffer,
+            id: l.id,
         });
     }
 }
@@ -360,6 +440,24 @@ pub(crate) fn discard(label: Option<ProfilerLabel>) {
             pool: l.pool,
             tag: l.tag,
             buffer: l.buffer,
+            id: l.id,
+        });
+    }
+}
+
+/// `PoolEnd` for a label an allocator has taken off: the one place that raises it. Each
+/// allocator's one label-changing path (`Budgeted::set_profiler_label`, which its drop goes
+/// through too) calls it after it has freed or discarded what it reported under `old`, and
+/// before it reports anything under the new label, so a sink that reuses `old`'s profiler pool
+/// for another allocator finds it empty.
+#[inline]
+pub(crate) fn pool_end(old: Option<ProfilerLabel>) {
+    if let Some(l) = old {
+        emit(&ProfilerEvent::PoolEnd {
+            pool: l.pool,
+            tag: l.tag,
+            buffer: l.buffer,
+            id: l.id,
         });
     }
 }

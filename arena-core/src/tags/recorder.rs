@@ -1886,6 +1886,7 @@ impl super::ProfilerSink for Recorder {
                 size,
                 buffer,
                 site,
+                ..
             } => self.alloc(buffer_pool(pool, buffer), tag, addr, size, site),
             E::Free {
                 pool,
@@ -1893,8 +1894,11 @@ impl super::ProfilerSink for Recorder {
                 addr,
                 size,
                 buffer,
+                ..
             } => self.free(buffer_pool(pool, buffer), tag, addr, size),
-            E::Discard { pool, tag, buffer } => self.discard(buffer_pool(pool, buffer), tag),
+            E::Discard {
+                pool, tag, buffer, ..
+            } => self.discard(buffer_pool(pool, buffer), tag),
             E::FrameEnd { frame } => self.end_frame(frame),
             _ => {}
         }

@@ -15,7 +15,8 @@ use arena_kit_core::heap::FreeListHeap;
 use arena_kit_core::pool::Pool;
 use arena_kit_core::soa::{SoaPool, SoaVec};
 use arena_kit_core::tags::{
-    Budget, ProfilerEvent, ProfilerSink, Registry, Source, Tracked, set_profiler_sink, sink_panics,
+    Budget, Budgeted, ProfilerEvent, ProfilerLabel, ProfilerSink, Registry, Source, Tracked,
+    set_profiler_sink, sink_panics,
 };
 
 use crate::soa_rows::{Mixed, Particle};
@@ -56,6 +57,18 @@ impl Drop for PanicsOnDrop {
     }
 }
 
+/// An allocator event as the identity log keeps it: what happened, and to which allocator
+/// (pool, buffer, identity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Alloc,
+    Free,
+    Discard,
+    End,
+}
+
+type Seen = (Kind, &'static str, Option<usize>, u64);
+
 struct Recorder(Mutex<Vec<(ThreadId, Rec)>>);
 
 thread_local! {
@@ -82,6 +95,25 @@ impl ProfilerSink for Recorder {
     fn event(&self, event: &ProfilerEvent<'_>) {
         if !RECORDING.get() {
             return;
+        }
+        let kind = match event {
+            ProfilerEvent::Alloc { .. } => Some(Kind::Alloc),
+            ProfilerEvent::Free { .. } => Some(Kind::Free),
+            ProfilerEvent::Discard { .. } => Some(Kind::Discard),
+            ProfilerEvent::PoolEnd { .. } => Some(Kind::End),
+            _ => None,
+        };
+        if let (Some(kind), Some(pool), Some(id)) = (kind, event.pool(), event.id()) {
+            let buffer = match *event {
+                ProfilerEvent::Alloc { buffer, .. }
+                | ProfilerEvent::Free { buffer, .. }
+                | ProfilerEvent::Discard { buffer, .. }
+                | ProfilerEvent::PoolEnd { buffer, .. } => buffer,
+                _ => None,
+            };
+            SEEN.lock()
+                .unwrap()
+                .push((thread::current().id(), (kind, pool, buffer, id)));
         }
         let rec = match *event {
             ProfilerEvent::Alloc {
@@ -181,6 +213,8 @@ fn named(pool: &'static str, buffer: Option<usize>) -> &'static str {
 static BUFFER_NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
 
 static RECORDER: Recorder = Recorder(Mutex::new(Vec::new()));
+/// Every allocator event with its identity, with the recording thread (see [`take_seen`]).
+static SEEN: Mutex<Vec<(ThreadId, Seen)>> = Mutex::new(Vec::new());
 /// The file of each `Alloc`'s call site, with the recording thread.
 static SITES: Mutex<Vec<(ThreadId, Option<&'static str>)>> = Mutex::new(Vec::new());
 
@@ -190,6 +224,7 @@ fn start() {
     ONCE.call_once(|| set_profiler_sink(Some(&RECORDER)));
     RECORDING.set(true);
     take();
+    take_seen();
 }
 
 /// This thread's events since the last call, oldest first.
@@ -199,6 +234,16 @@ fn take() -> Vec<Rec> {
     let (mine, others): (Vec<_>, Vec<_>) = all.drain(..).partition(|(t, _)| *t == me);
     *all = others;
     mine.into_iter().map(|(_, r)| r).collect()
+}
+
+/// This thread's allocator events with their identities since the last call (or `start`),
+/// oldest first, `PoolEnd` included. [`take`] leaves them.
+fn take_seen() -> Vec<Seen> {
+    let me = thread::current().id();
+    let mut all = SEEN.lock().unwrap();
+    let (mine, others): (Vec<_>, Vec<_>) = all.drain(..).partition(|(t, _)| *t == me);
+    *all = others;
+    mine.into_iter().map(|(_, s)| s).collect()
 }
 
 fn addr<T: ?Sized>(r: &T) -> usize {
@@ -998,4 +1043,194 @@ fn mixed() -> Mixed {
         wide: 2,
         half: 3,
     }
+}
+
+/// Two tracked allocators of one name are two allocators to a sink: their events carry
+/// distinct identities, so one arena's reset is told apart from the other's.
+#[test]
+fn two_tracked_allocators_of_one_name_report_distinct_identities() {
+    start();
+    let mut a = Tracked::new(Pool::<u32>::with_capacity(2), "profiler: twin pools", "T");
+    let mut b = Tracked::new(Pool::<u32>::with_capacity(2), "profiler: twin pools", "T");
+    a.insert(1);
+    b.insert(2);
+    let mut x = Tracked::new(Arena::new(), "profiler: twin arenas", "T");
+    let mut y = Tracked::new(Arena::new(), "profiler: twin arenas", "T");
+    x.alloc(1u8);
+    y.alloc(2u8);
+    x.reset();
+    y.reset();
+    let seen = take_seen();
+    let [
+        (Kind::Alloc, "profiler: twin pools", None, pool_a),
+        (Kind::Alloc, "profiler: twin pools", None, pool_b),
+        (Kind::Discard, "profiler: twin arenas", None, arena_x),
+        (Kind::Discard, "profiler: twin arenas", None, arena_y),
+    ] = seen[..]
+    else {
+        panic!("{seen:?}")
+    };
+    assert_ne!(pool_a, pool_b);
+    assert_ne!(arena_x, arena_y);
+    drop((a.forgive_leaks(), b.forgive_leaks()));
+}
+
+/// The kinds of the events of `pool` in `seen`, per (buffer, identity) in the order they
+/// first come; each must end with its one `End` (nothing of it comes after).
+fn ended_once_last(seen: &[Seen], pool: &str) -> Vec<(Option<usize>, Vec<Kind>)> {
+    /// An allocator of `pool`: its buffer and identity.
+    type Which = (Option<usize>, u64);
+    let mut by: Vec<(Which, Vec<Kind>)> = Vec::new();
+    for &(kind, p, buffer, id) in seen {
+        if p != pool {
+            continue;
+        }
+        match by.iter_mut().find(|(k, _)| *k == (buffer, id)) {
+            Some((_, kinds)) => kinds.push(kind),
+            None => by.push(((buffer, id), vec![kind])),
+        }
+    }
+    for ((buffer, id), kinds) in &by {
+        let ends = kinds.iter().filter(|&&k| k == Kind::End).count();
+        assert_eq!(ends, 1, "{pool} {buffer:?} #{id}: {kinds:?}");
+        assert_eq!(kinds.last(), Some(&Kind::End), "{pool} {buffer:?} #{id}");
+    }
+    by.into_iter().map(|((b, _), k)| (b, k)).collect()
+}
+
+/// Dropping a tracked allocator ends its label once, after it freed or discarded all it
+/// reported: a sink may then give its profiler pool to the next allocator of that name.
+#[test]
+fn dropping_a_tracked_allocator_ends_its_label_once_after_its_last_free_or_discard() {
+    use Kind::{Alloc, Discard, End, Free};
+    start();
+
+    let arena = Tracked::new(Arena::new(), "profiler: ends arena", "T");
+    arena.alloc([1u8; 3500]);
+    arena.alloc([2u8; 3500]); // leaves the first page: an `Alloc`
+    drop(arena);
+    let seen = take_seen();
+    assert_eq!(
+        ended_once_last(&seen, "profiler: ends arena"),
+        [(None, vec![Alloc, Discard, End])]
+    );
+
+    let mut frames = Tracked::new(
+        FrameArena::<2>::with_capacity(1024),
+        "profiler: ends frames",
+        "T",
+    );
+    frames.begin_frame().alloc([0u8; 64]);
+    frames.begin_frame().alloc([0u8; 64]);
+    drop(frames);
+    let seen = take_seen();
+    let ends = ended_once_last(&seen, "profiler: ends frames");
+    assert_eq!(ends.len(), 2, "one end per buffer: {seen:?}");
+    assert_eq!(
+        ends.iter().map(|(b, _)| *b).collect::<Vec<_>>(),
+        [Some(0), Some(1)]
+    );
+    let ids: Vec<u64> = seen.iter().map(|s| s.3).collect();
+    assert!(
+        ids.iter().all(|&id| id == ids[0]),
+        "the buffers share the arena's identity"
+    );
+
+    let mut pool = Tracked::new(Pool::<u32>::with_capacity(2), "profiler: ends pool", "T");
+    pool.insert(1);
+    drop(pool.forgive_leaks());
+    let mut strings = Tracked::new(
+        Pool::<String>::with_capacity(2),
+        "profiler: ends strings",
+        "T",
+    );
+    strings.insert("needs a drop".to_owned());
+    drop(strings.forgive_leaks());
+    let mut heap = Tracked::new(FreeListHeap::with_capacity(512), "profiler: ends heap", "T");
+    heap.alloc(Layout::new::<u64>());
+    drop(heap.forgive_leaks());
+    let mut rows = Tracked::new(
+        SoaPool::<Particle>::with_capacity(2),
+        "profiler: ends soa pool",
+        "T",
+    );
+    rows.insert(Particle::default());
+    drop(rows.forgive_leaks());
+    let mut vec = Tracked::new(SoaVec::<Particle>::new(), "profiler: ends soa vec", "T");
+    vec.push(Particle::default());
+    drop(vec.forgive_leaks());
+    let seen = take_seen();
+    for pool in [
+        "profiler: ends pool",
+        "profiler: ends strings",
+        "profiler: ends heap",
+        "profiler: ends soa pool",
+        "profiler: ends soa vec",
+    ] {
+        assert_eq!(
+            ended_once_last(&seen, pool),
+            [(None, vec![Alloc, Free, End])],
+            "{pool}"
+        );
+    }
+
+    // A vector turned into an iterator hands its block on: its label ends there.
+    let mut vec = SoaVec::<Particle>::new();
+    vec.push(Particle::default());
+    vec.set_profiler_label(Some(ProfilerLabel::new("profiler: ends into_iter", "T")));
+    let rest = vec.into_iter();
+    let seen = take_seen();
+    assert_eq!(
+        ended_once_last(&seen, "profiler: ends into_iter"),
+        [(None, vec![Alloc, Free, End])]
+    );
+    drop(rest);
+    assert_eq!(take_seen(), []);
+}
+
+/// Unwrapping ends the label too, and a new label on an allocator is a new identity: the old
+/// one ends (after its frees) before anything is reported under the new one.
+#[test]
+fn unwrapping_or_relabelling_ends_the_old_label_before_the_new_one_reports() {
+    use Kind::{Alloc, End, Free};
+    start();
+    let mut pool = Tracked::new(Pool::<u32>::with_capacity(2), "profiler: relabel", "T");
+    pool.insert(1);
+    let mut plain = pool.into_inner();
+    let seen = take_seen();
+    let [
+        (Alloc, _, None, first),
+        (Free, _, None, freed),
+        (End, _, None, ended),
+    ] = seen[..]
+    else {
+        panic!("{seen:?}")
+    };
+    assert_eq!((freed, ended), (first, first));
+
+    plain.set_profiler_label(Some(ProfilerLabel::new("profiler: relabel", "T")));
+    plain.set_profiler_label(Some(ProfilerLabel::new("profiler: relabel", "T")));
+    let seen = take_seen();
+    let [
+        (Alloc, _, None, second),
+        (Free, _, None, freed),
+        (End, _, None, ended),
+        (Alloc, _, None, third),
+    ] = seen[..]
+    else {
+        panic!("{seen:?}")
+    };
+    assert_eq!((freed, ended), (second, second));
+    assert!(first != second && second != third && first != third);
+    plain.set_profiler_label(None);
+    drop(plain);
+    let seen = take_seen();
+    assert_eq!(
+        seen,
+        [
+            (Free, "profiler: relabel", None, third),
+            (End, "profiler: relabel", None, third)
+        ],
+        "the drop of an unlabelled pool raises nothing"
+    );
 }

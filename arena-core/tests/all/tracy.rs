@@ -21,6 +21,7 @@ fn every_event_kind_goes_through_with_no_server_attached() {
             addr,
             size: 64,
             buffer: None,
+            id: 1,
             site: None,
         },
         ProfilerEvent::Free {
@@ -29,11 +30,13 @@ fn every_event_kind_goes_through_with_no_server_attached() {
             addr,
             size: 64,
             buffer: None,
+            id: 1,
         },
         ProfilerEvent::Discard {
             pool: "tracy: pool",
             tag: "T",
             buffer: Some(1),
+            id: 1,
         },
         ProfilerEvent::Plot {
             tag: "tracy: plot",
@@ -66,6 +69,7 @@ fn a_name_with_a_nul_byte_is_kept_with_it_replaced() {
         pool: "tracy\0nul",
         tag: "T",
         buffer: None,
+        id: 1,
     });
     sink.event(&ProfilerEvent::Message {
         text: "a message\0with a NUL inside",
@@ -134,6 +138,7 @@ fn pools_past_the_name_limit_are_dropped_not_merged() {
             pool,
             tag: "T",
             buffer: None,
+            id: 1,
         });
     }
     assert_eq!(names(&sink), "TracySink { names: 4096, dropped: 0 }");
@@ -146,12 +151,14 @@ fn pools_past_the_name_limit_are_dropped_not_merged() {
             addr,
             size: 16,
             buffer: None,
+            id: 1,
             site: None,
         });
         sink.event(&ProfilerEvent::Discard {
             pool,
             tag: "T",
             buffer: None,
+            id: 1,
         });
         sink.event(&ProfilerEvent::Free {
             pool,
@@ -159,6 +166,7 @@ fn pools_past_the_name_limit_are_dropped_not_merged() {
             addr,
             size: 16,
             buffer: None,
+            id: 1,
         });
     }
     sink.event(&ProfilerEvent::Plot {
@@ -170,6 +178,7 @@ fn pools_past_the_name_limit_are_dropped_not_merged() {
         pool: &pools[7],
         tag: "T",
         buffer: None,
+        id: 1,
     });
     assert_eq!(names(&sink), "TracySink { names: 4096, dropped: 7 }");
 }

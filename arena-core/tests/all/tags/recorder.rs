@@ -829,6 +829,7 @@ fn as_a_profiler_sink_each_frame_buffer_is_its_own_allocator() {
         addr,
         size: 4096,
         buffer: Some(buffer),
+        id: 1,
         site: None,
     };
     sink.event(&block(0x1000, 0));
@@ -839,6 +840,7 @@ fn as_a_profiler_sink_each_frame_buffer_is_its_own_allocator() {
         addr: 0x40,
         size: 64,
         buffer: None,
+        id: 1,
         site: Some(Location::caller()),
     });
     sink.event(&ProfilerEvent::Plot {
@@ -854,6 +856,7 @@ fn as_a_profiler_sink_each_frame_buffer_is_its_own_allocator() {
         pool: "draw lists",
         tag: "Rendering",
         buffer: Some(0),
+        id: 1,
     });
     sink.event(&ProfilerEvent::Free {
         pool: "bodies",
@@ -861,6 +864,7 @@ fn as_a_profiler_sink_each_frame_buffer_is_its_own_allocator() {
         addr: 0x40,
         size: 64,
         buffer: None,
+        id: 1,
     });
     sink.event(&ProfilerEvent::FrameEnd { frame: 0 });
     assert_eq!(recorder.len(), 6, "plots and messages are not kept");
@@ -877,6 +881,7 @@ fn as_a_profiler_sink_each_frame_buffer_is_its_own_allocator() {
         pool: "draw lists",
         tag: "Rendering",
         buffer: Some(0),
+        id: 1,
     });
     sink.event(&ProfilerEvent::FrameEnd { frame: 1 });
     assert_eq!(recorder.live_at(1).value.len(), 1);
