@@ -182,3 +182,57 @@ fn pools_past_the_name_limit_are_dropped_not_merged() {
     });
     assert_eq!(names(&sink), "TracySink { names: 4096, dropped: 7 }");
 }
+
+/// The events of two arenas of one name, live at the same time, then of one arena of that name
+/// made and dropped over and over (a level's arena): each live allocator is a Tracy pool of its
+/// own (one's discard must not end the other's blocks), and an ended allocator's name goes to
+/// the next one, so the names stay few.
+#[test]
+#[cfg_attr(miri, ignore = "calls Tracy's C++ client")]
+fn allocators_of_one_name_get_pools_of_their_own_and_reuse_ended_ones_names() {
+    let sink = TracySink::new();
+    let block = [0u8; 64];
+    let addr = block.as_ptr() as usize;
+    let alloc = |id| ProfilerEvent::Alloc {
+        pool: "tracy: scratch",
+        tag: "T",
+        addr: addr + id as usize,
+        size: 1,
+        buffer: None,
+        id,
+        site: None,
+    };
+    let discard = |id| ProfilerEvent::Discard {
+        pool: "tracy: scratch",
+        tag: "T",
+        buffer: None,
+        id,
+    };
+    let end = |id| ProfilerEvent::PoolEnd {
+        pool: "tracy: scratch",
+        tag: "T",
+        buffer: None,
+        id,
+    };
+    sink.event(&alloc(1));
+    sink.event(&alloc(2));
+    sink.event(&discard(1));
+    sink.event(&discard(2));
+    assert_eq!(
+        names(&sink),
+        "TracySink { names: 2, dropped: 0 }",
+        "two live arenas of one name: two pools"
+    );
+    sink.event(&end(2));
+    for level in 3..100_000 {
+        sink.event(&alloc(level));
+        sink.event(&discard(level));
+        sink.event(&end(level));
+    }
+    assert_eq!(
+        names(&sink),
+        "TracySink { names: 2, dropped: 0 }",
+        "each level's arena took the name the one before it left"
+    );
+    sink.event(&end(1));
+}
