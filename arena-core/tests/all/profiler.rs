@@ -1149,6 +1149,13 @@ fn dropping_a_tracked_allocator_ends_its_label_once_after_its_last_free_or_disca
     let mut heap = Tracked::new(FreeListHeap::with_capacity(512), "profiler: ends heap", "T");
     heap.alloc(Layout::new::<u64>());
     drop(heap.forgive_leaks());
+    let mut guarded = Tracked::new(
+        arena_kit_core::heap::GuardedHeap::new(FreeListHeap::with_capacity(512)),
+        "profiler: ends guarded heap",
+        "T",
+    );
+    guarded.try_alloc(Layout::new::<u64>()).unwrap();
+    drop(guarded.forgive_leaks());
     let mut rows = Tracked::new(
         SoaPool::<Particle>::with_capacity(2),
         "profiler: ends soa pool",
@@ -1164,6 +1171,7 @@ fn dropping_a_tracked_allocator_ends_its_label_once_after_its_last_free_or_disca
         "profiler: ends pool",
         "profiler: ends strings",
         "profiler: ends heap",
+        "profiler: ends guarded heap",
         "profiler: ends soa pool",
         "profiler: ends soa vec",
     ] {
@@ -1232,5 +1240,28 @@ fn unwrapping_or_relabelling_ends_the_old_label_before_the_new_one_reports() {
             (End, "profiler: relabel", None, third)
         ],
         "the drop of an unlabelled pool raises nothing"
+    );
+}
+
+/// A value whose drop panics while its pool is dropped: the pool drops the rest, frees every
+/// slot to the profiler and still ends its label, once, last.
+#[test]
+fn a_pool_dropped_while_a_values_drop_panics_still_ends_its_label_once() {
+    use Kind::{Alloc, End, Free};
+    start();
+    let mut pool = Tracked::new(
+        Pool::<Option<PanicsOnDrop>>::with_capacity(4),
+        "profiler: ends panicking pool",
+        "T",
+    );
+    pool.insert(None);
+    pool.insert(Some(PanicsOnDrop));
+    pool.insert(None);
+    let pool = pool.forgive_leaks();
+    assert!(catch_unwind(AssertUnwindSafe(move || drop(pool))).is_err());
+    let seen = take_seen();
+    assert_eq!(
+        ended_once_last(&seen, "profiler: ends panicking pool"),
+        [(None, vec![Alloc, Alloc, Alloc, Free, Free, Free, End])]
     );
 }
