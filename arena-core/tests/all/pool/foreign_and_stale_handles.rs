@@ -13,7 +13,9 @@ use arena_kit_core::poison::ENABLED as TAGGED;
 use arena_kit_core::pool::Handle;
 use arena_kit_core::pool::Pool;
 use arena_kit_core::soa::SoaPool;
-use soa_rows::{Enemy, enemy};
+#[cfg(feature = "serde")]
+use soa_rows::Enemy;
+use soa_rows::enemy;
 
 fn caught(f: impl FnOnce()) -> bool {
     catch_unwind(AssertUnwindSafe(f)).is_err()
