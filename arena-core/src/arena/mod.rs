@@ -103,7 +103,7 @@ pub use guard::{GuardSide, GuardViolation};
 pub use marker::Marker;
 pub use scope::Scope;
 #[cfg(feature = "std")]
-pub use scratch::{ThreadScratch, scratch, scratch_depth};
+pub use scratch::{ThreadScratch, scratch, scratch_depth, scratch_release};
 #[cfg(feature = "rayon")]
 pub use workers::{NotAWorker, WorkerArenas};
 

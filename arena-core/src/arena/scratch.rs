@@ -42,7 +42,9 @@ std::thread_local! {
 /// Runs `f` with this thread's scratch arena for the current nesting depth, then resets that
 /// arena (dropping what `f` allocated). Nothing allocated inside can escape `f`: the arena's
 /// lifetime is local to the closure. Pages are kept per thread, so steady use does not call the
-/// system allocator. A limit ([`Arena::set_limit`]) or budget
+/// system allocator: each depth's arena keeps one page large enough for the most its calls
+/// ever held at once, until the thread exits or [`scratch_release`] gives it back (after a
+/// one-off large temporary, say). A limit ([`Arena::set_limit`]) or budget
 /// ([`Budgeted::restore_budget`](crate::tags::Budgeted::restore_budget)) that `f` puts on the
 /// arena is taken off when `f` returns: the next call gets the arena without them.
 ///
@@ -77,6 +79,34 @@ pub fn scratch<R>(f: impl FnOnce(&Arena) -> R) -> R {
             f(&Arena::chained(SCRATCH_PAGE))
         }
     }
+}
+
+/// Gives the memory of this thread's idle scratch arenas back to the system allocator, and
+/// returns how many bytes that was (pages and their headers, as
+/// [`Arena::system_bytes`] counts them).
+///
+/// The idle arenas are those of the depths at and below the current one: outside any
+/// [`scratch`] call, all of them; inside one, those that only deeper calls would use. The arenas
+/// of the calls in progress, the caller's own included, keep their pages. The next [`scratch`]
+/// call at a released depth starts a new arena, as the thread's first call did.
+///
+/// ```
+/// use arena_kit::arena::{ThreadScratch, scratch_release};
+/// use arena_kit::scratch;
+/// use arena_kit::tags::MemoryUsage;
+///
+/// // A one-off large temporary: the thread keeps a page that size for its next calls...
+/// scratch(|a| a.alloc_slice_fill_copy(1 << 20, 0u8).len());
+/// assert!(ThreadScratch.usage().reserved >= 1 << 20);
+/// // ...until it is released.
+/// assert!(scratch_release() >= 1 << 20);
+/// assert_eq!(ThreadScratch.usage().reserved, 0);
+/// assert_eq!(scratch(|a| *a.alloc(7u32)), 7);
+/// ```
+///
+/// While the thread exits, once its scratch arenas are gone, there is nothing to release: 0.
+pub fn scratch_release() -> usize {
+    SCRATCH.try_with(ScratchStack::release).unwrap_or(0)
 }
 
 /// The current scratch nesting depth of this thread (0 outside any [`scratch`] call). While the
@@ -131,6 +161,26 @@ impl ScratchStack {
             .filter(|&(i, _)| i < resetting)
             .map(|(_, arena)| arena.usage())
             .fold(Usage::default(), |a, b| a + b)
+    }
+
+    /// Drops the arenas no call in progress uses (depths at and below the current one) and
+    /// returns the bytes they held. The arenas in use are those of depths `0..depth`, the one a
+    /// reset in progress holds among them (`resetting` is below `depth` while its call is
+    /// counted); every other arena is reset and held by nobody.
+    fn release(&self) -> usize {
+        let Ok(mut arenas) = self.arenas.try_borrow_mut() else {
+            // `run` or `usage` of this thread holds the list: only for the moment it takes a
+            // pointer or sums, which runs no code that could get here.
+            return 0;
+        };
+        let in_use = self.depth.get().min(arenas.len());
+        let idle = arenas.split_off(in_use);
+        drop(arenas);
+        let bytes = idle.iter().map(|arena| arena.system_bytes()).sum();
+        // Dropped outside the borrow: an arena's drop gives its pages back to the global
+        // allocator, which may be one that calls back into this thread's scratch.
+        drop(idle);
+        bytes
     }
 
     fn run<R>(&self, f: impl FnOnce(&Arena) -> R) -> R {

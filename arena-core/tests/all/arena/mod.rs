@@ -22,6 +22,7 @@ mod review_findings;
 mod rewind_accounting;
 mod safe_code_attacks;
 mod scope_end;
+mod scratch_release;
 mod scratch_teardown_attacks;
 mod steady_growth;
 mod tail_attacks;
