@@ -1,4 +1,5 @@
 //! The arena: bump allocation, pages and limits, markers and scopes, drops, frames, workers.
+mod adoption_attacks;
 mod adversarial_drops;
 mod allocator_provenance;
 mod budget;
