@@ -246,31 +246,72 @@ pub struct PageUsage {
 }
 
 /// The iterator of [`Arena::pages`].
+///
+/// The arena stays usable through `&Arena` while it walks: an allocation between two steps may
+/// take a page, move a kept page up, or (in a [limited](Arena::set_limit) arena) give kept pages
+/// back to the system allocator. So the walk keeps a position, not a page: each step reports
+/// the block at the next position as the arena holds it then, and a page pointer kept from the
+/// step before is only read while no page was given back since (it may be gone otherwise).
 #[derive(Debug, Clone)]
 pub struct Pages<'a> {
     arena: &'a Arena,
-    /// The next block: `Some(None)` for the root, `Some(Some(page))` for a heap page.
-    next: Option<Option<NonNull<PageHeader>>>,
-    /// Whether the walk has passed the current page (the rest are empty).
-    past_current: bool,
+    /// Position of the next block in the walk (`PageUsage::index`).
     index: usize,
+    /// The block after the one reported last, as the chain held it then: `Some(None)` for the
+    /// root, `Some(Some(page))` for a heap page, `None` when none followed. Trusted only while
+    /// the arena's `page_frees` is still `frees` and the page still has the walk's position.
+    next: Option<Option<NonNull<PageHeader>>>,
+    /// The arena's `page_frees` when `next` was read.
+    frees: u64,
+}
+
+impl Pages<'_> {
+    /// The block at walk position `self.index`, if the arena holds one now.
+    fn block(&self) -> Option<Option<NonNull<PageHeader>>> {
+        let arena = self.arena;
+        let root = arena.root_start != arena.root_end;
+        // The root is the block of index 0; heap pages are numbered from 1 along the chain (see
+        // `link_after`). An empty root is not listed, so the walk starts at page 1.
+        let want = if root { self.index } else { self.index + 1 };
+        if arena.page_frees.get() == self.frees
+            && let Some(next) = self.next
+            && Arena::page_index(next) == want
+        {
+            // No page was given back since `next` was read, so it is live; and it still holds
+            // the walk's position (no page was moved up or inserted before it).
+            return Some(next);
+        }
+        if want == 0 {
+            return Some(None);
+        }
+        let mut page = arena.first_page.get();
+        while let Some(p) = page {
+            if page::header(p).index.get() == want {
+                return Some(Some(p));
+            }
+            page = page::header(p).next.get();
+        }
+        None
+    }
 }
 
 impl Iterator for Pages<'_> {
     type Item = PageUsage;
 
     fn next(&mut self) -> Option<PageUsage> {
-        let page = self.next?;
+        let page = self.block()?;
         let arena = self.arena;
         let (start, end) = arena.page_bounds(page);
-        let current = !self.past_current && page == arena.cursor.page();
-        let used = if self.past_current {
+        let current = page == arena.cursor.page();
+        // Blocks after the current one are empty (kept pages); an empty root is never listed,
+        // and while the cursor still stands in it, every page follows.
+        let used = if Arena::page_index(page) > arena.cursor.page_index() {
             0
         } else {
             arena.page_used_end(page).as_ptr() as usize - start.as_ptr() as usize
         };
-        self.past_current |= current;
         self.next = arena.next_page(page).map(Some);
+        self.frees = arena.page_frees.get();
         let usage = PageUsage {
             index: self.index,
             root: page.is_none(),
@@ -603,17 +644,11 @@ impl Arena {
     /// assert_eq!(pages.iter().map(|p| p.capacity).sum::<usize>(), arena.capacity());
     /// ```
     pub fn pages(&self) -> Pages<'_> {
-        let root = self.root_start != self.root_end;
         Pages {
             arena: self,
-            next: if root {
-                Some(None)
-            } else {
-                self.first_page.get().map(Some)
-            },
-            // an empty root is never listed; if the cursor still stands in it, every page follows
-            past_current: !root && self.cursor.page().is_none(),
             index: 0,
+            next: None,
+            frees: self.page_frees.get(),
         }
     }
 

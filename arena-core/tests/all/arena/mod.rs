@@ -13,6 +13,7 @@ mod frames;
 mod hostile_inputs;
 mod model;
 mod page_free_markers;
+mod page_walk_attacks;
 mod pages;
 mod panic_safety;
 mod panicking_rewinds;
