@@ -10,7 +10,9 @@ use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_kit_core::Marker;
-use arena_kit_core::arena::Arena;
+use std::mem::MaybeUninit;
+
+use arena_kit_core::arena::{Arena, BufferArena, MarkerError, Scope};
 use arena_kit_core::collections::ArenaVec;
 
 use super::drop_ledger::{LIVE, born, check_no_errors, died, take_log, ty};
@@ -330,7 +332,46 @@ fn allocate(arena: &Arena, m: &RefCell<Model>, rng: &mut Rng, case: u64, step: u
     }
 }
 
-fn run(case: u64, steps: usize, mut arena: Arena) {
+/// The arenas the model runs on: an [`Arena`] and a [`BufferArena`] over memory the test owns,
+/// whose `&mut` operations are its own.
+trait Host {
+    fn arena(&self) -> &Arena;
+    fn rewind_to(&mut self, marker: Marker) -> Result<(), MarkerError>;
+    fn open_scope(&mut self) -> Scope<'_>;
+    fn reset_all(&mut self);
+}
+
+impl Host for Arena {
+    fn arena(&self) -> &Arena {
+        self
+    }
+    fn rewind_to(&mut self, marker: Marker) -> Result<(), MarkerError> {
+        self.rewind(marker)
+    }
+    fn open_scope(&mut self) -> Scope<'_> {
+        self.scope()
+    }
+    fn reset_all(&mut self) {
+        self.reset();
+    }
+}
+
+impl Host for BufferArena<'_> {
+    fn arena(&self) -> &Arena {
+        self
+    }
+    fn rewind_to(&mut self, marker: Marker) -> Result<(), MarkerError> {
+        self.rewind(marker)
+    }
+    fn open_scope(&mut self) -> Scope<'_> {
+        self.scope()
+    }
+    fn reset_all(&mut self) {
+        self.reset();
+    }
+}
+
+fn run<H: Host>(case: u64, steps: usize, mut arena: H) {
     silence_constructor_panics();
     let m = RefCell::new(Model::default());
     let mut rng = Rng(case.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -338,27 +379,35 @@ fn run(case: u64, steps: usize, mut arena: Arena) {
     let mut markers: Vec<(Marker, usize, usize)> = Vec::new();
     for step in 0..steps {
         match rng.below(20) {
-            0..=12 => allocate(&arena, &m, &mut rng, case, step),
+            0..=12 => allocate(arena.arena(), &m, &mut rng, case, step),
             13 | 14 => markers.push((
-                arena.mark(),
+                arena.arena().mark(),
                 m.borrow().live.len(),
-                arena.allocation_count(),
+                arena.arena().allocation_count(),
             )),
             15 | 16 if !markers.is_empty() => {
                 let i = rng.below(markers.len());
                 let (mk, keep, allocs) = markers[i];
                 markers.truncate(i + 1);
-                arena.rewind(mk).unwrap();
+                arena.rewind_to(mk).unwrap();
                 let exp = m.borrow_mut().drop_from(keep);
                 assert_eq!(take_log(), exp, "case {case} step {step}: rewind");
-                assert_eq!(arena.used(), mk.used(), "case {case} step {step}: used");
-                assert_eq!(arena.allocation_count(), allocs, "case {case} step {step}");
+                assert_eq!(
+                    arena.arena().used(),
+                    mk.used(),
+                    "case {case} step {step}: used"
+                );
+                assert_eq!(
+                    arena.arena().allocation_count(),
+                    allocs,
+                    "case {case} step {step}"
+                );
             }
             17 | 18 => {
                 let keep = m.borrow().live.len();
-                let (used, allocs) = (arena.used(), arena.allocation_count());
+                let (used, allocs) = (arena.arena().used(), arena.arena().allocation_count());
                 {
-                    let mut scope = arena.scope();
+                    let mut scope = arena.open_scope();
                     for _ in 0..rng.below(4) {
                         allocate(&scope, &m, &mut rng, case, step);
                     }
@@ -373,21 +422,27 @@ fn run(case: u64, steps: usize, mut arena: Arena) {
                 }
                 let exp = m.borrow_mut().drop_from(keep);
                 assert_eq!(take_log(), exp, "case {case} step {step}: scope end");
-                assert_eq!((arena.used(), arena.allocation_count()), (used, allocs));
+                assert_eq!(
+                    (arena.arena().used(), arena.arena().allocation_count()),
+                    (used, allocs)
+                );
             }
             _ => {
                 if rng.below(3) == 0 {
-                    arena.reset();
+                    arena.reset_all();
                     markers.clear();
                     let exp = m.borrow_mut().drop_from(0);
                     assert_eq!(take_log(), exp, "case {case} step {step}: reset");
-                    assert_eq!((arena.used(), arena.allocation_count()), (0, 0));
+                    assert_eq!(
+                        (arena.arena().used(), arena.arena().allocation_count()),
+                        (0, 0)
+                    );
                 }
             }
         }
         let pending = m.borrow().live.len();
         assert_eq!(
-            arena.pending_drops() == 0,
+            arena.arena().pending_drops() == 0,
             pending == 0,
             "case {case} step {step}: pending_drops"
         );

@@ -64,3 +64,70 @@ fn a_page_walk_outliving_kept_pages_moved_up_reports_the_pages_as_they_are() {
         "the used figures still sum to used()"
     );
 }
+
+#[test]
+fn page_walks_interleaved_with_allocations_limits_and_page_give_backs_report_the_arena_as_it_is() {
+    let (cases, steps): (u64, usize) = if cfg!(miri) { (4, 60) } else { (300, 300) };
+    for case in 0..cases {
+        let mut rng = crate::support::Rng(case.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
+        let mut arena = Arena::chained(256 + 128 * rng.below(4));
+        for round in 0..3 {
+            // walks started at different times, each advanced now and then
+            let mut walks: Vec<(arena_kit_core::arena::Pages<'_>, usize)> = Vec::new();
+            for step in 0..steps / 3 {
+                match rng.below(10) {
+                    0..=4 => {
+                        let size = 1 + rng.below(700);
+                        let align = 1 << rng.below(8);
+                        let layout = Layout::from_size_align(size, align).unwrap();
+                        let _ = arena.try_alloc_layout(layout);
+                    }
+                    5 => {
+                        let _ = arena.try_alloc(String::from("a value the arena drops"));
+                    }
+                    6 => {
+                        // a limit at, under or over what the arena holds: allocations that
+                        // need a page then give the kept pages back first
+                        let held = arena.system_bytes();
+                        let limit = match rng.below(3) {
+                            0 => None,
+                            1 => Some(held),
+                            _ => Some(held + rng.below(2048)),
+                        };
+                        arena.set_limit(limit);
+                    }
+                    7 if walks.len() < 4 => walks.push((arena.pages(), 0)),
+                    _ => {
+                        if walks.is_empty() {
+                            continue;
+                        }
+                        let i = rng.below(walks.len());
+                        let (walk, at) = &mut walks[i];
+                        let got = walk.next();
+                        let now = arena.pages().nth(*at);
+                        assert_eq!(
+                            got, now,
+                            "case {case} round {round} step {step}: position {at}"
+                        );
+                        *at += 1;
+                        if got.is_none() {
+                            walks.swap_remove(i);
+                        }
+                    }
+                }
+            }
+            for (walk, at) in walks {
+                let rest: Vec<PageUsage> = walk.collect();
+                let now: Vec<PageUsage> = arena.pages().skip(at).collect();
+                assert_eq!(rest, now, "case {case} round {round}: the rest of a walk");
+            }
+            assert_eq!(arena.pages().map(|p| p.used).sum::<usize>(), arena.used());
+            assert_eq!(
+                arena.pages().map(|p| p.capacity).sum::<usize>(),
+                arena.capacity()
+            );
+            arena.set_limit(None);
+            arena.reset();
+        }
+    }
+}
