@@ -825,6 +825,17 @@ pub struct BufferArena<'buf> {
     _buffer: PhantomData<&'buf mut [MaybeUninit<u8>]>,
 }
 
+/// Dropping the arena reads the buffer: its drop records, guard records and the values whose
+/// destructors it runs all lie there. This impl is what tells the drop check so. Without it,
+/// dropping a `BufferArena<'buf>` used nothing of `'buf` as far as the compiler could see
+/// (`Arena`, whose drop does the work, has no lifetime, and a `PhantomData` of a reference has
+/// no drop glue), so the buffer could be freed before an arena that was not used again, whose
+/// drop then walked freed memory. The work itself stays in `Arena`'s drop, which runs next.
+impl Drop for BufferArena<'_> {
+    #[inline]
+    fn drop(&mut self) {}
+}
+
 impl core::ops::Deref for BufferArena<'_> {
     type Target = Arena;
     fn deref(&self) -> &Arena {
