@@ -469,3 +469,45 @@ fn adopted_vectors_failing_slices_and_zero_sized_values_drop_in_reverse_order_ac
         run(case, steps, Arena::from_buffer(&mut buffer[1..]));
     }
 }
+
+#[test]
+fn a_failed_slice_builder_whose_built_values_panic_when_dropped_drops_each_once_and_leaves_a_usable_arena()
+ {
+    use super::drop_ledger::{check_clean, panic_on};
+    silence_constructor_panics();
+    for panicking in 0..3u32 {
+        for arena in [Arena::with_capacity(4096), Arena::chained(256)] {
+            let mut arena = arena;
+            arena.alloc(W8::new(100));
+            let (used, allocs) = (arena.used(), arena.allocation_count());
+            // values 1 and 2 are built, the third fails; one of them (or none) panics when the
+            // builder drops them
+            panic_on(&[panicking]);
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                arena
+                    .alloc_slice_try_fill_with(3, |i| match i {
+                        0 | 1 => Ok(W64::new(i as u32 + 1)),
+                        _ => Err("the third fails"),
+                    })
+                    .map(|s| s.len())
+            }));
+            panic_on(&[]);
+            let log = take_log();
+            assert_eq!(log, [1, 2], "built values are dropped front to back, once");
+            match panicking {
+                1 | 2 => assert!(r.is_err(), "the destructor's panic comes out"),
+                _ => assert_eq!(r.unwrap(), Err("the third fails")),
+            }
+            check_no_errors();
+            // nothing is left to drop but the first value; the bytes may stay used, never
+            // handed out twice
+            assert!(arena.allocation_count() <= allocs + 1 && arena.used() >= used);
+            let later = arena.alloc(W24::new(200));
+            assert_eq!(later.id, 200);
+            arena.reset();
+            assert_eq!(take_log(), [200, 100]);
+            assert_eq!(arena.pending_drops(), 0);
+        }
+    }
+    check_clean();
+}
