@@ -109,6 +109,10 @@ mod heap;
 mod history;
 mod page_tag;
 mod palette;
+// The names the sinks that keep allocators of one name apart show them under (`TracySink`,
+// `Recorder`).
+#[cfg(all(feature = "profiler", feature = "std"))]
+pub(crate) mod pool_names;
 #[cfg(feature = "profiler")]
 pub(crate) mod profiler;
 #[cfg(feature = "std")]

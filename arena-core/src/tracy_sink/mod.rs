@@ -5,11 +5,9 @@
 //! the Tracy 0.14.1 client): connect a Tracy 0.14.x server. The client runs on demand: nothing is
 //! collected (and the hooks cost a lookup and a call each) until a server connects.
 
-mod names;
-
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use self::names::{Names, fit};
+use crate::tags::pool_names::{PoolNames, fit};
 use crate::tags::{ProfilerEvent, ProfilerSink};
 
 /// A [`ProfilerSink`] that shows the tracked allocators in the Tracy profiler: each allocator is
@@ -56,7 +54,7 @@ pub struct TracySink {
     /// Keeps the Tracy client running while the sink lives.
     client: tracy_client::Client,
     /// The name each live allocator and each plot is shown under, and the events dropped.
-    names: Mutex<Names>,
+    names: Mutex<PoolNames>,
 }
 
 impl TracySink {
@@ -64,7 +62,7 @@ impl TracySink {
     pub fn new() -> TracySink {
         TracySink {
             client: tracy_client::Client::start(),
-            names: Mutex::new(Names::default()),
+            names: Mutex::new(PoolNames::default()),
         }
     }
 
@@ -79,7 +77,7 @@ impl TracySink {
 
     /// The name table. Nothing called while the lock is held panics halfway through a change to
     /// it, so a poisoned lock still guards a whole table, and is taken over.
-    fn names(&self) -> MutexGuard<'_, Names> {
+    fn names(&self) -> MutexGuard<'_, PoolNames> {
         self.names.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -122,7 +120,7 @@ impl ProfilerSink for TracySink {
                     sys::___tracy_emit_memory_alloc_named(
                         core::ptr::without_provenance(addr),
                         size,
-                        name.as_ptr(),
+                        name.as_c_str().as_ptr(),
                     )
                 };
             }
@@ -140,7 +138,7 @@ impl ProfilerSink for TracySink {
                 unsafe {
                     sys::___tracy_emit_memory_free_named(
                         core::ptr::without_provenance(addr),
-                        name.as_ptr(),
+                        name.as_c_str().as_ptr(),
                     )
                 };
             }
@@ -151,7 +149,7 @@ impl ProfilerSink for TracySink {
                     return;
                 };
                 // SAFETY: `name` as for `Alloc`; the client is running.
-                unsafe { sys::___tracy_emit_memory_discard(name.as_ptr()) };
+                unsafe { sys::___tracy_emit_memory_discard(name.as_c_str().as_ptr()) };
             }
             ProfilerEvent::PoolEnd {
                 pool, buffer, id, ..
@@ -165,7 +163,7 @@ impl ProfilerSink for TracySink {
                     return;
                 };
                 // SAFETY: `name` as for `Alloc`; the client is running.
-                unsafe { sys::___tracy_emit_memory_discard(name.as_ptr()) };
+                unsafe { sys::___tracy_emit_memory_discard(name.as_c_str().as_ptr()) };
                 drop(names);
             }
             ProfilerEvent::Plot { tag, bytes, .. } => {
@@ -174,7 +172,7 @@ impl ProfilerSink for TracySink {
                 };
                 let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
                 // SAFETY: `name` as for `Alloc` (Tracy keeps plot names too).
-                unsafe { sys::___tracy_emit_plot_int(name.as_ptr(), bytes) };
+                unsafe { sys::___tracy_emit_plot_int(name.as_c_str().as_ptr(), bytes) };
             }
             ProfilerEvent::Message { text, .. } => self.client.message(fit(text), 0),
             ProfilerEvent::FrameEnd { .. } => self.client.frame_mark(),

@@ -1,32 +1,38 @@
-//! Which Tracy name each live allocator and each plot is shown under: the bookkeeping of
-//! [`TracySink`](super::TracySink), with no Tracy call, so it is tested without a server.
+//! Which name each live allocator is shown under, for the profiler sinks that keep allocators of
+//! one name apart: [`TracySink`](super::TracySink) (a Tracy memory pool per name) and the
+//! [`Recorder`](super::Recorder) (an allocator per name in its records).
 //!
-//! Tracy keys a memory pool by its name, and a memory discard ends every block of the pool, so
-//! two allocators live at the same time must never share a name: the first one of a name gets
-//! the name itself, a second one `"{name} (2)"`, and so on. Tracy keeps every name's pointer for
-//! the rest of the run, so names are leaked C strings, never freed; to keep their number bounded
-//! in a program that makes and drops allocators all the time, a name whose allocator ended
-//! ([`ProfilerEvent::PoolEnd`](crate::tags::ProfilerEvent::PoolEnd), sent after its last free or
+//! Names need not be unique (two threads' `"scratch"` arenas), and a sink that knows allocators
+//! by name alone merges them: one's discard ends the other's blocks. So each live allocator
+//! (its `(pool, buffer, id)`, see [`ProfilerEvent`](super::ProfilerEvent)) gets a name of its
+//! own: the first one of a name gets the name itself, a second one live with it
+//! `"{name} (2)"`, and so on; a frame arena's buffer `i` is named from `"{name} [buffer i]"`.
+//! Names are kept for the rest of the program (Tracy keeps their pointers; a recorder's records
+//! hand them out as `&'static str`), so, to keep their number bounded in a program that makes
+//! and drops allocators all the time, a name whose allocator ended
+//! ([`ProfilerEvent::PoolEnd`](super::ProfilerEvent::PoolEnd), sent after its last free or
 //! discard) goes back to its base name's free names, and the next allocator of that base name
-//! takes it.
-#![forbid(unsafe_code)]
+//! takes it. The texts are made once for the whole program (see [`keep`]): tables made and
+//! dropped (a recorder per capture) share them.
 
 use std::boxed::Box;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet};
 use std::ffi::{CStr, CString};
 use std::string::String;
+use std::sync::{Mutex, PoisonError};
 use std::vec::Vec;
 
-/// How many names (pools and plots) the table makes at most; the events of pools and plots
-/// that find no name are dropped (counted in [`Names::dropped`]) rather than merged into
+/// How many names (pools and plots) one table makes at most; the events of pools and plots
+/// that find no name are refused (counted in [`PoolNames::dropped`]) rather than merged into
 /// another pool.
-pub(super) const MAX_NAMES: usize = 4096;
+pub(crate) const MAX_NAMES: usize = 4096;
 
 /// The longest text (a message, a pool or plot name) handed to Tracy, in bytes. Tracy sends
 /// lengths in 16 bits and asserts that a message is shorter than `u16::MAX` bytes (before it
 /// looks for a server: a longer one aborts the program) and that a name fits; longer texts are
 /// cut to this, at a character boundary.
-pub(super) const MAX_TEXT: usize = u16::MAX as usize - 1;
+pub(crate) const MAX_TEXT: usize = u16::MAX as usize - 1;
 
 /// `text` cut to at most `max` bytes, at a character boundary.
 fn cut(text: &str, max: usize) -> &str {
@@ -34,67 +40,109 @@ fn cut(text: &str, max: usize) -> &str {
 }
 
 /// `text` cut to at most [`MAX_TEXT`] bytes, at a character boundary.
-pub(super) fn fit(text: &str) -> &str {
+pub(crate) fn fit(text: &str) -> &str {
     cut(text, MAX_TEXT)
+}
+
+/// A name an allocator or plot is shown under, kept for the rest of the program: as a C string
+/// (for Tracy) and as the same text (for a recorder).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Name {
+    c: &'static CStr,
+    text: &'static str,
+}
+
+impl Name {
+    /// The name as a NUL-terminated C string.
+    pub(crate) fn as_c_str(self) -> &'static CStr {
+        self.c
+    }
+}
+
+/// Every name text any table made, kept once for the whole program: a table made after another
+/// one ended (a recorder per capture) takes the texts made before rather than making them again,
+/// and every name stays reachable from here.
+static TEXTS: Mutex<BTreeSet<&'static CStr>> = Mutex::new(BTreeSet::new());
+
+/// `text` (no NUL byte) as a [`Name`] kept for the rest of the program: the one made before for
+/// the same text, or a new one.
+fn keep(text: String) -> Name {
+    let text = CString::new(text).expect("names have no NUL byte");
+    let mut texts = TEXTS.lock().unwrap_or_else(PoisonError::into_inner);
+    let c = match texts.get(text.as_c_str()) {
+        Some(&c) => c,
+        None => {
+            let c: &'static CStr = Box::leak(text.into_boxed_c_str());
+            texts.insert(c);
+            c
+        }
+    };
+    let text = c.to_str().expect("names are made from `str`s");
+    Name { c, text }
 }
 
 /// One allocator as its events name it: its pool name, its frame-arena buffer, its identity.
 type Key = (&'static str, Option<usize>, u64);
 
-/// The names made for one base name (an allocator's name, or a frame arena buffer's
-/// `"{name} [buffer i]"`, as Tracy is given it).
+/// The names made for one base name: an allocator's name, or a frame arena buffer's
+/// `"{name} [buffer i]"`.
 #[derive(Default)]
 struct Base {
     /// Every name made for it, in the order made: the base name itself first when it was free.
-    names: Vec<&'static CStr>,
-    /// Indices into `names` of the names no live allocator holds; the lowest is given first.
-    free: BTreeSet<usize>,
+    names: Vec<Name>,
+    /// Indices into `names` of the names no live allocator holds; the lowest is given first. A
+    /// heap over a vector, so giving a name back and taking it again allocate nothing once it
+    /// has held as many as it ever does.
+    free: BinaryHeap<Reverse<usize>>,
 }
 
-/// The name table of a [`TracySink`](super::TracySink).
+/// The name table of one sink: which name each live allocator is shown under.
 #[derive(Default)]
-pub(super) struct Names {
+pub(crate) struct PoolNames {
     /// The name each live allocator is shown under: its base (an index into `bases`) and the
     /// name's index in that base's `names`.
     live: HashMap<Key, (usize, usize)>,
-    /// Live allocators that found no name (the table was full): their events stay dropped until
-    /// their end, so Tracy never hears of a free whose allocation it was not told of.
+    /// Live allocators that found no name (the table was full): they stay refused until their
+    /// end, so a sink that drops their events never hears of a free whose allocation it was not
+    /// told of.
     refused: HashSet<Key>,
     /// The pool names made, per base name.
     bases: Vec<Base>,
-    /// Each base name's index in `bases`.
-    base_index: HashMap<String, usize>,
-    /// Every pool name made, so that no two bases make the same one (`"a (2)"` is also a name
-    /// an allocator may have).
+    /// Each base name's index in `bases`, by the allocator's name and buffer (so that finding
+    /// it makes no text).
+    base_index: HashMap<(&'static str, Option<usize>), usize>,
+    /// Every pool name this table made, so that no two bases make the same one (`"a (2)"` is
+    /// also a name an allocator may have).
     taken: HashSet<&'static CStr>,
     /// The plot name of each tag.
-    plots: HashMap<String, &'static CStr>,
+    plots: HashMap<String, Name>,
     /// Names made, pools and plots (at most [`MAX_NAMES`]).
     made: usize,
-    /// Events not sent because their pool or plot had no name.
+    /// Events refused because their pool or plot had no name.
     dropped: u64,
 }
 
-impl Names {
+impl PoolNames {
     /// Names made so far, pools and plots: the table never frees one.
-    pub(super) fn made(&self) -> usize {
+    pub(crate) fn made(&self) -> usize {
         self.made
     }
 
-    /// Events not sent because their pool or plot had no name.
-    pub(super) fn dropped(&self) -> u64 {
+    /// Events refused because their pool or plot had no name.
+    pub(crate) fn dropped(&self) -> u64 {
         self.dropped
     }
 
     /// The name allocator `(pool, buffer, id)` is shown under: the one it holds, or the lowest
-    /// free name of its base name, or a new one. `None` (the event is counted as dropped) if it
-    /// has none and the table is full, or it found none earlier in its life.
-    pub(super) fn pool(
+    /// free name of its base name, or a new one. `None` (the event is counted as refused) if it
+    /// has none and the table is full, or it found none earlier in its life. Allocates only to
+    /// make a new name, or when more allocators are live than the table has held so far.
+    pub(crate) fn pool(
         &mut self,
         pool: &'static str,
         buffer: Option<usize>,
         id: u64,
-    ) -> Option<&'static CStr> {
+    ) -> Option<Name> {
         let key = (pool, buffer, id);
         if let Some(&(b, i)) = self.live.get(&key) {
             return Some(self.bases[b].names[i]);
@@ -103,12 +151,7 @@ impl Names {
             self.dropped += 1;
             return None;
         }
-        let base = match buffer {
-            None => String::from(pool),
-            Some(i) => crate::tags::profiler::buffer_pool_name(pool, i),
-        };
-        let base = fit(&base).replace('\0', "?");
-        let Some((b, i)) = self.take_name(base) else {
+        let Some((b, i)) = self.take_name(pool, buffer) else {
             self.refused.insert(key);
             self.dropped += 1;
             return None;
@@ -117,24 +160,29 @@ impl Names {
         Some(self.bases[b].names[i])
     }
 
-    /// A name for one more allocator of `base` (as `(base, name)` indices): the base's lowest
-    /// free one, else a new one while the table has room.
-    fn take_name(&mut self, base: String) -> Option<(usize, usize)> {
-        let known = self.base_index.get(&base).copied();
+    /// A name for one more allocator of base `(pool, buffer)` (as `(base, name)` indices): the
+    /// base's lowest free one, else a new one while the table has room.
+    fn take_name(&mut self, pool: &'static str, buffer: Option<usize>) -> Option<(usize, usize)> {
+        let known = self.base_index.get(&(pool, buffer)).copied();
         if let Some(b) = known
-            && let Some(i) = self.bases[b].free.pop_first()
+            && let Some(Reverse(i)) = self.bases[b].free.pop()
         {
             return Some((b, i));
         }
         if self.made >= MAX_NAMES {
             return None;
         }
+        let base = match buffer {
+            None => String::from(pool),
+            Some(i) => super::profiler::buffer_pool_name(pool, i),
+        };
+        let base = fit(&base).replace('\0', "?");
         let name = self.new_pool_name(&base, known.map_or(0, |b| self.bases[b].names.len()));
         self.made += 1;
-        self.taken.insert(name);
+        self.taken.insert(name.as_c_str());
         let b = known.unwrap_or_else(|| {
             self.bases.push(Base::default());
-            self.base_index.insert(base, self.bases.len() - 1);
+            self.base_index.insert((pool, buffer), self.bases.len() - 1);
             self.bases.len() - 1
         });
         self.bases[b].names.push(name);
@@ -142,9 +190,9 @@ impl Names {
     }
 
     /// The first of `base`, `"{base} (2)"`, `"{base} (3)"`, ... (from the one after the
-    /// `made` the base has) that no pool has, each cut to [`MAX_TEXT`] bytes (from the base's
-    /// end), as a C string kept for the rest of the program.
-    fn new_pool_name(&self, base: &str, made: usize) -> &'static CStr {
+    /// `made` the base has) that this table has not made, each cut to [`MAX_TEXT`] bytes (from
+    /// the base's end).
+    fn new_pool_name(&self, base: &str, made: usize) -> Name {
         let mut n = made + 1;
         loop {
             let name = if n == 1 {
@@ -155,7 +203,7 @@ impl Names {
             };
             let name = CString::new(name).expect("the base has no NUL byte");
             if !self.taken.contains(name.as_c_str()) {
-                return Box::leak(name.into_boxed_c_str());
+                return keep(name.into_string().expect("made from a `String`"));
             }
             n += 1;
         }
@@ -163,22 +211,23 @@ impl Names {
 
     /// Allocator `(pool, buffer, id)` ended (it sent its last free or discard before): its name
     /// is free for the next allocator of its base name. Returns the name it held, if any.
-    pub(super) fn end(
+    pub(crate) fn end(
         &mut self,
         pool: &'static str,
         buffer: Option<usize>,
         id: u64,
-    ) -> Option<&'static CStr> {
+    ) -> Option<Name> {
         let key = (pool, buffer, id);
         self.refused.remove(&key);
         let (b, i) = self.live.remove(&key)?;
-        self.bases[b].free.insert(i);
+        self.bases[b].free.push(Reverse(i));
         Some(self.bases[b].names[i])
     }
 
-    /// The plot name of tag `tag`, made once; `None` (the event is counted as dropped) if it is
+    /// The plot name of tag `tag`, made once; `None` (the event is counted as refused) if it is
     /// new and the table is full.
-    pub(super) fn plot(&mut self, tag: &str) -> Option<&'static CStr> {
+    #[cfg_attr(not(feature = "tracy"), allow(dead_code))]
+    pub(crate) fn plot(&mut self, tag: &str) -> Option<Name> {
         let tag = fit(tag);
         if let Some(&name) = self.plots.get(tag) {
             return Some(name);
@@ -187,8 +236,7 @@ impl Names {
             self.dropped += 1;
             return None;
         }
-        let name = CString::new(tag.replace('\0', "?")).expect("NUL bytes were replaced");
-        let name: &'static CStr = Box::leak(name.into_boxed_c_str());
+        let name = keep(tag.replace('\0', "?"));
         self.made += 1;
         self.plots.insert(String::from(tag), name);
         Some(name)
@@ -202,8 +250,10 @@ mod tests {
 
     use super::*;
 
-    fn text(name: Option<&'static CStr>) -> String {
-        name.expect("a name").to_str().unwrap().to_string()
+    fn text(name: Option<Name>) -> String {
+        let name = name.expect("a name");
+        assert_eq!(name.as_c_str().to_str(), Ok(name.text));
+        name.text.to_string()
     }
 
     #[test]
@@ -219,7 +269,7 @@ mod tests {
 
     #[test]
     fn two_live_allocators_of_one_name_get_two_names() {
-        let mut names = Names::default();
+        let mut names = PoolNames::default();
         assert_eq!(text(names.pool("scratch", None, 1)), "scratch");
         assert_eq!(text(names.pool("scratch", None, 2)), "scratch (2)");
         assert_eq!(text(names.pool("scratch", None, 3)), "scratch (3)");
@@ -231,19 +281,13 @@ mod tests {
 
     #[test]
     fn an_ended_allocators_name_goes_to_the_next_allocator_of_its_name() {
-        let mut names = Names::default();
+        let mut names = PoolNames::default();
         let first = names.pool("scratch", None, 1).unwrap();
         let second = names.pool("scratch", None, 2).unwrap();
-        assert!(core::ptr::eq(names.end("scratch", None, 1).unwrap(), first));
+        assert_eq!(names.end("scratch", None, 1), Some(first));
         // The plain name is free again: the next `"scratch"` takes it, not a third name.
-        assert!(core::ptr::eq(
-            names.pool("scratch", None, 3).unwrap(),
-            first
-        ));
-        assert!(core::ptr::eq(
-            names.pool("scratch", None, 2).unwrap(),
-            second
-        ));
+        assert_eq!(names.pool("scratch", None, 3), Some(first));
+        assert_eq!(names.pool("scratch", None, 2), Some(second));
         // An allocator made and dropped a million times (a level's arena) takes one name.
         for id in 10..1_000_000 {
             assert_eq!(text(names.pool("level", None, id)), "level");
@@ -262,7 +306,7 @@ mod tests {
 
     #[test]
     fn a_frame_arenas_buffers_keep_apart_from_each_other_and_from_other_frame_arenas() {
-        let mut names = Names::default();
+        let mut names = PoolNames::default();
         assert_eq!(text(names.pool("frame", Some(0), 1)), "frame [buffer 0]");
         assert_eq!(text(names.pool("frame", Some(1), 1)), "frame [buffer 1]");
         assert_eq!(text(names.pool("frame", None, 1)), "frame");
@@ -277,7 +321,7 @@ mod tests {
 
     #[test]
     fn a_made_up_name_never_meets_an_allocators_own() {
-        let mut names = Names::default();
+        let mut names = PoolNames::default();
         // An allocator that is really called "a (2)" keeps it from the second "a".
         assert_eq!(text(names.pool("a (2)", None, 1)), "a (2)");
         assert_eq!(text(names.pool("a", None, 2)), "a");
@@ -290,7 +334,7 @@ mod tests {
 
     #[test]
     fn names_cut_to_the_same_text_stay_apart_and_fit() {
-        let mut names = Names::default();
+        let mut names = PoolNames::default();
         let long: &'static str = "p".repeat(MAX_TEXT + 10).leak();
         let longer: &'static str = format!("{long}other").leak();
         let a = text(names.pool(long, None, 1));
@@ -303,7 +347,7 @@ mod tests {
 
     #[test]
     fn past_the_limit_events_are_dropped_and_counted_and_names_are_never_freed() {
-        let mut names = Names::default();
+        let mut names = PoolNames::default();
         for id in 0..MAX_NAMES as u64 {
             assert!(names.pool("full", None, id).is_some());
         }
@@ -327,10 +371,22 @@ mod tests {
     }
 
     #[test]
+    fn tables_share_the_texts_they_make() {
+        let a = PoolNames::default().pool("shared text", None, 1).unwrap();
+        let b = PoolNames::default()
+            .pool("shared text", Some(0), 1)
+            .unwrap();
+        let c = PoolNames::default().pool("shared text", None, 7).unwrap();
+        assert!(core::ptr::eq(a.as_c_str(), c.as_c_str()));
+        assert!(core::ptr::eq(a.text, c.text));
+        assert_eq!(b.text, "shared text [buffer 0]");
+    }
+
+    #[test]
     fn a_plot_name_is_made_once_per_tag() {
-        let mut names = Names::default();
+        let mut names = PoolNames::default();
         let a = names.plot("Physics").unwrap();
-        assert!(core::ptr::eq(names.plot("Physics").unwrap(), a));
+        assert_eq!(names.plot("Physics"), Some(a));
         assert_eq!(text(names.plot("N\0l")), "N?l");
         // Plots and pools are apart in Tracy: a pool of a plot's name keeps its name.
         assert_eq!(text(names.pool("Physics", None, 1)), "Physics");
