@@ -57,6 +57,11 @@ impl Name {
     pub(crate) fn as_c_str(self) -> &'static CStr {
         self.c
     }
+
+    /// The name's text (no NUL byte, valid UTF-8).
+    pub(crate) fn as_str(self) -> &'static str {
+        self.text
+    }
 }
 
 /// Every name text any table made, kept once for the whole program: a table made after another
@@ -123,12 +128,15 @@ pub(crate) struct PoolNames {
 }
 
 impl PoolNames {
-    /// Names made so far, pools and plots: the table never frees one.
+    /// Names made so far, pools and plots: the table never frees one. `TracySink` shows it in
+    /// its `Debug` output, as it does [`dropped`](PoolNames::dropped).
+    #[cfg_attr(not(feature = "tracy"), allow(dead_code))]
     pub(crate) fn made(&self) -> usize {
         self.made
     }
 
     /// Events refused because their pool or plot had no name.
+    #[cfg_attr(not(feature = "tracy"), allow(dead_code))]
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped
     }
@@ -174,7 +182,7 @@ impl PoolNames {
         }
         let base = match buffer {
             None => String::from(pool),
-            Some(i) => super::profiler::buffer_pool_name(pool, i),
+            Some(i) => std::format!("{pool} [buffer {i}]"),
         };
         let base = fit(&base).replace('\0', "?");
         let name = self.new_pool_name(&base, known.map_or(0, |b| self.bases[b].names.len()));
@@ -225,7 +233,7 @@ impl PoolNames {
     }
 
     /// The plot name of tag `tag`, made once; `None` (the event is counted as refused) if it is
-    /// new and the table is full.
+    /// new and the table is full. Only `TracySink` sends plots.
     #[cfg_attr(not(feature = "tracy"), allow(dead_code))]
     pub(crate) fn plot(&mut self, tag: &str) -> Option<Name> {
         let tag = fit(tag);
@@ -252,8 +260,8 @@ mod tests {
 
     fn text(name: Option<Name>) -> String {
         let name = name.expect("a name");
-        assert_eq!(name.as_c_str().to_str(), Ok(name.text));
-        name.text.to_string()
+        assert_eq!(name.as_c_str().to_str(), Ok(name.as_str()));
+        name.as_str().to_string()
     }
 
     #[test]
@@ -378,8 +386,8 @@ mod tests {
             .unwrap();
         let c = PoolNames::default().pool("shared text", None, 7).unwrap();
         assert!(core::ptr::eq(a.as_c_str(), c.as_c_str()));
-        assert!(core::ptr::eq(a.text, c.text));
-        assert_eq!(b.text, "shared text [buffer 0]");
+        assert!(core::ptr::eq(a.as_str(), c.as_str()));
+        assert_eq!(b.as_str(), "shared text [buffer 0]");
     }
 
     #[test]

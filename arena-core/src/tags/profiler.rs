@@ -359,13 +359,6 @@ pub fn sink_panics() -> usize {
 /// The frame after the last `FrameEnd` any registry sent (0 before the first).
 static FRAME: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
 
-/// The allocator name a frame arena's buffer `buffer` of `pool` is shown under, by the sinks
-/// that keep buffers apart (`TracySink`, `Recorder`): `"{pool} [buffer i]"`.
-#[cfg(feature = "std")]
-pub(crate) fn buffer_pool_name(pool: &str, buffer: usize) -> std::string::String {
-    std::format!("{pool} [buffer {buffer}]")
-}
-
 /// The frame in progress, for a `Message` raised inside an allocator: the one after the last
 /// [`Registry::end_frame`](super::Registry::end_frame) of any registry.
 pub(crate) fn frame_in_progress() -> u64 {

@@ -330,7 +330,9 @@ struct Ring {
 /// BENCHMARKS.md); it allocates only its answer.
 /// Matching terminates on any sequence (double frees, frees of unknown addresses, discards of
 /// unknown allocators, frames going backwards). Allocators and tags are told apart by name,
-/// so two allocators of one name are one allocator here. An
+/// so two allocators recorded under one name are one allocator here; as a profiler sink (with
+/// the `profiler` feature, see its `ProfilerSink` impl) the recorder gives each live allocator
+/// a name of its own, so tracked allocators of one name stay apart. An
 /// allocation is live at the end of frame `n` when it was made in a frame up to `n` and not ended
 /// by an event of a frame up to `n`. With frames numbered upwards this is the state just after
 /// `end_frame(n)`.
@@ -355,6 +357,10 @@ struct Ring {
 pub struct Recorder {
     ring: Mutex<Ring>,
     start: Instant,
+    /// As a profiler sink: the name each live allocator is recorded under (see the
+    /// `ProfilerSink` impl).
+    #[cfg(feature = "profiler")]
+    pool_names: Mutex<super::pool_names::PoolNames>,
 }
 
 impl fmt::Debug for Recorder {
@@ -449,6 +455,8 @@ impl Recorder {
                 frame: 0,
             }),
             start: Instant::now(),
+            #[cfg(feature = "profiler")]
+            pool_names: Mutex::new(super::pool_names::PoolNames::default()),
         })
     }
 
@@ -1852,12 +1860,28 @@ fn write_trace(
 /// With the `profiler` feature a recorder is a [`ProfilerSink`](super::ProfilerSink): install it
 /// with [`set_profiler_sink`](super::set_profiler_sink) and every [`Tracked`](super::Tracked)
 /// allocator's allocations, frees and discards land in it, each frame ending at
-/// [`Registry::end_frame`](super::Registry::end_frame). A frame arena's buffer `i` is recorded
-/// as the allocator `"{name} [buffer i]"` (as `TracySink` names it), so
-/// resetting one buffer ends only that buffer's blocks; each such name is made once, the only
-/// memory the sink itself takes (at most 4,096 names, then the buffers of later names share their
-/// allocator's). `Plot` and `Message` events are not kept: the trace's counter tracks are
-/// rebuilt from the allocations, and budget messages go to the report sink.
+/// [`Registry::end_frame`](super::Registry::end_frame).
+///
+/// The recorder tells allocators apart by name, and names need not be unique (two threads'
+/// `"scratch"` arenas), so the sink records each live allocator (its `(pool, buffer, id)`, see
+/// [`ProfilerEvent`](super::ProfilerEvent)) under a name of its own, as `TracySink` shows it:
+/// the first one live of a name under the name itself, a second one live with it under
+/// `"{name} (2)"`, and so on, and a frame arena's buffer `i` under `"{name} [buffer i]"`. So
+/// one arena's reset ends its own allocations only, and resetting one buffer ends only that
+/// buffer's blocks. When an allocator ends
+/// ([`PoolEnd`](super::ProfilerEvent::PoolEnd), after its last free or discard) its name goes to
+/// the next allocator of that name: a `"scratch"` arena made and dropped every level is
+/// recorded as `"scratch"` every time. Nothing is recorded for `PoolEnd` itself.
+///
+/// The names are kept for the rest of the program (queries hand them out as `&'static str`),
+/// made once per text for the whole program and reused; one sink makes at most 4,096, and an
+/// allocator that finds none left (more than that many live at once, or names of that many
+/// texts) is recorded under its plain name for its whole life, as if it were the allocator of
+/// that name. The sink allocates only to make a name, or when more allocators are live at once
+/// than it has seen before (its table of live allocators grows); recording through
+/// [`record`](Recorder::record) and its forms takes no name and allocates nothing, as before.
+/// `Plot` and `Message` events are not kept: the trace's counter tracks are rebuilt from the
+/// allocations, and budget messages go to the report sink.
 ///
 /// ```
 /// use arena_kit::tags::{ProfilerSink, Recorder, set_profiler_sink};
@@ -1866,13 +1890,18 @@ fn write_trace(
 /// let recorder: &'static Recorder = Box::leak(Box::new(Recorder::new(1024)));
 /// set_profiler_sink(Some(recorder));
 /// let mut bodies = Tracked::new(Pool::with_capacity(16), "bodies", "Physics");
+/// let mut more = Tracked::new(Pool::with_capacity(16), "bodies", "Physics"); // "bodies (2)"
 /// let body = bodies.insert([0u8; 64]);
+/// more.insert([1u8; 32]);
 /// let mut registry = Registry::new();
-/// registry.end_frame(&[&bodies]).unwrap();
+/// registry.end_frame(&[&bodies, &more]).unwrap();
 /// bodies.remove(body);
+/// more.clear();
 /// set_profiler_sink(None);
 /// let made = recorder.live_at(recorder.frame() - 1).value;
-/// assert!(made.iter().any(|a| a.pool == "bodies" && a.size == 64));
+/// let made: Vec<_> = made.iter().map(|a| (a.pool, a.size)).collect();
+/// assert_eq!(made, [("bodies", 64), ("bodies (2)", 32)]);
+/// assert_eq!(recorder.live_at(recorder.frame()).unmatched_frees, 0);
 /// ```
 #[cfg(feature = "profiler")]
 impl super::ProfilerSink for Recorder {
@@ -1885,45 +1914,51 @@ impl super::ProfilerSink for Recorder {
                 addr,
                 size,
                 buffer,
+                id,
                 site,
-                ..
-            } => self.alloc(buffer_pool(pool, buffer), tag, addr, size, site),
+            } => self.alloc(self.pool_name(pool, buffer, id), tag, addr, size, site),
             E::Free {
                 pool,
                 tag,
                 addr,
                 size,
                 buffer,
-                ..
-            } => self.free(buffer_pool(pool, buffer), tag, addr, size),
+                id,
+            } => self.free(self.pool_name(pool, buffer, id), tag, addr, size),
             E::Discard {
-                pool, tag, buffer, ..
-            } => self.discard(buffer_pool(pool, buffer), tag),
+                pool,
+                tag,
+                buffer,
+                id,
+            } => self.discard(self.pool_name(pool, buffer, id), tag),
+            E::PoolEnd {
+                pool, buffer, id, ..
+            } => {
+                self.pool_names().end(pool, buffer, id);
+            }
             E::FrameEnd { frame } => self.end_frame(frame),
             _ => {}
         }
     }
 }
 
-/// The allocator name a frame arena's buffer is recorded under: `pool` itself without a buffer,
-/// else `"{pool} [buffer i]"`, made once per name and pool text and kept (at most
-/// `MAX_BUFFER_NAMES`; past that, `pool`).
 #[cfg(feature = "profiler")]
-fn buffer_pool(pool: &'static str, buffer: Option<usize>) -> &'static str {
-    const MAX_BUFFER_NAMES: usize = 4096;
-    static NAMES: Mutex<Vec<(&'static str, usize, &'static str)>> = Mutex::new(Vec::new());
-    let Some(i) = buffer else {
-        return pool;
-    };
-    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(&(_, _, name)) = names.iter().find(|(p, b, _)| *p == pool && *b == i) {
-        return name;
+impl Recorder {
+    /// The name the sink records allocator `(pool, buffer, id)` under (see the `ProfilerSink`
+    /// impl): its own, or `pool` when the name table is full. The table's lock is let go before
+    /// the event is recorded: the next allocator of an ended one's name takes it only after
+    /// the ended one's last event was recorded, so its events come after those in the ring.
+    fn pool_name(&self, pool: &'static str, buffer: Option<usize>, id: u64) -> &'static str {
+        self.pool_names()
+            .pool(pool, buffer, id)
+            .map_or(pool, |name| name.as_str())
     }
-    if names.len() >= MAX_BUFFER_NAMES {
-        return pool;
+
+    /// The sink's name table. Nothing called while its lock is held panics halfway through a
+    /// change to it, so a poisoned lock still guards a whole table, and is taken over.
+    fn pool_names(&self) -> MutexGuard<'_, super::pool_names::PoolNames> {
+        self.pool_names
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
-    let name: &'static str =
-        alloc::boxed::Box::leak(super::profiler::buffer_pool_name(pool, i).into_boxed_str());
-    names.push((pool, i, name));
-    name
 }

@@ -5,9 +5,9 @@
 //! test reads its own thread's.
 
 use core::alloc::Layout;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Mutex, Once};
+use std::sync::{Arc, Mutex, Once};
 use std::thread::{self, ThreadId};
 
 use arena_kit_core::arena::{Arena, FrameArena};
@@ -15,8 +15,8 @@ use arena_kit_core::heap::FreeListHeap;
 use arena_kit_core::pool::Pool;
 use arena_kit_core::soa::{SoaPool, SoaVec};
 use arena_kit_core::tags::{
-    Budget, Budgeted, ProfilerEvent, ProfilerLabel, ProfilerSink, Registry, Source, Tracked,
-    set_profiler_sink, sink_panics,
+    Budget, Budgeted, ProfilerEvent, ProfilerLabel, ProfilerSink, Recorder as AllocationRecorder,
+    Registry, Source, Tracked, set_profiler_sink, sink_panics,
 };
 
 use crate::soa_rows::{Mixed, Particle};
@@ -89,10 +89,18 @@ thread_local! {
     /// `Some(n)`: the `BOMB` pool's event after `n` more makes the sink panic with
     /// [`PanicsOnDrop`].
     static BOMB_IN: Cell<Option<usize>> = const { Cell::new(None) };
+    /// The allocation recorder this thread's events also go to, as if it were the installed
+    /// sink (the global sink stays this file's recorder, which the other tests read).
+    static FORWARD: RefCell<Option<Arc<AllocationRecorder>>> = const { RefCell::new(None) };
 }
 
 impl ProfilerSink for Recorder {
     fn event(&self, event: &ProfilerEvent<'_>) {
+        let _ = FORWARD.try_with(|f| {
+            if let Some(recorder) = &*f.borrow() {
+                ProfilerSink::event(&**recorder, event);
+            }
+        });
         if !RECORDING.get() {
             return;
         }
@@ -1264,4 +1272,55 @@ fn a_pool_dropped_while_a_values_drop_panics_still_ends_its_label_once() {
         ended_once_last(&seen, "profiler: ends panicking pool"),
         [(None, vec![Alloc, Alloc, Alloc, Free, Free, Free, End])]
     );
+}
+
+/// The allocation recorder as the sink, hearing two live tracked arenas of one name: one's reset
+/// ends its own blocks only, so the other's blocks stay live and its later frees match them.
+/// Each is recorded under a name of its own, and once both are dropped the next arena of the
+/// name is recorded under the plain name again.
+#[test]
+fn the_recorder_as_sink_keeps_two_live_arenas_of_one_name_apart() {
+    const NAME: &str = "profiler: twin scratch";
+    start();
+    let recorder = Arc::new(AllocationRecorder::new(256));
+    FORWARD.set(Some(Arc::clone(&recorder)));
+    let mut registry = Registry::new();
+    let mut x = Tracked::new(Arena::new(), NAME, "Frame");
+    let y = Tracked::new(Arena::new(), NAME, "Frame");
+    x.alloc([1u8; 3500]);
+    x.alloc([2u8; 3500]); // x leaves its first page: an `Alloc`
+    y.alloc([3u8; 3500]);
+    y.alloc([4u8; 3500]); // y leaves its first page
+    registry.end_frame(&[&x, &y]).unwrap(); // both current pages: frame 0
+    x.reset(); // a discard of x's blocks, not y's
+    y.alloc([5u8; 100]);
+    registry.end_frame(&[&x, &y]).unwrap(); // y's current page grew: its `Free` and `Alloc`
+
+    let live = recorder.live_at(1);
+    assert_eq!(live.unmatched_frees, 0, "y's free matched its allocation");
+    let mut blocks: Vec<(&str, usize)> = live.value.iter().map(|a| (a.pool, a.size)).collect();
+    blocks.sort();
+    let second = format!("{NAME} (2)");
+    assert_eq!(
+        blocks,
+        [(&*second, 3500), (&*second, 3600)],
+        "y's blocks only"
+    );
+    let before = recorder.live_at(0).value;
+    assert_eq!(before.iter().filter(|a| a.pool == NAME).count(), 2);
+    assert_eq!(before.iter().filter(|a| a.pool == second).count(), 2);
+
+    // Both end; the next arena of the name takes the plain name again.
+    drop((x, y));
+    let z = Tracked::new(Arena::new(), NAME, "Frame");
+    z.alloc([6u8; 3500]);
+    z.alloc([7u8; 3500]);
+    registry.end_frame(&[&z]).unwrap();
+    let live = recorder.live_at(2);
+    assert_eq!(live.unmatched_frees, 0);
+    let blocks: Vec<(&str, usize)> = live.value.iter().map(|a| (a.pool, a.size)).collect();
+    assert_eq!(blocks, [(NAME, 3500), (NAME, 3500)]);
+    drop(z);
+    FORWARD.set(None);
+    assert!(recorder.live_at(3).value.is_empty());
 }

@@ -887,3 +887,86 @@ fn as_a_profiler_sink_each_frame_buffer_is_its_own_allocator() {
     assert_eq!(recorder.live_at(1).value.len(), 1);
     assert_eq!(recorder.live_at(1).unmatched_frees, 0);
 }
+
+/// As a profiler sink, the recorder keeps two live allocators of one name apart by their
+/// identities: one's discard ends its own allocations only, so the other's free matches. Each
+/// is recorded under a name of its own (the second `"{name} (2)"`), and once one ends
+/// (`PoolEnd`) its name goes to the next allocator of that name.
+#[cfg(feature = "profiler")]
+#[test]
+fn as_a_profiler_sink_two_live_allocators_of_one_name_stay_apart() {
+    use arena_kit_core::tags::{ProfilerEvent, ProfilerSink};
+
+    const NAME: &str = "recorder sink: scratch";
+    let recorder = Recorder::new(64);
+    let sink: &dyn ProfilerSink = &recorder;
+    let alloc = |id, addr| ProfilerEvent::Alloc {
+        pool: NAME,
+        tag: "Frame",
+        addr,
+        size: 64,
+        buffer: None,
+        id,
+        site: None,
+    };
+    sink.event(&alloc(1, 0x1000));
+    sink.event(&alloc(2, 0x2000));
+    sink.event(&ProfilerEvent::Discard {
+        pool: NAME,
+        tag: "Frame",
+        buffer: None,
+        id: 1,
+    });
+    sink.event(&ProfilerEvent::Free {
+        pool: NAME,
+        tag: "Frame",
+        addr: 0x2000,
+        size: 64,
+        buffer: None,
+        id: 2,
+    });
+    sink.event(&alloc(2, 0x2040));
+    sink.event(&ProfilerEvent::FrameEnd { frame: 0 });
+    let live = recorder.live_at(0);
+    assert_eq!(live.unmatched_frees, 0, "the free of 0x2000 matched");
+    let second = format!("{NAME} (2)");
+    assert_eq!(
+        live.value
+            .iter()
+            .map(|a| (a.pool, a.addr))
+            .collect::<Vec<_>>(),
+        [(&*second, 0x2040)]
+    );
+    // The first ends: the next allocator of the name is recorded under the plain name, and its
+    // discard leaves the second's allocation live.
+    sink.event(&ProfilerEvent::PoolEnd {
+        pool: NAME,
+        tag: "Frame",
+        buffer: None,
+        id: 1,
+    });
+    sink.event(&alloc(3, 0x3000));
+    sink.event(&ProfilerEvent::Discard {
+        pool: NAME,
+        tag: "Frame",
+        buffer: None,
+        id: 3,
+    });
+    sink.event(&ProfilerEvent::FrameEnd { frame: 1 });
+    let live = recorder.live_at(1).value;
+    assert_eq!(
+        live.iter().map(|a| (a.pool, a.addr)).collect::<Vec<_>>(),
+        [(&*second, 0x2040)]
+    );
+    let events = recorder.events();
+    let third = events
+        .iter()
+        .find_map(|e| match e.record {
+            Record::Alloc {
+                pool, addr: 0x3000, ..
+            } => Some(pool),
+            _ => None,
+        })
+        .expect("the third allocator's allocation");
+    assert_eq!(third, NAME);
+}
