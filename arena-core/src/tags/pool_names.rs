@@ -1,5 +1,5 @@
 //! Which name each live allocator is shown under, for the profiler sinks that keep allocators of
-//! one name apart: [`TracySink`](super::TracySink) (a Tracy memory pool per name) and the
+//! one name apart: `TracySink` (with `tracy`: a Tracy memory pool per name) and the
 //! [`Recorder`](super::Recorder) (an allocator per name in its records).
 //!
 //! Names need not be unique (two threads' `"scratch"` arenas), and a sink that knows allocators

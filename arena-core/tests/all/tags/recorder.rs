@@ -970,3 +970,51 @@ fn as_a_profiler_sink_two_live_allocators_of_one_name_stay_apart() {
         .expect("the third allocator's allocation");
     assert_eq!(third, NAME);
 }
+
+/// As a profiler sink, past the 4,096 names it makes, the recorder records an allocator that
+/// finds none under its plain name for its whole life (as it recorded every allocator before it
+/// kept them apart) rather than losing its events.
+#[cfg(feature = "profiler")]
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "safe code only (tags forbids unsafe); 4,096 names are slow under Miri"
+)]
+fn as_a_profiler_sink_an_allocator_past_the_name_limit_keeps_its_plain_name() {
+    use arena_kit_core::tags::{ProfilerEvent, ProfilerSink};
+
+    const NAME: &str = "recorder sink: crowd";
+    let recorder = Recorder::new(8);
+    let sink: &dyn ProfilerSink = &recorder;
+    let discard = |id| ProfilerEvent::Discard {
+        pool: NAME,
+        tag: "T",
+        buffer: None,
+        id,
+    };
+    for id in 1..=4096 {
+        sink.event(&discard(id));
+    }
+    let last = |recorder: &Recorder| match recorder.events().last().unwrap().record {
+        Record::Discard { pool, .. } => pool,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(last(&recorder), format!("{NAME} (4096)"));
+    sink.event(&discard(4097));
+    assert_eq!(last(&recorder), NAME);
+    // It keeps the plain name even once a name is free: its events stay under one name.
+    sink.event(&ProfilerEvent::PoolEnd {
+        pool: NAME,
+        tag: "T",
+        buffer: None,
+        id: 2,
+    });
+    sink.event(&discard(4097));
+    assert_eq!(last(&recorder), NAME);
+    sink.event(&discard(4098));
+    assert_eq!(
+        last(&recorder),
+        format!("{NAME} (2)"),
+        "the freed name goes to the next allocator"
+    );
+}
