@@ -1873,13 +1873,14 @@ fn write_trace(
 /// the next allocator of that name: a `"scratch"` arena made and dropped every level is
 /// recorded as `"scratch"` every time. Nothing is recorded for `PoolEnd` itself.
 ///
-/// The names are kept for the rest of the program (queries hand them out as `&'static str`),
-/// made once per text for the whole program and reused; one sink makes at most 4,096, and an
-/// allocator that finds none left (more than that many live at once, or names of that many
-/// texts) is recorded under its plain name for its whole life, as if it were the allocator of
-/// that name. The sink allocates only to make a name, or when more allocators are live at once
-/// than it has seen before (its table of live allocators grows); recording through
-/// [`record`](Recorder::record) and its forms takes no name and allocates nothing, as before.
+/// The names are kept for the rest of the program (queries hand them out as `&'static str`);
+/// each text is made once for the whole program, whichever sink needs it. One sink makes at
+/// most 4,096 names, a new one only when more allocators of a name are live at once than
+/// before; an allocator that finds none left is recorded under its plain name for its whole
+/// life, as if it were the allocator of that name. The sink allocates only to make a name, or
+/// when more allocators are live at once than it has seen before (its table of live allocators
+/// grows); recording through [`record`](Recorder::record) and its forms takes no name and
+/// allocates nothing, as before.
 /// `Plot` and `Message` events are not kept: the trace's counter tracks are rebuilt from the
 /// allocations, and budget messages go to the report sink.
 ///
