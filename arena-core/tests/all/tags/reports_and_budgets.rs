@@ -779,3 +779,27 @@ proptest! {
         pool.clear();
     }
 }
+
+/// Two tracked arenas whose allocators are swapped through `DerefMut`: each wrapper's budget
+/// follows the wrapper, not the arena it held, on the fast path (an armed arena) and after it.
+#[test]
+fn arenas_swapped_between_tracked_wrappers_keep_each_wrappers_budget() {
+    let mut tight = Tracked::new(Arena::with_capacity(4096), "tight", "Tools");
+    let mut loose = Tracked::new(Arena::with_capacity(4096), "loose", "Tools");
+    tight.set_budget(Some(Budget::new(64, Policy::Fail)));
+    loose.set_budget(Some(Budget::new(2048, Policy::Fail)));
+    // Arm both fast paths.
+    assert!(tight.try_alloc([0u8; 16]).is_ok());
+    assert!(loose.try_alloc([0u8; 16]).is_ok());
+    core::mem::swap(&mut *tight, &mut *loose);
+    // `tight` now holds the arena `loose` armed under 2048 bytes: 64 still binds it.
+    assert!(tight.try_alloc([0u8; 100]).is_err());
+    for _ in 0..3 {
+        assert!(tight.try_alloc([0u8; 8]).is_ok());
+    }
+    assert!(tight.try_alloc([0u8; 64]).is_err());
+    // `loose` holds the arena armed under 64 bytes: 2048 applies.
+    assert!(loose.try_alloc([0u8; 1000]).is_ok());
+    assert!(loose.try_alloc([0u8; 2000]).is_err());
+    assert_eq!(tight.budget().map(|b| b.bytes), Some(64));
+}
