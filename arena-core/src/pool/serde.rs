@@ -21,10 +21,12 @@
 //! slot storage (`capacity x size_of::<Slot<T>>()`, plus the chunk table of a growable pool) fits
 //! the limit: [`DEFAULT_MAX_BYTES`] (64 MiB) for the plain `Deserialize`, or what
 //! [`PoolSeed`] sets (`max(max_bytes, 8 x input_len)`); a larger declared capacity is
-//! [`PoolDecodeError::OverLimit`], naming the limit. Declared sequence lengths are never trusted:
-//! the slot and free lists grow as their elements actually arrive, so the only other memory
-//! used is proportional to the elements present in the input (about twice their in-memory size
-//! at worst, from `Vec` growth).
+//! [`PoolDecodeError::OverLimit`], naming the limit. An empty growable pool allocates nothing when
+//! read, but its first insert allocates one chunk of the size the data chose: that chunk must fit
+//! the limit too ([`PoolDecodeError::FirstChunkOverLimit`]). Declared sequence lengths are never
+//! trusted: the slot and free lists grow as their elements actually arrive, so the only other
+//! memory used is proportional to the elements present in the input (about twice their in-memory
+//! size at worst, from `Vec` growth).
 //!
 //! A [`Handle`] is written as `(index, generation)`; one with an even (never valid) generation is
 //! refused. A [`Handle32`] is written as its 32 bits ([`Handle32::to_bits`]); a pattern no handle
@@ -310,6 +312,16 @@ pub enum PoolDecodeError {
         /// The limit in force.
         limit: usize,
     },
+    /// The pool is empty (capacity 0) but growable, and one chunk, which its first insert
+    /// allocates, needs more slot memory than the limit allows.
+    FirstChunkOverLimit {
+        /// The chunk size read.
+        chunk: u32,
+        /// The bytes one chunk's slots would take.
+        bytes: usize,
+        /// The limit in force.
+        limit: usize,
+    },
     /// A [`SoaPool`](crate::soa::SoaPool) slot names a row past the live values, or one another
     /// slot names too.
     Row {
@@ -430,6 +442,16 @@ impl fmt::Display for PoolDecodeError {
                 f,
                 "a capacity of {capacity} slots needs {bytes} bytes, over the limit of {limit} \
                  bytes; if the data is trusted, deserialize with PoolSeed::with_max_bytes"
+            ),
+            FirstChunkOverLimit {
+                chunk,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "the pool is empty, but its first insert allocates a chunk of {chunk} slots, \
+                 which needs {bytes} bytes, over the limit of {limit} bytes; if the data is \
+                 trusted, deserialize with PoolSeed::with_max_bytes"
             ),
             Row { slot, row } => write!(
                 f,
@@ -711,6 +733,24 @@ impl<T> Repr<T> {
                 bytes,
                 limit,
             });
+        }
+        // An empty growable pool allocates nothing here, but its first insert allocates a whole
+        // chunk of the size the data chose: that chunk must fit the limit too. (A pool with
+        // slots holds at least one chunk, which the check above counted.)
+        if let Some(chunk) = self.chunk.filter(|_| self.capacity == 0) {
+            let bytes = storage_bytes(
+                chunk,
+                Some(chunk),
+                slot_bytes.saturating_add(extra_per_slot),
+            )
+            .unwrap_or(usize::MAX);
+            if bytes > limit {
+                return Err(PoolDecodeError::FirstChunkOverLimit {
+                    chunk,
+                    bytes,
+                    limit,
+                });
+            }
         }
         let slots = self
             .slots

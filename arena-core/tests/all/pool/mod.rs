@@ -4,6 +4,7 @@ mod budget;
 mod foreign_and_stale_handles;
 mod growth;
 mod handle32;
+mod held_attacks;
 mod issued_handles;
 mod model;
 mod panic_safety;
