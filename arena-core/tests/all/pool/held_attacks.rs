@@ -3,6 +3,8 @@
 //! pools in the middle of an operation, and views held across everything `&self` allows. Each
 //! test says what must hold.
 
+use arena_kit_core::pool::{Handle, Pool, SecondaryPool, SparseSecondaryPool};
+
 #[cfg(feature = "serde")]
 mod hostile_layout {
     use arena_kit_core::pool::{Pool, PoolSeed};
@@ -54,5 +56,191 @@ mod hostile_layout {
         let json = serde_json::to_string(&pool).unwrap();
         let back: Pool<u8> = serde_json::from_str(&json).unwrap();
         assert_eq!((back.capacity(), back.len()), (0, 0));
+    }
+}
+
+/// A spent handle (its `insert_with` closure stored it in a side table, then panicked) stays
+/// spent in the side table too: the value the pool puts in that slot next has a newer handle,
+/// which the table treats as a vacancy, never as the smuggled entry's.
+#[test]
+fn a_side_table_entry_for_a_spent_handle_never_answers_for_the_next_value() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let mut pool: Pool<u32> = Pool::with_capacity(2);
+    let mut side = SecondaryPool::new();
+    let mut sparse = SparseSecondaryPool::new();
+    let freed = pool.insert(0);
+    pool.remove(freed);
+    for _ in 0..2 {
+        // Once for the free-list slot, once for the never-used one.
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            pool.insert_with(|spent| {
+                side.insert(spent, "smuggled");
+                sparse.insert(spent, "smuggled");
+                panic!("the value could not be built")
+            })
+        }));
+        assert!(r.is_err());
+    }
+    let (a, b) = (pool.insert(1), pool.insert(2));
+    for h in [a, b] {
+        assert_eq!(side.get(h), None, "{h:?} found the spent handle's entry");
+        assert_eq!(sparse.get(h), None, "{h:?} found the spent handle's entry");
+        assert_eq!(side.insert(h, "new"), None, "the older entry is replaced, not returned");
+        assert_eq!(sparse.insert(h, "new"), None);
+    }
+    assert_eq!((side.len(), sparse.len(), pool.len()), (2, 2, 2));
+    assert_eq!(pool.stats().inserts, 3);
+}
+
+/// An iterator over a pool stays valid across every call `&self` allows on the same pool,
+/// including ones that allocate and copy the whole pool (`clone`, serialization) and nested
+/// iteration from both ends; it then yields exactly the values it would have.
+#[test]
+fn an_iterator_held_across_every_shared_call_yields_what_it_would_have() {
+    let n = if cfg!(miri) { 12 } else { 200 };
+    let mut pool: Pool<String> = Pool::growable(4);
+    let handles: Vec<_> = (0..n).map(|i| pool.insert(i.to_string())).collect();
+    for h in handles.iter().step_by(3) {
+        pool.remove(*h);
+    }
+    let expected: Vec<_> = pool.iter().map(|(h, v)| (h, v.clone())).collect();
+    let mut it = pool.iter();
+    let mut seen = Vec::new();
+    let mut back = Vec::new();
+    let mut step = 0;
+    loop {
+        step += 1;
+        let item = if step % 3 == 0 { it.next_back() } else { it.next() };
+        let Some((h, v)) = item else { break };
+        let copy = pool.clone();
+        assert_eq!(copy.get(h), Some(v));
+        assert_eq!(pool.get(h), Some(v));
+        assert!(pool.contains(h));
+        assert_eq!(pool.iter().rev().count(), pool.len());
+        assert_eq!(pool.stats().len, expected.len());
+        #[cfg(feature = "serde")]
+        assert!(serde_json::to_string(&pool).unwrap().contains(v.as_str()));
+        drop(copy);
+        assert_eq!(it.len(), expected.len() - seen.len() - back.len() - 1);
+        if step % 3 == 0 {
+            back.push((h, v.clone()));
+        } else {
+            seen.push((h, v.clone()));
+        }
+    }
+    seen.extend(back.into_iter().rev());
+    assert_eq!(seen, expected);
+}
+
+/// `get_disjoint_mut` marks each slot while it checks the handles: after every kind of refusal
+/// (a repeat at any position, a stale handle after good ones, in debug builds another pool's
+/// handle, which panics), every value is still found by its own handle and by no other.
+#[test]
+fn a_refused_get_disjoint_mut_leaves_every_slot_as_it_was() {
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    let mut pool: Pool<u32> = Pool::growable(2);
+    let hs: Vec<_> = (0..5).map(|i| pool.insert(i)).collect();
+    let stale = hs[4];
+    pool.remove(stale);
+    let live = &hs[..4];
+    let mut other: Pool<u32> = Pool::with_capacity(1);
+    let foreign = other.insert(9);
+    let refusals: [[Handle<u32>; 4]; 5] = [
+        [live[0], live[1], live[2], live[0]],
+        [live[3], live[3], live[1], live[2]],
+        [live[0], live[1], live[2], stale],
+        [live[2], live[1], stale, live[0]],
+        [live[0], live[1], live[2], foreign],
+    ];
+    for handles in refusals {
+        let r = catch_unwind(AssertUnwindSafe(|| pool.get_disjoint_mut(handles).is_none()));
+        assert!(r.unwrap_or(true), "{handles:?} was accepted");
+        for (i, &h) in live.iter().enumerate() {
+            assert_eq!(pool.get(h), Some(&(i as u32)), "{h:?} after {handles:?}");
+        }
+        assert_eq!(pool.get(stale), None);
+        assert_eq!(pool.iter().count(), 4);
+    }
+    let [a, b, c, d] = pool.get_disjoint_mut([live[3], live[2], live[1], live[0]]).unwrap();
+    std::mem::swap(a, d);
+    std::mem::swap(b, c);
+    assert_eq!(pool.values().copied().collect::<Vec<_>>(), [3, 2, 1, 0]);
+}
+
+/// Values whose `Drop` fills and empties other pools, and a side table keyed by this pool's
+/// handles, while this pool drains, clears, retains, shrinks or is dropped: each value is
+/// dropped once and every count is exact afterwards.
+#[test]
+fn drops_that_work_other_pools_and_side_tables_leave_every_count_exact() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    struct Busy {
+        others: Rc<RefCell<(Pool<Vec<u8>>, SecondaryPool<u64, u32>)>>,
+        me: Handle<u64>,
+        drops: Rc<RefCell<u32>>,
+    }
+    impl Drop for Busy {
+        fn drop(&mut self) {
+            *self.drops.borrow_mut() += 1;
+            let mut o = self.others.borrow_mut();
+            let (pool, side) = &mut *o;
+            let h = pool.insert(vec![1; 3]);
+            pool.remove(h);
+            pool.insert(vec![2; 5]);
+            pool.shrink_to_fit();
+            side.remove(self.me);
+        }
+    }
+    let n = if cfg!(miri) { 6 } else { 40 };
+    for op in 0..5 {
+        let others = Rc::new(RefCell::new((Pool::growable(2), SecondaryPool::new())));
+        let drops = Rc::new(RefCell::new(0));
+        let mut keys: Pool<u64> = Pool::growable(4);
+        let mut pool: Pool<Busy> = Pool::growable(4);
+        let mut busy = Vec::new();
+        for i in 0..n {
+            let me = keys.insert(i);
+            others.borrow_mut().1.insert(me, i as u32);
+            busy.push(pool.insert(Busy {
+                others: others.clone(),
+                me,
+                drops: drops.clone(),
+            }));
+        }
+        let kept = match op {
+            0 => {
+                let mut d = pool.drain();
+                let _ = (d.next(), d.next_back());
+                0
+            }
+            1 => {
+                pool.clear();
+                0
+            }
+            2 => {
+                pool.retain(|_, b| b.me.index() % 2 == 0);
+                pool.len()
+            }
+            3 => {
+                pool.shrink_to_fit();
+                n as usize
+            }
+            _ => {
+                drop(std::mem::replace(&mut pool, Pool::new()));
+                0
+            }
+        };
+        assert_eq!(pool.len(), kept, "op {op}");
+        assert_eq!(*drops.borrow() as usize, n as usize - kept, "op {op}");
+        let s = pool.stats();
+        assert_eq!((s.len as u64, s.removes), (kept as u64, s.inserts - kept as u64));
+        let o = others.borrow();
+        assert_eq!(o.0.len(), n as usize - kept);
+        assert_eq!(o.1.len(), kept);
+        drop(o);
+        drop(pool);
+        assert_eq!(*drops.borrow() as usize, n as usize);
+        assert_eq!(others.borrow().1.len(), 0);
     }
 }
