@@ -502,16 +502,19 @@ impl<T, V> SecondaryPool<T, V> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
+        // Grown before binding (which keeps the index): a table that cannot grow stays bound to
+        // no pool, or to the one it was, as a refusal must leave it. Growth adds vacant slots
+        // only.
+        let index = handle.index() as usize;
+        if index >= self.slots.len() && self.grow_to(index).is_err() {
+            return Err(InsertRefused::out_of_memory(value, handle));
+        }
         let Some(handle) = self
             .owner
             .bind(handle, KIND, |tag| retag_all(&mut self.slots, tag))
         else {
             return Err(InsertRefused::no_slot(value, handle));
         };
-        let index = handle.index() as usize;
-        if index >= self.slots.len() && self.grow_to(index).is_err() {
-            return Err(InsertRefused::out_of_memory(value, handle));
-        }
         let slot = &mut self.slots[index];
         if let Some(stored) = slot {
             match age(stored.generation, handle) {

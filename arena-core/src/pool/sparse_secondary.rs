@@ -191,13 +191,14 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
+        // Room first, as in `SecondaryPool::try_insert`: a refusal binds the table to no pool.
+        if self.map.try_reserve(1).is_err() {
+            return Err(InsertRefused::out_of_memory(value, handle));
+        }
         let retag = |tag| retag_each(|f| self.map.values_mut().for_each(f), tag);
         let Some(handle) = self.owner.bind(handle, KIND, retag) else {
             return Err(InsertRefused::no_slot(value, handle));
         };
-        if self.map.try_reserve(1).is_err() {
-            return Err(InsertRefused::out_of_memory(value, handle));
-        }
         match self.map.entry(handle.index()) {
             hash_map::Entry::Vacant(e) => {
                 e.insert(Stored::new(handle, value));

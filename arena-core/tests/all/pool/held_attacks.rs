@@ -85,7 +85,11 @@ fn a_side_table_entry_for_a_spent_handle_never_answers_for_the_next_value() {
     for h in [a, b] {
         assert_eq!(side.get(h), None, "{h:?} found the spent handle's entry");
         assert_eq!(sparse.get(h), None, "{h:?} found the spent handle's entry");
-        assert_eq!(side.insert(h, "new"), None, "the older entry is replaced, not returned");
+        assert_eq!(
+            side.insert(h, "new"),
+            None,
+            "the older entry is replaced, not returned"
+        );
         assert_eq!(sparse.insert(h, "new"), None);
     }
     assert_eq!((side.len(), sparse.len(), pool.len()), (2, 2, 2));
@@ -110,7 +114,11 @@ fn an_iterator_held_across_every_shared_call_yields_what_it_would_have() {
     let mut step = 0;
     loop {
         step += 1;
-        let item = if step % 3 == 0 { it.next_back() } else { it.next() };
+        let item = if step % 3 == 0 {
+            it.next_back()
+        } else {
+            it.next()
+        };
         let Some((h, v)) = item else { break };
         let copy = pool.clone();
         assert_eq!(copy.get(h), Some(v));
@@ -153,7 +161,9 @@ fn a_refused_get_disjoint_mut_leaves_every_slot_as_it_was() {
         [live[0], live[1], live[2], foreign],
     ];
     for handles in refusals {
-        let r = catch_unwind(AssertUnwindSafe(|| pool.get_disjoint_mut(handles).is_none()));
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            pool.get_disjoint_mut(handles).is_none()
+        }));
         assert!(r.unwrap_or(true), "{handles:?} was accepted");
         for (i, &h) in live.iter().enumerate() {
             assert_eq!(pool.get(h), Some(&(i as u32)), "{h:?} after {handles:?}");
@@ -161,7 +171,9 @@ fn a_refused_get_disjoint_mut_leaves_every_slot_as_it_was() {
         assert_eq!(pool.get(stale), None);
         assert_eq!(pool.iter().count(), 4);
     }
-    let [a, b, c, d] = pool.get_disjoint_mut([live[3], live[2], live[1], live[0]]).unwrap();
+    let [a, b, c, d] = pool
+        .get_disjoint_mut([live[3], live[2], live[1], live[0]])
+        .unwrap();
     std::mem::swap(a, d);
     std::mem::swap(b, c);
     assert_eq!(pool.values().copied().collect::<Vec<_>>(), [3, 2, 1, 0]);
@@ -234,7 +246,10 @@ fn drops_that_work_other_pools_and_side_tables_leave_every_count_exact() {
         assert_eq!(pool.len(), kept, "op {op}");
         assert_eq!(*drops.borrow() as usize, n as usize - kept, "op {op}");
         let s = pool.stats();
-        assert_eq!((s.len as u64, s.removes), (kept as u64, s.inserts - kept as u64));
+        assert_eq!(
+            (s.len as u64, s.removes),
+            (kept as u64, s.inserts - kept as u64)
+        );
         let o = others.borrow();
         assert_eq!(o.0.len(), n as usize - kept);
         assert_eq!(o.1.len(), kept);
@@ -243,4 +258,28 @@ fn drops_that_work_other_pools_and_side_tables_leave_every_count_exact() {
         assert_eq!(*drops.borrow() as usize, n as usize);
         assert_eq!(others.borrow().1.len(), 0);
     }
+}
+
+/// A dense side table that refuses an insert because it cannot grow to the handle's index
+/// (the slots up to it would take over 200 TiB) changes nothing: not its values, and not the pool it
+/// holds handles of, so a table left empty still takes another pool's handles.
+#[cfg(feature = "serde")]
+#[test]
+fn a_dense_table_refusing_to_grow_binds_no_pool() {
+    type Big = [u8; 1 << 16];
+    let mut first: Pool<()> = Pool::with_capacity(1);
+    let mut second: Pool<()> = Pool::with_capacity(1);
+    // `first`'s handle, moved to a far slot (through its serialized form, which keeps a debug
+    // build's pool tag; `Handle::from_bits` makes an untagged one).
+    let (_, generation): (u32, u32) =
+        serde_json::from_str(&serde_json::to_string(&first.insert(())).unwrap()).unwrap();
+    let far: Handle<()> = serde_json::from_str(&format!("[4000000000,{generation}]")).unwrap();
+    let mut table: SecondaryPool<(), Big> = SecondaryPool::new();
+    let refused = table.try_insert(far, [0; 1 << 16]).unwrap_err();
+    assert!(refused.to_string().contains("memory"), "{refused}");
+    assert!(table.is_empty());
+    // The table still takes a handle of any pool, as a new one does.
+    let near = second.insert(());
+    assert_eq!(table.try_insert(near, [1; 1 << 16]).ok(), Some(None));
+    assert_eq!(table.len(), 1);
 }
