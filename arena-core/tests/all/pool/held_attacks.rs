@@ -49,6 +49,67 @@ mod hostile_layout {
         assert_eq!((pool.capacity(), pool[h]), (64, 7));
     }
 
+    thread_local! {
+        static MADE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        static DROPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Counts its constructions and drops; reading 13 panics, reading 99 is an error.
+    struct Touchy;
+
+    impl<'de> serde::Deserialize<'de> for Touchy {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            match <u32 as serde::Deserialize>::deserialize(d)? {
+                13 => panic!("a value's Deserialize panicked"),
+                99 => Err(<D::Error as serde::de::Error>::custom(
+                    "a value's Deserialize failed",
+                )),
+                _ => {
+                    MADE.with(|m| m.set(m.get() + 1));
+                    Ok(Touchy)
+                }
+            }
+        }
+    }
+
+    impl Drop for Touchy {
+        fn drop(&mut self) {
+            DROPPED.with(|d| d.set(d.get() + 1));
+        }
+    }
+
+    /// A pool's values that panic or fail while read, or that were all read before the data
+    /// is refused (a repeated free-list entry, a layout over the limit), are each dropped once;
+    /// none is dropped twice or kept.
+    #[test]
+    fn values_read_before_a_pool_is_refused_are_dropped_once() {
+        let mut pool = Pool::with_capacity(6);
+        let hs: Vec<_> = [1u32, 2, 3, 4, 5, 6].map(|v| pool.insert(v)).to_vec();
+        pool.remove(hs[5]);
+        let saved = serde_json::to_value(&pool).unwrap();
+        let mut cases = Vec::new();
+        for bad in [13, 99] {
+            let mut v = saved.clone();
+            v["slots"][3][1] = bad.into();
+            cases.push((v, 3));
+        }
+        let mut repeated = saved.clone();
+        repeated["free_list"] = serde_json::json!([5, 5]);
+        cases.push((repeated, 5));
+        let mut wide = saved.clone();
+        wide["capacity"] = (1u32 << 30).into();
+        cases.push((wide, 5));
+        for (v, made) in cases {
+            MADE.with(|m| m.set(0));
+            DROPPED.with(|d| d.set(0));
+            let json = v.to_string();
+            let r = std::panic::catch_unwind(|| serde_json::from_str::<Pool<Touchy>>(&json));
+            assert!(matches!(r, Err(_) | Ok(Err(_))), "{v}: refused");
+            let counts = (MADE.with(|m| m.get()), DROPPED.with(|d| d.get()));
+            assert_eq!(counts, (made, made), "{v}: made and dropped");
+        }
+    }
+
     #[test]
     fn a_saved_pool_shrunk_to_nothing_reads_back() {
         let mut pool: Pool<u8> = Pool::growable(16);
