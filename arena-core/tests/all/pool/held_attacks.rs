@@ -248,8 +248,11 @@ fn drops_that_work_other_pools_and_side_tables_leave_every_count_exact() {
     use std::cell::RefCell;
     use std::rc::Rc;
 
+    /// Another pool, and a side table keyed by `keys`' handles.
+    type Others = Rc<RefCell<(Pool<Vec<u8>>, SecondaryPool<u64, u32>)>>;
+
     struct Busy {
-        others: Rc<RefCell<(Pool<Vec<u8>>, SecondaryPool<u64, u32>)>>,
+        others: Others,
         me: Handle<u64>,
         drops: Rc<RefCell<u32>>,
     }
