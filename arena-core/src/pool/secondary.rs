@@ -504,7 +504,11 @@ impl<T, V> SecondaryPool<T, V> {
         }
         // Grown before binding (which keeps the index): a table that cannot grow stays bound to
         // no pool, or to the one it was, as a refusal must leave it. Growth adds vacant slots
-        // only.
+        // only, and not for a handle the binding would refuse (`normalize` refuses exactly
+        // those, changing nothing).
+        if self.owner.normalize(handle, KIND).is_none() {
+            return Err(InsertRefused::no_slot(value, handle));
+        }
         let index = handle.index() as usize;
         if index >= self.slots.len() && self.grow_to(index).is_err() {
             return Err(InsertRefused::out_of_memory(value, handle));

@@ -351,3 +351,22 @@ fn a_dense_table_refusing_to_grow_binds_no_pool() {
     assert_eq!(table.try_insert(near, [1; 1 << 16]).ok(), Some(None));
     assert_eq!(table.len(), 1);
 }
+
+/// A table holding a debug-build pool's handles refuses an untagged handle whose counter no
+/// such pool reaches (it matches nothing) without growing to its slot, however far that is.
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
+#[test]
+fn a_dense_table_refuses_an_untaggable_handle_without_growing() {
+    let mut pool: Pool<()> = Pool::with_capacity(1);
+    let mut table = SecondaryPool::new();
+    table.insert(pool.insert(()), 1u64);
+    let capacity = table.capacity();
+    let untaggable = Handle::<()>::from_bits((1u64 << 30 | 1) << 32 | 4_000_000_000).unwrap();
+    let refused = table.try_insert(untaggable, 2).unwrap_err();
+    assert_eq!((refused.into_inner(), table.len()), (2, 1));
+    assert_eq!(
+        table.capacity(),
+        capacity,
+        "the table grew for a refused handle"
+    );
+}
