@@ -851,19 +851,37 @@ impl<P> SlotMap<P> {
         self.next_slot().ok_or(Refusal::Full)
     }
 
-    /// [`find_slot`](Self::find_slot) under a budget: the policy runs first, and `fast_end`
-    /// is recomputed for the slots in play once this one is filled (dropping the claim only
-    /// leaves fewer in play than assumed, which keeps `fast_end` safe).
+    /// [`find_slot`](Self::find_slot) under a budget: a map that is full and cannot grow
+    /// refuses first (the insert cannot happen, so no policy runs: a `Panic` budget does not
+    /// panic, a `Warn` budget is not crossed); then the policy runs, before any growth, and
+    /// `fast_end` is recomputed for the slots in play once this one is filled (dropping the
+    /// claim only leaves fewer in play than assumed, which keeps `fast_end` safe).
     #[cold]
     #[inline(never)]
     #[track_caller]
     fn find_slot_budgeted(&mut self) -> Result<(*mut Slot<P>, u32, bool), Refusal> {
+        if self.full_for_good() {
+            return Err(Refusal::Full);
+        }
         self.ledger.admit().map_err(Refusal::OverBudget)?;
         let found = self.next_slot().ok_or(Refusal::Full)?;
         let in_play = u32::from(!found.2);
         self.ledger
             .refresh_fast_end(self.chunks.first_len(), in_play);
         Ok(found)
+    }
+
+    /// Whether [`next_slot`](Self::next_slot) is sure to find nothing: no free slot, no
+    /// never-used one, and a map that cannot grow (a fixed one, or one at its most slots or at
+    /// the index limit). A growth the system allocator refuses is not foreseen.
+    fn full_for_good(&self) -> bool {
+        let l = &self.ledger;
+        l.free_head == NO_SLOT
+            && l.high_water >= self.capacity()
+            && self.chunks.chunk_len().is_none_or(|len| {
+                self.chunks.capacity() >= l.max_slots
+                    || self.chunks.capacity().checked_add(len).is_none()
+            })
     }
 
     /// The free-list head, else the first never-used slot, growing the map if there is none;

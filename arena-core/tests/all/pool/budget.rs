@@ -316,3 +316,54 @@ fn a_soa_pool_growing_its_columns_past_a_warn_budget_warns_once() {
         assert_eq!(pool.len(), fit + 1);
     }
 }
+
+/// A full pool refuses an insert as full before any budget sees it: the insert cannot happen,
+/// so a `Panic` budget does not panic, a `Fail` budget is not named as the reason, and a `Warn`
+/// budget is neither crossed nor lifted, in the try form and for both pool kinds.
+mod full_before_budget {
+    use super::*;
+
+    /// A pool of 2 slots with room in its budget for 1 value, holding 2 (the second let in by
+    /// a `Warn` budget, then the budget replaced by `policy`'s).
+    fn full_pool(budget: impl Fn(usize) -> Budget) -> Pool<u64> {
+        let mut p: Pool<u64> = Pool::with_capacity(2);
+        p.set_budget(Some(Budget::warn(usize::MAX).into()));
+        p.insert(1);
+        p.insert(2);
+        p.set_budget(Some(budget(8).into()));
+        p
+    }
+
+    #[test]
+    fn a_panic_budget_does_not_panic_for_an_insert_a_full_pool_refuses() {
+        let mut p = full_pool(Budget::panic);
+        let refused = p.try_insert(3).unwrap_err();
+        assert!(refused.budget_exceeded().is_none(), "{refused}");
+        assert_eq!(refused.into_inner(), 3);
+        assert_eq!(p.len(), 2);
+    }
+
+    #[test]
+    fn a_fail_budget_is_not_the_reason_a_full_pool_gives() {
+        let mut p = full_pool(Budget::fail);
+        let refused = p.try_insert(3).unwrap_err();
+        assert!(refused.budget_exceeded().is_none(), "{refused}");
+    }
+
+    #[test]
+    fn a_warn_budget_is_not_crossed_by_an_insert_a_full_pool_refuses() {
+        let mut p = full_pool(Budget::warn);
+        let limit = Budgeted::budget(&p).unwrap().limit();
+        assert!(p.try_insert(3).is_err());
+        assert_eq!(Budgeted::budget(&p).unwrap().limit(), limit);
+    }
+
+    #[test]
+    fn a_full_soa_pool_refuses_as_full_under_a_panic_budget() {
+        let mut p: SoaPool<Enemy> = SoaPool::with_capacity(1);
+        p.insert(enemy(1));
+        p.set_budget(Some(Budget::panic(1).into()));
+        let refused = p.try_insert(enemy(2)).unwrap_err();
+        assert!(refused.budget_exceeded().is_none(), "{refused}");
+    }
+}
