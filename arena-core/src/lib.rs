@@ -128,7 +128,9 @@ pub mod __private_v0_1 {
     }
     /// What `#[derive(Soa)]` names.
     pub mod soa {
-        pub use crate::soa::{Col, Columns, Nested, Soa, SoaTiled, TileColumns, ToValue};
+        pub use crate::soa::{
+            Col, Columns, Nested, RowConversion, Soa, SoaTiled, TileColumns, ToValue,
+        };
 
         /// Compiles only if `S` is `Soa`: the derive calls it once per `#[soa(nested)]` field,
         /// spanned at the field's type, so a field whose type is not `Soa` gets one error there.

@@ -538,10 +538,10 @@ impl Soa for Pos {
     type Mut<'a> = <PosCols as Columns>::Mut<'a>;
     type Slices<'a> = <PosCols as Columns>::Slices<'a>;
     type SlicesMut<'a> = <PosCols as Columns>::SlicesMut<'a>;
-    fn into_columns(self) -> (f32, (f32, ())) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (f32, (f32, ())) {
         (self.x, (self.y, ()))
     }
-    fn from_columns((x, (y, ())): (f32, (f32, ()))) -> Self {
+    fn from_columns((x, (y, ())): (f32, (f32, ())), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         Pos { x, y }
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {
@@ -576,10 +576,10 @@ impl Soa for Mob {
     type Mut<'a> = <MobCols as Columns>::Mut<'a>;
     type Slices<'a> = <MobCols as Columns>::Slices<'a>;
     type SlicesMut<'a> = <MobCols as Columns>::SlicesMut<'a>;
-    fn into_columns(self) -> (u32, (Pos, (String, ()))) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (u32, (Pos, (String, ()))) {
         (self.id, (self.pos, (self.name, ())))
     }
-    fn from_columns((id, (pos, (name, ()))): (u32, (Pos, (String, ())))) -> Self {
+    fn from_columns((id, (pos, (name, ()))): (u32, (Pos, (String, ()))), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         Mob { id, pos, name }
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {
@@ -606,8 +606,8 @@ impl Soa for Empty {
     type Mut<'a> = ();
     type Slices<'a> = ();
     type SlicesMut<'a> = ();
-    fn into_columns(self) {}
-    fn from_columns((): ()) -> Self {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) {}
+    fn from_columns((): (), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         Empty
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {
@@ -635,10 +635,10 @@ impl Soa for Unit {
     type Mut<'a> = (&'a mut (), ());
     type Slices<'a> = (&'a [()], ());
     type SlicesMut<'a> = (&'a mut [()], ());
-    fn into_columns(self) -> ((), ()) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> ((), ()) {
         (self.0, ())
     }
-    fn from_columns((u, ()): ((), ())) -> Self {
+    fn from_columns((u, ()): ((), ()), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         Unit(u)
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {

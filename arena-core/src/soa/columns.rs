@@ -16,7 +16,24 @@ use super::Soa;
 
 mod sealed {
     pub trait Sealed {}
+
+    /// Makes [`Columns::into_raw`](super::Columns::into_raw) and
+    /// [`from_raw`](super::Columns::from_raw) callable from this crate only: they run a nested
+    /// row's conversions, which must stay the containers' (see `RowConversion`). Public in a
+    /// private module, so no other crate can name or make one.
+    #[derive(Clone, Copy)]
+    pub struct Private(());
+
+    impl Private {
+        #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+        #[inline(always)]
+        pub(crate) const fn new() -> Self {
+            Private(())
+        }
+    }
 }
+
+pub(crate) use sealed::Private;
 
 /// Where the columns of one block go: walks the columns in order, giving each an offset aligned to
 /// its element type (and to the type's [`Soa::ALIGN`]), and records the block's total size.
@@ -275,11 +292,11 @@ pub trait Columns: Copy + sealed::Sealed {
 
     /// Splits the nested fields of a row into their columns' values (calls their
     /// [`Soa::into_columns`]). If one panics, every value is dropped once.
-    fn into_raw(owned: Self::Owned) -> Self::Raw;
+    fn into_raw(owned: Self::Owned, private: sealed::Private) -> Self::Raw;
 
     /// Rebuilds the nested fields of a row from their columns' values (calls their
     /// [`Soa::from_columns`]). If one panics, every value is dropped once.
-    fn from_raw(raw: Self::Raw) -> Self::Owned;
+    fn from_raw(raw: Self::Raw, private: sealed::Private) -> Self::Owned;
 
     /// Writes row `i` without dropping what was there. Runs no user code.
     ///
@@ -388,9 +405,9 @@ impl Columns for () {
     #[inline(always)]
     fn place(_: &mut Cursor) -> Self {}
     #[inline(always)]
-    fn into_raw((): ()) {}
+    fn into_raw((): (), _: sealed::Private) {}
     #[inline(always)]
-    fn from_raw((): ()) {}
+    fn from_raw((): (), _: sealed::Private) {}
     #[inline]
     unsafe fn write(self, _: usize, (): ()) {}
     #[inline]
@@ -463,11 +480,11 @@ impl<F> Columns for Col<F> {
         }
     }
     #[inline(always)]
-    fn into_raw(owned: F) -> F {
+    fn into_raw(owned: F, _: sealed::Private) -> F {
         owned
     }
     #[inline(always)]
-    fn from_raw(raw: F) -> F {
+    fn from_raw(raw: F, _: sealed::Private) -> F {
         raw
     }
     #[inline(always)]
@@ -595,15 +612,15 @@ impl<A: Columns, B: Columns> Columns for (A, B) {
         (a, B::place(cursor))
     }
     #[inline(always)]
-    fn into_raw((a, b): Self::Owned) -> Self::Raw {
+    fn into_raw((a, b): Self::Owned, private: sealed::Private) -> Self::Raw {
         // If `B::into_raw` panics, `a`'s raw values are dropped as a local: each value once.
-        let a = A::into_raw(a);
-        (a, B::into_raw(b))
+        let a = A::into_raw(a, private);
+        (a, B::into_raw(b, private))
     }
     #[inline(always)]
-    fn from_raw((a, b): Self::Raw) -> Self::Owned {
-        let a = A::from_raw(a);
-        (a, B::from_raw(b))
+    fn from_raw((a, b): Self::Raw, private: sealed::Private) -> Self::Owned {
+        let a = A::from_raw(a, private);
+        (a, B::from_raw(b, private))
     }
     #[inline(always)]
     unsafe fn write(self, i: usize, (a, b): Self::Raw) {
@@ -731,12 +748,15 @@ impl<S: Soa> Columns for Nested<S> {
         }
     }
     #[inline(always)]
-    fn into_raw(owned: S) -> Self::Raw {
-        S::Columns::into_raw(owned.into_columns())
+    fn into_raw(owned: S, private: sealed::Private) -> Self::Raw {
+        S::Columns::into_raw(owned.into_columns(super::RowConversion::new()), private)
     }
     #[inline(always)]
-    fn from_raw(raw: Self::Raw) -> S {
-        S::from_columns(S::Columns::from_raw(raw))
+    fn from_raw(raw: Self::Raw, private: sealed::Private) -> S {
+        S::from_columns(
+            S::Columns::from_raw(raw, private),
+            super::RowConversion::new(),
+        )
     }
     #[inline(always)]
     unsafe fn write(self, i: usize, value: Self::Raw) {

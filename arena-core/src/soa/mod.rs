@@ -137,10 +137,15 @@ pub trait Soa: Sized {
     /// that format (it says so instead of writing unnamed columns).
     const FIELD_NAMES: &'static [&'static str] = &[];
 
-    /// Splits a row into its column values.
-    fn into_columns(self) -> <Self::Columns as Columns>::Owned;
-    /// Rebuilds a row from its column values.
-    fn from_columns(columns: <Self::Columns as Columns>::Owned) -> Self;
+    /// Splits a row into its column values. Only the containers can call it: `conversion` is a
+    /// [`RowConversion`], which no code outside arena-kit can make.
+    fn into_columns(self, conversion: RowConversion<Self>) -> <Self::Columns as Columns>::Owned;
+    /// Rebuilds a row from its column values. Only the containers can call it (see
+    /// [`RowConversion`]).
+    fn from_columns(
+        columns: <Self::Columns as Columns>::Owned,
+        conversion: RowConversion<Self>,
+    ) -> Self;
     /// Wraps one row's references in the view struct.
     fn view<'a>(columns: <Self::Columns as Columns>::Ref<'a>) -> Self::Ref<'a>
     where
@@ -161,15 +166,48 @@ pub trait Soa: Sized {
         Self: 'a;
 }
 
+/// The proof a [`Soa`] conversion ([`into_columns`](Soa::into_columns),
+/// [`from_columns`](Soa::from_columns)) is called by a container of this crate, for a row of
+/// `T`: only arena-kit makes one, so no other code can call them.
+///
+/// The conversions set and read every field, whatever its visibility: callable from anywhere,
+/// they would let code outside a row's module build a row with any field values (an index its
+/// constructor checked, say) or take one apart, which the views, whose fields keep the row's
+/// fields' visibility, do not allow. A hand-written impl names the type in its signatures and
+/// ignores the value; a `RowConversion<T>` is no use for any other row type
+/// (`tests/ui/soa-private-field-set-through-the-conversions.rs`).
+///
+/// # Variance
+///
+/// Invariant in `T`.
+pub struct RowConversion<T>(core::marker::PhantomData<fn(T) -> T>);
+
+impl<T> RowConversion<T> {
+    /// Only the containers make one, right before they convert a row.
+    #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+    #[inline(always)]
+    pub(crate) const fn new() -> Self {
+        RowConversion(core::marker::PhantomData)
+    }
+}
+
+impl<T> core::fmt::Debug for RowConversion<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("RowConversion")
+    }
+}
+
 /// A row view that can rebuild the value it views, by cloning every field: implemented by
-/// `#[derive(Soa)]` for the [`Ref`](Soa::Ref) and [`Mut`](Soa::Mut) views (when every field is
-/// `Clone`; a nested field through its own view's `ToValue`).
+/// `#[derive(Soa)]` for the [`Ref`](Soa::Ref) and [`Mut`](Soa::Mut) views (when the row and every
+/// field are `Clone`; a nested field through its own view's `ToValue`). The fields are cloned one
+/// by one (the row's own `clone` does not run); a row type that is not `Clone` (a token that must
+/// stay unique) has no `ToValue`, so no view duplicates it.
 ///
 /// ```
 /// use arena_kit::soa::ToValue;
 /// use arena_kit::{Soa, SoaVec};
 ///
-/// #[derive(Soa, Debug, PartialEq)]
+/// #[derive(Soa, Clone, Debug, PartialEq)]
 /// struct Enemy { name: String, hp: u32 }
 ///
 /// let enemies: SoaVec<Enemy> = [Enemy { name: "imp".into(), hp: 3 }].into();
@@ -260,7 +298,7 @@ pub(crate) fn place<T: Soa>(base: *mut u8, rows: usize) -> T::Columns {
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn row_to_raw<T: Soa>(row: T) -> <T::Columns as Columns>::Raw {
-    T::Columns::into_raw(row.into_columns())
+    T::Columns::into_raw(row.into_columns(RowConversion::new()), columns::Private::new())
 }
 
 /// Rebuilds a row from the values its columns store (runs the nested fields' and the row's
@@ -268,7 +306,10 @@ pub(crate) fn row_to_raw<T: Soa>(row: T) -> <T::Columns as Columns>::Raw {
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn row_from_raw<T: Soa>(raw: <T::Columns as Columns>::Raw) -> T {
-    T::from_columns(T::Columns::from_raw(raw))
+    T::from_columns(
+        T::Columns::from_raw(raw, columns::Private::new()),
+        RowConversion::new(),
+    )
 }
 
 /// Whether a row of `T` occupies no memory (every column is zero-sized).

@@ -882,7 +882,8 @@ impl<T: SoaTiled, const N: usize> From<Vec<T>> for SoaTiles<T, N> {
     }
 }
 
-impl<T: SoaTiled, const N: usize> Clone for SoaTiles<T, N>
+/// For rows that are `Clone` themselves, as [`SoaVec`](super::SoaVec)'s `Clone`.
+impl<T: SoaTiled + Clone, const N: usize> Clone for SoaTiles<T, N>
 where
     T::Columns: CloneColumns,
 {

@@ -1176,11 +1176,16 @@ impl<T: Soa> SoaVec<T> {
     /// If a `Clone` panics, the rows cloned so far stay and the panicking row's cloned fields are
     /// dropped.
     ///
+    /// Only for rows that are `Clone` themselves (the fields are cloned one by one, so the row's
+    /// own `clone` does not run): a row type that is not `Clone` (a token that must stay unique)
+    /// is not duplicated through its container either.
+    ///
     /// # Panics
     /// If the allocation fails, or over a `Fail` or `Panic` budget (as [`push`](Self::push)).
     #[track_caller]
     pub fn extend_from_slice(&mut self, rows: SoaSlice<'_, T>)
     where
+        T: Clone,
         T::Columns: CloneColumns,
     {
         let _ = self.try_reserve(rows.len());
@@ -1384,7 +1389,10 @@ impl<T: Soa> From<SoaVec<T>> for Vec<T> {
     }
 }
 
-impl<T: Soa> Clone for SoaVec<T>
+/// For rows that are `Clone` themselves: the fields are cloned column by column (the row's own
+/// `clone` does not run), and a row type that is not `Clone` must not be duplicated through its
+/// container.
+impl<T: Soa + Clone> Clone for SoaVec<T>
 where
     T::Columns: CloneColumns,
 {

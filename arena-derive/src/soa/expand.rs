@@ -338,12 +338,18 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
                 #align
                 const FIELD_NAMES: &'static [&'static #private::core::primitive::str] = &[#(#field_names),*];
                 #[inline(always)]
-                fn into_columns(self) -> <Self::Columns as #soa::Columns>::Owned {
+                fn into_columns(
+                    self,
+                    _: #soa::RowConversion<Self>,
+                ) -> <Self::Columns as #soa::Columns>::Owned {
                     let Self #build = self;
                     #pattern
                 }
                 #[inline(always)]
-                fn from_columns(#pattern: <Self::Columns as #soa::Columns>::Owned) -> Self {
+                fn from_columns(
+                    #pattern: <Self::Columns as #soa::Columns>::Owned,
+                    _: #soa::RowConversion<Self>,
+                ) -> Self {
                     Self #build
                 }
                 #view_fns
@@ -434,6 +440,10 @@ fn to_value_impl(
     let (impl_generics, _, _) = generics.split_for_impl();
     let ident = input.ident;
     let (_, row_ty, _) = input.generics.split_for_impl();
+    // Only a row that is `Clone` itself: one that is not (a token that must stay unique) must
+    // not be duplicated field by field through a view.
+    wc.predicates
+        .push(parse_quote!(for<'__soa_clone> #ident #row_ty: #clone));
     quote! {
         #[automatically_derived]
         impl #impl_generics #soa::ToValue for #view_name #view_ty #wc {

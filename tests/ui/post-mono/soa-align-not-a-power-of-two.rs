@@ -12,10 +12,10 @@ impl Soa for Odd {
     type Slices<'a> = (&'a [u32], ());
     type SlicesMut<'a> = (&'a mut [u32], ());
     const ALIGN: usize = 3;
-    fn into_columns(self) -> (u32, ()) {
+    fn into_columns(self, _: arena_kit::soa::RowConversion<Self>) -> (u32, ()) {
         (self.0, ())
     }
-    fn from_columns((a, ()): (u32, ())) -> Self {
+    fn from_columns((a, ()): (u32, ()), _: arena_kit::soa::RowConversion<Self>) -> Self {
         Odd(a)
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {

@@ -161,7 +161,7 @@ pub fn at_every_call<S>(
 
 /// The inner row of [`Row`]: `Inner { b: Tracked, n: u16 }`, stored as two columns inside
 /// `Row`'s. Its conversions are user calls.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Inner {
     pub b: Tracked,
     pub n: u16,
@@ -175,11 +175,11 @@ impl Soa for Inner {
     type Mut<'a> = (&'a mut Tracked, &'a mut u16);
     type Slices<'a> = (&'a [Tracked], &'a [u16]);
     type SlicesMut<'a> = (&'a mut [Tracked], &'a mut [u16]);
-    fn into_columns(self) -> (Tracked, (u16, ())) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (Tracked, (u16, ())) {
         tick();
         (self.b, (self.n, ()))
     }
-    fn from_columns((b, (n, ())): (Tracked, (u16, ()))) -> Self {
+    fn from_columns((b, (n, ())): (Tracked, (u16, ())), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         tick();
         Inner { b, n }
     }
@@ -200,8 +200,9 @@ impl Soa for Inner {
 }
 
 /// A row with a dropping column, a nested `Soa` field and a plain one:
-/// `Row { a: Tracked, inner: Inner, key: u32 }`. Its conversions are user calls.
-#[derive(Debug)]
+/// `Row { a: Tracked, inner: Inner, key: u32 }`. Its conversions are user calls. `Clone`, so
+/// its containers can be cloned (they clone it field by field, through `Tracked`'s `clone`).
+#[derive(Debug, Clone)]
 pub struct Row {
     pub a: Tracked,
     pub inner: Inner,
@@ -236,11 +237,11 @@ impl Soa for Row {
         (&'a mut [Tracked], &'a mut [u16]),
         &'a mut [u32],
     );
-    fn into_columns(self) -> (Tracked, (Inner, (u32, ()))) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (Tracked, (Inner, (u32, ()))) {
         tick();
         (self.a, (self.inner, (self.key, ())))
     }
-    fn from_columns((a, (inner, (key, ()))): (Tracked, (Inner, (u32, ())))) -> Self {
+    fn from_columns((a, (inner, (key, ()))): (Tracked, (Inner, (u32, ()))), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         tick();
         Row { a, inner, key }
     }

@@ -1328,10 +1328,10 @@ mod hostile_serde {
         type Mut<'a> = (&'a mut u32, (&'a mut String, ()));
         type Slices<'a> = (&'a [u32], (&'a [String], ()));
         type SlicesMut<'a> = (&'a mut [u32], (&'a mut [String], ()));
-        fn into_columns(self) -> (u32, (String, ())) {
+        fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (u32, (String, ())) {
             (self.a, (self.b, ()))
         }
-        fn from_columns((a, (b, ())): (u32, (String, ()))) -> Self {
+        fn from_columns((a, (b, ())): (u32, (String, ())), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
             PRow { a, b }
         }
         fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {
@@ -1427,10 +1427,10 @@ mod huge_align {
         type Slices<'a> = (&'a [u32], ());
         type SlicesMut<'a> = (&'a mut [u32], ());
         const ALIGN: usize = 1 << SHIFT;
-        fn into_columns(self) -> (u32, ()) {
+        fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (u32, ()) {
             (self.0, ())
         }
-        fn from_columns((a, ()): (u32, ())) -> Self {
+        fn from_columns((a, ()): (u32, ()), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
             Wide(a)
         }
         fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {

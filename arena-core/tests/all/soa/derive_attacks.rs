@@ -144,13 +144,16 @@ fn assert_aligned<F>(column: &[F], ctx: &str) {
 // ---------------------------------------------------------------------------------------------
 // Generic rows whose column types depend on the argument through an associated type.
 
-trait Pick {
+trait Pick: Clone {
     type Assoc: Clone + PartialEq + std::fmt::Debug;
     fn make(k: u8) -> Self::Assoc;
 }
 
+#[derive(Clone)]
 struct Small;
+#[derive(Clone)]
 struct Big;
+#[derive(Clone)]
 struct Empty;
 
 impl Pick for Small {
@@ -548,7 +551,7 @@ mod shadowed {
         };
     }
 
-    #[derive(Soa)]
+    #[derive(Soa, ::core::clone::Clone)]
     #[soa(crate = arena_kit_core, tiled, align = 32)]
     pub struct Row {
         pub a: u32,
@@ -557,7 +560,7 @@ mod shadowed {
         pub c: Inner,
     }
 
-    #[derive(Soa)]
+    #[derive(Soa, ::core::clone::Clone)]
     #[soa(crate = arena_kit_core, tiled)]
     pub struct Inner {
         pub x: u16,
@@ -653,10 +656,10 @@ impl arena_kit_core::soa::Soa for Huge {
     type Slices<'a> = &'a [u32];
     type SlicesMut<'a> = &'a mut [u32];
     const ALIGN: usize = 1 << (usize::BITS - 1);
-    fn into_columns(self) -> (u32, ()) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (u32, ()) {
         (self.0, ())
     }
-    fn from_columns((a, ()): (u32, ())) -> Self {
+    fn from_columns((a, ()): (u32, ()), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         Huge(a)
     }
     fn view<'a>((a, ()): (&'a u32, ())) -> &'a u32
@@ -695,10 +698,10 @@ impl arena_kit_core::soa::Soa for HugeZst {
     type Slices<'a> = &'a [()];
     type SlicesMut<'a> = &'a mut [()];
     const ALIGN: usize = 1 << (usize::BITS - 1);
-    fn into_columns(self) -> ((), ()) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> ((), ()) {
         ((), ())
     }
-    fn from_columns(_: ((), ())) -> Self {
+    fn from_columns(_: ((), ()), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         HugeZst
     }
     fn view<'a>((a, ()): (&'a (), ())) -> &'a ()

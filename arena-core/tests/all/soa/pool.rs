@@ -245,10 +245,10 @@ impl SoaTrait for Constant {
     type Mut<'a> = <Self::Columns as Columns>::Mut<'a>;
     type Slices<'a> = <Self::Columns as Columns>::Slices<'a>;
     type SlicesMut<'a> = <Self::Columns as Columns>::SlicesMut<'a>;
-    fn into_columns(self) -> ((), ()) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> ((), ()) {
         ((), ())
     }
-    fn from_columns(_: ((), ())) -> Self {
+    fn from_columns(_: ((), ()), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         Constant(7)
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {

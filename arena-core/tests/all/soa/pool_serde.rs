@@ -21,10 +21,10 @@ impl Soa for Unit {
     type Mut<'a> = (&'a mut f32, (&'a mut u32, ()));
     type Slices<'a> = (&'a [f32], (&'a [u32], ()));
     type SlicesMut<'a> = (&'a mut [f32], (&'a mut [u32], ()));
-    fn into_columns(self) -> (f32, (u32, ())) {
+    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (f32, (u32, ())) {
         (self.x, (self.id, ()))
     }
-    fn from_columns((x, (id, ())): (f32, (u32, ()))) -> Self {
+    fn from_columns((x, (id, ())): (f32, (u32, ())), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
         Unit { x, id }
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {

@@ -616,7 +616,7 @@ fn a_panicking_clone_in_to_value_drops_the_fields_cloned_so_far() {
             self.0.set(self.0.get() + 1);
         }
     }
-    #[derive(Soa)]
+    #[derive(Soa, Clone)]
     #[soa(crate = arena_kit_core)]
     struct Pair {
         first: Counted,
