@@ -321,14 +321,15 @@ macro_rules! column_writes {
 
         /// Field `K` (counted from 0 in declaration order, `T::FIELD_NAMES[K]`) as an exclusive
         /// slice, or a nested field's `SlicesMut` view; marks every block of that field only. A
-        /// `K` past the last field does not compile.
+        /// `K` past the last field does not compile, nor does one of a field that is not `pub`
+        /// ([`PublicField`](super::PublicField)).
         ///
         /// ```
         /// use arena_kit::Soa;
         /// use arena_kit::soa::TrackedSoaVec;
         ///
         /// #[derive(Soa)]
-        /// struct Body { pos: f32, vel: f32 }
+        /// struct Body { pub pos: f32, pub vel: f32 }
         ///
         /// let mut bodies: TrackedSoaVec<Body> = [Body { pos: 0.0, vel: 2.0 }].into_iter().collect();
         /// let seen = bodies.tick();
@@ -346,7 +347,7 @@ macro_rules! column_writes {
         /// # use arena_kit::Soa;
         /// # use arena_kit::soa::TrackedSoaVec;
         /// # #[derive(Soa)]
-        /// # struct Body { pos: f32, vel: f32 }
+        /// # struct Body { pub pos: f32, pub vel: f32 }
         /// let mut bodies: TrackedSoaVec<Body> = TrackedSoaVec::new();
         /// bodies.column_mut::<2>(); // error: the row has no field at the position `column_mut::<K>()` asks for
         /// ```
@@ -355,6 +356,7 @@ macro_rules! column_writes {
             &mut self,
         ) -> <<T::Columns as ColumnAt<K>>::Column as Columns>::SlicesMut<'_>
         where
+            T: super::PublicField<K>,
             T::Columns: ColumnAt<K>,
         {
             self.log.mark_field(K);

@@ -197,6 +197,19 @@ impl<T> core::fmt::Debug for RowConversion<T> {
     }
 }
 
+/// The row's field `K` (counted from 0 in declaration order) is `pub`: what
+/// `TrackedSoaVec::column_mut::<K>()` (and its pool and tiles twins) needs, since it lends the
+/// field's column by position, to any module. `#[derive(Soa)]` implements it for each `pub` field.
+/// A field of any other visibility is written through `slices_mut()`, whose view keeps the
+/// field's visibility: a column lent past it would let code outside the row's module set a
+/// private field (an index the row's constructor checked, say) to any value.
+#[diagnostic::on_unimplemented(
+    message = "field {K} of `{Self}` is not `pub`, so `column_mut::<{K}>()` cannot lend its column",
+    label = "field {K} of this row is not `pub`",
+    note = "make the field `pub`, or write it through `slices_mut()`, whose view keeps the field's visibility"
+)]
+pub trait PublicField<const K: usize>: Soa {}
+
 /// A row view that can rebuild the value it views, by cloning every field: implemented by
 /// `#[derive(Soa)]` for the [`Ref`](Soa::Ref) and [`Mut`](Soa::Mut) views (when the row and every
 /// field are `Clone`; a nested field through its own view's `ToValue`). The fields are cloned one

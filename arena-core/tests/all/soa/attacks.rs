@@ -214,8 +214,9 @@ struct Aligned4k {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Soa)]
 #[soa(crate = arena_kit_core, derive(PartialEq, Eq, PartialOrd, Ord))]
 struct Key {
-    k: u32,
-    id: u32,
+    // `pub`: `column_mut::<0>()` lends only a `pub` field's column.
+    pub k: u32,
+    pub id: u32,
 }
 
 /// A deterministic pseudo-random sequence.

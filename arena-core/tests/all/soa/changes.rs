@@ -19,9 +19,10 @@ use proptest::prelude::*;
 #[derive(Debug, Clone, PartialEq, Soa)]
 #[soa(crate = arena_kit_core, tiled)]
 struct Item {
-    a: u32,
-    b: u64,
-    s: String,
+    // `pub`: `column_mut::<K>()` lends only a `pub` field's column.
+    pub a: u32,
+    pub b: u64,
+    pub s: String,
 }
 
 const FIELDS: usize = 3;
@@ -113,9 +114,9 @@ struct Vec2 {
 #[derive(Debug, Clone, Copy, PartialEq, Soa)]
 #[soa(crate = arena_kit_core)]
 struct Body {
-    id: u32,
+    pub id: u32,
     #[soa(nested)]
-    pos: Vec2,
+    pub pos: Vec2,
 }
 
 #[test]
