@@ -18,6 +18,15 @@ fn ui_rayon() {
     cases.compile_fail("tests/ui/rayon/*.rs");
 }
 
+/// The serde column formats' misuses (`tests/ui/serde/`): need the `serde` feature,
+/// `cargo test --features serde --test ui`.
+#[cfg(feature = "serde")]
+#[test]
+fn ui_serde() {
+    let cases = trybuild::TestCases::new();
+    cases.compile_fail("tests/ui/serde/*.rs");
+}
+
 /// Parallel iteration the bounds must allow (`tests/ui/rayon/pass/`).
 #[cfg(feature = "rayon")]
 #[test]

@@ -956,7 +956,7 @@ pub fn check_rows(kind: u8, v: Value) {
 
 fn columns_of<T>(v: Value) -> core::result::Result<SoaVec<T>, serde_json::Error>
 where
-    T: Soa,
+    T: Soa + for<'de> Deserialize<'de>,
     T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>,
 {
     arena_kit_core::soa::serde::columns::deserialize(v)
@@ -964,7 +964,7 @@ where
 
 fn named_of<T>(v: Value) -> core::result::Result<SoaVec<T>, serde_json::Error>
 where
-    T: Soa,
+    T: Soa + for<'de> Deserialize<'de>,
     T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>
         + arena_kit_core::soa::serde::columns::NamedColumns,
 {
@@ -984,7 +984,7 @@ fn named_as_positional(kind: u8, v: &Value) -> Option<Value> {
 /// set of keys; memory stays proportional to the input.
 fn named_like_positional<T>(what: &str, kind: u8, v: Value)
 where
-    T: Soa + PartialEq + core::fmt::Debug,
+    T: Soa + for<'de> Deserialize<'de> + PartialEq + core::fmt::Debug,
     T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>
         + arena_kit_core::soa::serde::columns::NamedColumns,
 {

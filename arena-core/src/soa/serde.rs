@@ -13,6 +13,9 @@
 //!   its values, `{"id": [..], "pos.x": [..], "pos.y": [..]}` (a nested field's columns are
 //!   `field.inner`). Keys may come in any order; an unknown, repeated or missing key and columns
 //!   of unequal length are errors that name the column.
+//!
+//! Reading either column format needs the row to be `Deserialize` itself (as the row format
+//! does): the columns set every field, private ones too.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -500,9 +503,13 @@ pub mod columns {
     }
 
     /// Reads a sequence of columns; fails if they do not all have the same length.
+    ///
+    /// Only for rows that are `Deserialize` themselves: the columns set every field, private ones
+    /// too, so a row type that is not (one whose constructor checks its fields) must not be
+    /// built from input here either.
     pub fn deserialize<'de, T, D>(deserializer: D) -> Result<SoaVec<T>, D::Error>
     where
-        T: Soa,
+        T: Soa + Deserialize<'de>,
         T::Columns: DeColumns<'de>,
         D: Deserializer<'de>,
     {
@@ -536,10 +543,10 @@ pub mod columns {
 /// ```
 /// use arena_kit::{Soa, SoaVec};
 ///
-/// #[derive(Soa, Debug, PartialEq)]
+/// #[derive(Soa, serde::Deserialize, Debug, PartialEq)]
 /// struct Pos { x: f32, y: f32 }
 ///
-/// #[derive(Soa, Debug, PartialEq)]
+/// #[derive(Soa, serde::Deserialize, Debug, PartialEq)]
 /// struct Mob { id: u32, #[soa(nested)] pos: Pos }
 ///
 /// use arena_kit::soa::serde::named_columns;
@@ -613,10 +620,11 @@ pub mod named_columns {
     }
 
     /// Reads a map from column names to values: every column exactly once, in any order, all of
-    /// one length.
+    /// one length. Only for rows that are `Deserialize` themselves, as
+    /// [`columns::deserialize`](super::columns::deserialize).
     pub fn deserialize<'de, T, D>(deserializer: D) -> Result<SoaVec<T>, D::Error>
     where
-        T: Soa,
+        T: Soa + serde::Deserialize<'de>,
         T::Columns: DeColumns<'de> + NamedColumns,
         D: Deserializer<'de>,
     {
