@@ -541,7 +541,10 @@ impl Soa for Pos {
     fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (f32, (f32, ())) {
         (self.x, (self.y, ()))
     }
-    fn from_columns((x, (y, ())): (f32, (f32, ())), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
+    fn from_columns(
+        (x, (y, ())): (f32, (f32, ())),
+        _: arena_kit_core::soa::RowConversion<Self>,
+    ) -> Self {
         Pos { x, y }
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {
@@ -576,10 +579,16 @@ impl Soa for Mob {
     type Mut<'a> = <MobCols as Columns>::Mut<'a>;
     type Slices<'a> = <MobCols as Columns>::Slices<'a>;
     type SlicesMut<'a> = <MobCols as Columns>::SlicesMut<'a>;
-    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (u32, (Pos, (String, ()))) {
+    fn into_columns(
+        self,
+        _: arena_kit_core::soa::RowConversion<Self>,
+    ) -> (u32, (Pos, (String, ()))) {
         (self.id, (self.pos, (self.name, ())))
     }
-    fn from_columns((id, (pos, (name, ()))): (u32, (Pos, (String, ()))), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
+    fn from_columns(
+        (id, (pos, (name, ()))): (u32, (Pos, (String, ()))),
+        _: arena_kit_core::soa::RowConversion<Self>,
+    ) -> Self {
         Mob { id, pos, name }
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {

@@ -311,7 +311,10 @@ pub(crate) fn place<T: Soa>(base: *mut u8, rows: usize) -> T::Columns {
 #[cfg(feature = "alloc")]
 #[inline(always)]
 pub(crate) fn row_to_raw<T: Soa>(row: T) -> <T::Columns as Columns>::Raw {
-    T::Columns::into_raw(row.into_columns(RowConversion::new()), columns::Private::new())
+    T::Columns::into_raw(
+        row.into_columns(RowConversion::new()),
+        columns::Private::new(),
+    )
 }
 
 /// Rebuilds a row from the values its columns store (runs the nested fields' and the row's

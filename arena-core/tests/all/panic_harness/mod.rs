@@ -179,7 +179,10 @@ impl Soa for Inner {
         tick();
         (self.b, (self.n, ()))
     }
-    fn from_columns((b, (n, ())): (Tracked, (u16, ())), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
+    fn from_columns(
+        (b, (n, ())): (Tracked, (u16, ())),
+        _: arena_kit_core::soa::RowConversion<Self>,
+    ) -> Self {
         tick();
         Inner { b, n }
     }
@@ -237,11 +240,17 @@ impl Soa for Row {
         (&'a mut [Tracked], &'a mut [u16]),
         &'a mut [u32],
     );
-    fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (Tracked, (Inner, (u32, ()))) {
+    fn into_columns(
+        self,
+        _: arena_kit_core::soa::RowConversion<Self>,
+    ) -> (Tracked, (Inner, (u32, ()))) {
         tick();
         (self.a, (self.inner, (self.key, ())))
     }
-    fn from_columns((a, (inner, (key, ()))): (Tracked, (Inner, (u32, ()))), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
+    fn from_columns(
+        (a, (inner, (key, ()))): (Tracked, (Inner, (u32, ()))),
+        _: arena_kit_core::soa::RowConversion<Self>,
+    ) -> Self {
         tick();
         Row { a, inner, key }
     }

@@ -1332,7 +1332,10 @@ mod hostile_serde {
         fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (u32, (String, ())) {
             (self.a, (self.b, ()))
         }
-        fn from_columns((a, (b, ())): (u32, (String, ())), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
+        fn from_columns(
+            (a, (b, ())): (u32, (String, ())),
+            _: arena_kit_core::soa::RowConversion<Self>,
+        ) -> Self {
             PRow { a, b }
         }
         fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {

@@ -24,7 +24,10 @@ impl Soa for Unit {
     fn into_columns(self, _: arena_kit_core::soa::RowConversion<Self>) -> (f32, (u32, ())) {
         (self.x, (self.id, ()))
     }
-    fn from_columns((x, (id, ())): (f32, (u32, ())), _: arena_kit_core::soa::RowConversion<Self>) -> Self {
+    fn from_columns(
+        (x, (id, ())): (f32, (u32, ())),
+        _: arena_kit_core::soa::RowConversion<Self>,
+    ) -> Self {
         Unit { x, id }
     }
     fn view<'a>(c: Self::Ref<'a>) -> Self::Ref<'a> {
