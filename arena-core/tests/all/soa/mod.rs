@@ -17,6 +17,7 @@ mod tiles_attacks;
 mod tracked_attacks;
 mod vec;
 mod vec_parity;
+mod view_attacks;
 
 /// What an arena holds: bytes used, live allocations and pending drop records.
 fn arena_footprint(arena: &arena_kit_core::arena::Arena) -> (usize, usize, usize) {
