@@ -306,15 +306,17 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
         .map(|lit| quote!(const ALIGN: #private::core::primitive::usize = #lit;));
     let nested_checks = nested_checks(input, fields, &soa);
     // `column_mut::<K>()` lends a column by position to any module: only a `pub` field's.
-    let public_fields = fields.iter().enumerate().filter_map(|(k, f)| {
-        matches!(f.vis, syn::Visibility::Public(_)).then(|| {
+    let public_fields = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| matches!(f.vis, syn::Visibility::Public(_)))
+        .map(|(k, _)| {
             let k = proc_macro2::Literal::usize_unsuffixed(k);
             quote! {
                 #[automatically_derived]
                 impl #impl_generics #soa::PublicField<#k> for #ident #ty_generics #soa_where {}
             }
-        })
-    });
+        });
     let field_names = fields.iter().map(|f| f.name());
     let tiled = attrs.tiled.is_some().then(|| {
         super::tiled::generate(

@@ -136,7 +136,7 @@ fn rows_of(v: &SoaVec<Row>) -> Vec<(u32, u32)> {
 /// made is either held or dropped once.
 #[test]
 fn panicking_view_conversions_leave_whole_rows_in_every_view_building_operation() {
-    let rows: u32 = if SMALL { 6 } else { 40 };
+    let rows: u32 = if SMALL { 5 } else { 40 };
     type Op = fn(&mut SoaVec<Row>);
     let ops: [(&str, Op); 12] = [
         ("retain", |v| v.retain(|r| *r.1 != 3)),
@@ -291,7 +291,7 @@ fn a_leaked_drain_leaves_a_vector_that_keeps_working() {
 /// the vector and the tiles alike.
 #[test]
 fn shrinking_to_nothing_and_growing_again_keeps_rows_aligned_and_counted() {
-    let rows: u32 = if SMALL { 20 } else { 20_000 };
+    let rows: u32 = if SMALL { 12 } else { 20_000 };
     let mut v: SoaVec<Spark> = SoaVec::new();
     let mut t: SoaTiles<Spark, 4> = SoaTiles::new();
     for round in 0..3u32 {
