@@ -663,7 +663,7 @@ macro_rules! row_container_impls {
 /// use arena_kit::soa::TrackedSoaVec;
 ///
 /// #[derive(Soa)]
-/// struct Particle { x: f32, vx: f32 }
+/// struct Particle { pub x: f32, pub vx: f32 }
 ///
 /// let mut particles: TrackedSoaVec<Particle> =
 ///     (0..200).map(|i| Particle { x: 0.0, vx: i as f32 }).collect();

@@ -1164,7 +1164,7 @@ impl<T: Soa> SoaVec<T> {
     /// ```
     /// use arena_kit::{Soa, SoaVec};
     ///
-    /// #[derive(Soa)]
+    /// #[derive(Soa, Clone)]
     /// struct Tag { name: String }
     ///
     /// let src: SoaVec<Tag> = ["a", "b", "c"].map(|n| Tag { name: n.into() }).into();
