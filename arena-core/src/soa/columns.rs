@@ -866,7 +866,10 @@ impl<A: CloneColumns, B: CloneColumns> CloneColumns for (A, B) {
         unsafe { (self.0.clone_row(i), self.1.clone_row(i)) }
     }
 }
-impl<S: Soa> CloneColumns for Nested<S>
+/// Only for a nested row that is `Clone` itself: the outer row's `Clone` (which the containers
+/// ask for) may make its nested field anew rather than clone it, and a nested row type that is
+/// not `Clone` must not be duplicated column by column either.
+impl<S: Soa + Clone> CloneColumns for Nested<S>
 where
     S::Columns: CloneColumns,
 {

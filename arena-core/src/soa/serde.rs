@@ -421,7 +421,9 @@ pub mod columns {
             Some((A::finish_slots(a)?, B::finish_slots(b)?))
         }
     }
-    impl<'de, T: Soa> DeColumns<'de> for Nested<T>
+    /// Only for a nested row that is `Deserialize` itself, as for the outer row (whose own
+    /// `Deserialize` may build its nested field through a checking constructor).
+    impl<'de, T: Soa + Deserialize<'de>> DeColumns<'de> for Nested<T>
     where
         T::Columns: DeColumns<'de>,
     {
