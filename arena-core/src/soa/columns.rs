@@ -33,6 +33,7 @@ mod sealed {
     }
 }
 
+#[cfg(feature = "alloc")]
 pub(crate) use sealed::Private;
 
 /// Where the columns of one block go: walks the columns in order, giving each an offset aligned to
