@@ -131,7 +131,7 @@ fn damage_all_through_column_views() {
 }
 
 /// Columns `0` and `1`.
-#[derive(Soa)]
+#[derive(Soa, Clone)]
 #[soa(derive(Debug, Clone, PartialEq))]
 pub struct Pair(pub u8, pub String);
 
@@ -148,7 +148,7 @@ fn tuple_structs_have_numbered_columns() {
 }
 
 /// Generic with bounds, a where clause, a lifetime and a zero-sized field.
-#[derive(Soa)]
+#[derive(Soa, Clone)]
 #[soa(derive(Debug))]
 pub struct Tagged<'n, T: Clone + Debug, const N: usize>
 where
@@ -201,7 +201,7 @@ pub struct Vec3 {
 }
 
 /// A body whose position is split into three columns, every column on a cache line.
-#[derive(Soa, Debug, PartialEq)]
+#[derive(Soa, Debug, Clone, PartialEq)]
 #[soa(align = 64, derive(Debug))]
 pub struct Body {
     /// Position: columns `pos.x`, `pos.y`, `pos.z`.
