@@ -315,18 +315,29 @@ impl<T> Chunks<T> {
         }
     }
 
+    /// The capacity once [`grow`](Self::grow) adds a chunk: `None` if not growable or past the
+    /// `u32` index limit.
+    fn capacity_after_growth(&self) -> Option<u32> {
+        self.capacity.checked_add(1 << self.shift?)
+    }
+
+    /// Whether [`grow`](Self::grow) can add a chunk to a map allowed `max_slots` slots: growable,
+    /// below `max_slots`, and within the `u32` index limit. Whether the system allocator will give
+    /// the memory is not foreseen. The one statement of those conditions: a map's growth and its
+    /// early refusal when full ([`SlotMap`](super::slot_map::SlotMap)) both ask here.
+    pub(crate) fn can_grow(&self, max_slots: u32) -> bool {
+        self.capacity < max_slots && self.capacity_after_growth().is_some()
+    }
+
     /// Adds one chunk of vacant slots (block 0 first, if it is not allocated yet); `false` if not
     /// growable, out of indexes or out of memory. With `populate`, pages block 0 commits for it
     /// are made resident at once (see [`Reservation::commit`]): for an insert that is about to
     /// write them, not for a reservation.
     pub(crate) fn grow(&mut self, generation: u32, populate: bool) -> bool {
-        let Some(shift) = self.shift else {
+        let (Some(shift), Some(capacity)) = (self.shift, self.capacity_after_growth()) else {
             return false;
         };
         let len = 1u32 << shift;
-        let Some(capacity) = self.capacity.checked_add(len) else {
-            return false;
-        };
         if self.rest.is_empty() {
             if self.is_lazy() && self.reserved.is_none() {
                 self.reserve_first(shift);

@@ -878,10 +878,7 @@ impl<P> SlotMap<P> {
         let l = &self.ledger;
         l.free_head == NO_SLOT
             && l.high_water >= self.capacity()
-            && self.chunks.chunk_len().is_none_or(|len| {
-                self.chunks.capacity() >= l.max_slots
-                    || self.chunks.capacity().checked_add(len).is_none()
-            })
+            && !self.chunks.can_grow(l.max_slots)
     }
 
     /// The free-list head, else the first never-used slot, growing the map if there is none;
@@ -908,7 +905,7 @@ impl<P> SlotMap<P> {
     /// `fast_end` is recomputed for it, counting the slot the caller is about to fill.
     fn grow(&mut self) -> bool {
         let first_len = self.chunks.first_len();
-        if self.chunks.capacity() >= self.ledger.max_slots {
+        if !self.chunks.can_grow(self.ledger.max_slots) {
             return false;
         }
         // An insert writes the first new slot next: its pages may as well be resident now.
