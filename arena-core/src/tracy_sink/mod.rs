@@ -75,6 +75,22 @@ impl TracySink {
         sink
     }
 
+    /// Calls `emit` with the C string allocator `(pool, buffer, id)` is shown under (see
+    /// [`PoolNames::pool`]), unless it has none (the table was full when it first reported; the
+    /// event is counted as dropped). The table's lock is let go before `emit` runs.
+    fn with_pool_name(
+        &self,
+        pool: &'static str,
+        buffer: Option<usize>,
+        id: u64,
+        emit: impl FnOnce(*const core::ffi::c_char),
+    ) {
+        let name = self.names().pool(pool, buffer, id);
+        if let Some(name) = name {
+            emit(name.as_c_str().as_ptr());
+        }
+    }
+
     /// The name table. Nothing called while the lock is held panics halfway through a change to
     /// it, so a poisoned lock still guards a whole table, and is taken over.
     fn names(&self) -> MutexGuard<'_, PoolNames> {
@@ -109,10 +125,7 @@ impl ProfilerSink for TracySink {
                 buffer,
                 id,
                 ..
-            } => {
-                let Some(name) = self.names().pool(pool, buffer, id) else {
-                    return;
-                };
+            } => self.with_pool_name(pool, buffer, id, |name| {
                 // SAFETY: `name` is NUL-terminated and lives for the rest of the program (Tracy
                 // keeps the pointer); `addr` is only recorded, never dereferenced. The client is
                 // running (`self.client`).
@@ -120,37 +133,28 @@ impl ProfilerSink for TracySink {
                     sys::___tracy_emit_memory_alloc_named(
                         core::ptr::without_provenance(addr),
                         size,
-                        name.as_c_str().as_ptr(),
+                        name,
                     )
-                };
-            }
+                }
+            }),
             ProfilerEvent::Free {
                 pool,
                 addr,
                 buffer,
                 id,
                 ..
-            } => {
-                let Some(name) = self.names().pool(pool, buffer, id) else {
-                    return;
-                };
+            } => self.with_pool_name(pool, buffer, id, |name| {
                 // SAFETY: as for `Alloc`.
                 unsafe {
-                    sys::___tracy_emit_memory_free_named(
-                        core::ptr::without_provenance(addr),
-                        name.as_c_str().as_ptr(),
-                    )
-                };
-            }
+                    sys::___tracy_emit_memory_free_named(core::ptr::without_provenance(addr), name)
+                }
+            }),
             ProfilerEvent::Discard {
                 pool, buffer, id, ..
-            } => {
-                let Some(name) = self.names().pool(pool, buffer, id) else {
-                    return;
-                };
+            } => self.with_pool_name(pool, buffer, id, |name| {
                 // SAFETY: `name` as for `Alloc`; the client is running.
-                unsafe { sys::___tracy_emit_memory_discard(name.as_c_str().as_ptr()) };
-            }
+                unsafe { sys::___tracy_emit_memory_discard(name) }
+            }),
             ProfilerEvent::PoolEnd {
                 pool, buffer, id, ..
             } => {
