@@ -58,12 +58,9 @@ fn workload(thread: usize, rounds: usize) -> usize {
     checksum
 }
 
-/// Prints a failed assertion's message without a backtrace. With `RUST_BACKTRACE` set, std's own
-/// hook symbolizes one from this binary's debug information, which takes more memory than the
-/// heap holds: the allocation fails and the program aborts (or hangs) before the message shows.
-fn report_panics_without_backtrace() {
-    std::panic::set_hook(Box::new(|info| eprintln!("{info}")));
-}
+#[path = "support/quiet_panics.rs"]
+mod quiet_panics;
+use quiet_panics::report_panics_without_backtrace;
 
 #[test]
 fn std_programs_run_on_the_locked_heap() {

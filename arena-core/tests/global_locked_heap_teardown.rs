@@ -52,10 +52,9 @@ std::thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
-/// Prints a failed assertion's message without a backtrace: see `global_locked_heap.rs`.
-fn report_panics_without_backtrace() {
-    std::panic::set_hook(Box::new(|info| eprintln!("{info}")));
-}
+#[path = "support/quiet_panics.rs"]
+mod quiet_panics;
+use quiet_panics::report_panics_without_backtrace;
 
 #[test]
 fn thread_local_destructors_allocate_from_the_global_locked_heap_while_threads_end() {
