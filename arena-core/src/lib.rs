@@ -129,7 +129,8 @@ pub mod __private_v0_1 {
     /// What `#[derive(Soa)]` names.
     pub mod soa {
         pub use crate::soa::{
-            Col, Columns, Nested, PublicField, RowConversion, Soa, SoaTiled, TileColumns, ToValue,
+            Col, Columns, Nested, PlainRow, PublicField, RowConversion, Soa, SoaTiled, TileColumns,
+            ToValue,
         };
 
         /// Compiles only if `S` is `Soa`: the derive calls it once per `#[soa(nested)]` field,

@@ -117,6 +117,14 @@ pub fn derive_layout(input: TokenStream) -> TokenStream {
 /// the views then carry a `for<'__soa_nested> FieldType: Soa` bound, so a generic struct is `Soa`
 /// for the arguments that make its nested fields `Soa`.
 ///
+/// Struct key `plain`: implements `PlainRow`, the promise that any values of the row's fields make
+/// a valid row and that its clone is its fields' clones, so containers may clone it and the serde
+/// column formats may read it field by field. A row whose fields are all `pub` is plain without
+/// it (any code could build any row anyway); one with private fields that keep an invariant must
+/// not say it. Refused beside `#[serde(try_from = "..")]` or `#[serde(from = "..")]`, whose
+/// conversion would be skipped. Each `pub` field also gets `PublicField<K>` (its column may be
+/// lent by position, `TrackedSoaVec::column_mut::<K>()`).
+///
 /// Struct key `tiled`: also implements `SoaTiled` (storage in `SoaTiles<T, N>`, tiles of `N`
 /// rows) and writes two more views, `ParticleTile<'a, N>` and `ParticleTileMut<'a, N>`, a
 /// `&[F; N]` / `&mut [F; N]` per field (a nested field's own tile view; it must be `tiled` too).

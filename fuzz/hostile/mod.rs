@@ -20,7 +20,7 @@ use arena_kit_core::pool::{
     Handle, Handle32, Pool, PoolHandle, PoolSeed, SecondaryPool, SecondaryPoolSeed,
     SparseSecondaryPool,
 };
-use arena_kit_core::soa::{Col, Columns, Nested, Soa, SoaVec};
+use arena_kit_core::soa::{Col, Columns, Nested, PlainRow, Soa, SoaVec};
 use serde::Deserialize;
 use serde::de::DeserializeSeed;
 use serde_json::{Map, Value, json};
@@ -531,6 +531,9 @@ pub struct Pos {
 
 type PosCols = (Col<f32>, (Col<f32>, ()));
 
+// SAFETY: every field is `pub`: any values make a `Pos`, and its clone is its fields' clones.
+unsafe impl PlainRow for Pos {}
+
 impl Soa for Pos {
     type Columns = PosCols;
     const FIELD_NAMES: &'static [&'static str] = &["x", "y"];
@@ -572,6 +575,9 @@ pub struct Mob {
 
 type MobCols = (Col<u32>, (Nested<Pos>, (Col<String>, ())));
 
+// SAFETY: every field is `pub` (and `pos` is a plain `Pos`): any values make a `Mob`, and its clone is its fields' clones.
+unsafe impl PlainRow for Mob {}
+
 impl Soa for Mob {
     type Columns = MobCols;
     const FIELD_NAMES: &'static [&'static str] = &["id", "pos", "name"];
@@ -609,6 +615,9 @@ impl Soa for Mob {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Empty;
 
+// SAFETY: a `Empty` has no fields.
+unsafe impl PlainRow for Empty {}
+
 impl Soa for Empty {
     type Columns = ();
     type Ref<'a> = ();
@@ -636,6 +645,9 @@ impl Soa for Empty {
 /// A row type whose only column is zero-sized (rows take no memory).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Unit(pub ());
+
+// SAFETY: the one field is `pub` and `()`.
+unsafe impl PlainRow for Unit {}
 
 impl Soa for Unit {
     type Columns = (Col<()>, ());
@@ -965,7 +977,7 @@ pub fn check_rows(kind: u8, v: Value) {
 
 fn columns_of<T>(v: Value) -> core::result::Result<SoaVec<T>, serde_json::Error>
 where
-    T: Soa + for<'de> Deserialize<'de>,
+    T: Soa + for<'de> Deserialize<'de> + PlainRow,
     T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>,
 {
     arena_kit_core::soa::serde::columns::deserialize(v)
@@ -973,7 +985,7 @@ where
 
 fn named_of<T>(v: Value) -> core::result::Result<SoaVec<T>, serde_json::Error>
 where
-    T: Soa + for<'de> Deserialize<'de>,
+    T: Soa + for<'de> Deserialize<'de> + PlainRow,
     T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>
         + arena_kit_core::soa::serde::columns::NamedColumns,
 {
@@ -993,7 +1005,7 @@ fn named_as_positional(kind: u8, v: &Value) -> Option<Value> {
 /// set of keys; memory stays proportional to the input.
 fn named_like_positional<T>(what: &str, kind: u8, v: Value)
 where
-    T: Soa + for<'de> Deserialize<'de> + PartialEq + core::fmt::Debug,
+    T: Soa + for<'de> Deserialize<'de> + PlainRow + PartialEq + core::fmt::Debug,
     T::Columns: for<'de> arena_kit_core::soa::serde::columns::DeColumns<'de>
         + arena_kit_core::soa::serde::columns::NamedColumns,
 {

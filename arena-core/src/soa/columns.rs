@@ -867,10 +867,10 @@ impl<A: CloneColumns, B: CloneColumns> CloneColumns for (A, B) {
         unsafe { (self.0.clone_row(i), self.1.clone_row(i)) }
     }
 }
-/// Only for a nested row that is `Clone` itself: the outer row's `Clone` (which the containers
-/// ask for) may make its nested field anew rather than clone it, and a nested row type that is
-/// not `Clone` must not be duplicated column by column either.
-impl<S: Soa + Clone> CloneColumns for Nested<S>
+/// Only for a nested row that is `Clone` and [`PlainRow`](super::PlainRow) itself, as the outer
+/// row must be: a nested row type that is not `Clone` (a token that must stay unique), or whose
+/// clone is more than its fields' clones, must not be duplicated column by column either.
+impl<S: Soa + Clone + super::PlainRow> CloneColumns for Nested<S>
 where
     S::Columns: CloneColumns,
 {

@@ -203,25 +203,78 @@ impl<T> core::fmt::Debug for RowConversion<T> {
 /// A field of any other visibility is written through `slices_mut()`, whose view keeps the
 /// field's visibility: a column lent past it would let code outside the row's module set a
 /// private field (an index the row's constructor checked, say) to any value.
+///
+/// # Safety
+///
+/// Implementing it lets any code that can name the row set field `K` of its rows to any value.
+/// Implement it only where that cannot break what the row's module relies on: a `pub` field
+/// (which any holder of a `&mut` row can set anyway), or a field no `unsafe` code depends on.
+/// It is `unsafe` so that code elsewhere in the row's crate, outside its module, cannot open a
+/// private field with a plain `impl`.
 #[diagnostic::on_unimplemented(
     message = "field {K} of `{Self}` is not `pub`, so `column_mut::<{K}>()` cannot lend its column",
     label = "field {K} of this row is not `pub`",
     note = "make the field `pub`, or write it through `slices_mut()`, whose view keeps the field's visibility"
 )]
-pub trait PublicField<const K: usize>: Soa {}
+pub unsafe trait PublicField<const K: usize>: Soa {}
 
-/// A row view that can rebuild the value it views, by cloning every field: implemented by
-/// `#[derive(Soa)]` for the [`Ref`](Soa::Ref) and [`Mut`](Soa::Mut) views (when the row and every
-/// field are `Clone`; a nested field through its own view's `ToValue`). The fields are cloned one
-/// by one (the row's own `clone` does not run); a row type that is not `Clone` (a token that must
-/// stay unique) has no `ToValue`, so no view duplicates it.
+/// A row that is nothing more than its fields: any values of its fields make a valid row, and
+/// cloning a row means cloning each field. The containers rely on it where they build rows field
+/// by field, never through the row's own code:
+/// - `Clone` of [`SoaVec`], `SoaPool` and [`SoaTiles`], [`SoaVec::extend_from_slice`] and
+///   [`ToValue::to_value`] clone each field (the row's own `clone` does not run);
+/// - the serde column formats (`soa::serde::columns`, `soa::serde::named_columns`) build each row
+///   from its columns' values (the row's own `Deserialize` does not run).
+///
+/// `#[derive(Soa)]` implements it when every field is `pub` (any code can then build any row with
+/// a struct expression, so no `unsafe` code can rely on the row's fields being anything in
+/// particular), or when the struct says `#[soa(plain)]`. A nested field's row must be `PlainRow`
+/// itself, checked where its columns are cloned or read.
+///
+/// A row with private fields and an invariant is not plain: an index its constructor checked, a
+/// `#[serde(try_from = "..")]` that validates, a hand-written `Clone` that counts references (the
+/// counts would go wrong if clones skipped it). Its containers have no `Clone`, and the column
+/// formats do not read it; the row format (`SoaVec`'s own `Deserialize`) does, through the row's
+/// `Deserialize`.
 ///
 /// ```
 /// use arena_kit::soa::ToValue;
 /// use arena_kit::{Soa, SoaVec};
 ///
 /// #[derive(Soa, Clone, Debug, PartialEq)]
+/// #[soa(plain)] // `name` and `hp` may hold anything: clone the rows field by field
 /// struct Enemy { name: String, hp: u32 }
+///
+/// let enemies: SoaVec<Enemy> = [Enemy { name: "imp".into(), hp: 3 }].into();
+/// let copies = enemies.clone();
+/// assert_eq!(copies.get(0).unwrap().to_value(), Enemy { name: "imp".into(), hp: 3 });
+/// ```
+///
+/// # Safety
+///
+/// Implement it only if every combination of values of the row's own fields (those of a nested
+/// field as its row allows) is a row the row's module accepts, and a row's clone is its fields'
+/// clones. `#[soa(plain)]` is that promise.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a plain row: its containers cannot clone it or read it from columns field by field",
+    label = "`{Self}` has private fields and no `#[soa(plain)]`",
+    note = "if any values of its fields make a valid row and its clone is its fields' clones, add `#[soa(plain)]` to the struct (or make every field `pub`)"
+)]
+pub unsafe trait PlainRow: Soa {}
+
+/// A row view that can rebuild the value it views, by cloning every field: implemented by
+/// `#[derive(Soa)]` for the [`Ref`](Soa::Ref) and [`Mut`](Soa::Mut) views (when the row is `Clone`
+/// and [`PlainRow`] and every field is `Clone`; a nested field through its own view's `ToValue`).
+/// The fields are cloned one by one (the row's own `clone` does not run); a row type that is not
+/// `Clone` (a token that must stay unique) or not plain has no `ToValue`, so no view duplicates
+/// it.
+///
+/// ```
+/// use arena_kit::soa::ToValue;
+/// use arena_kit::{Soa, SoaVec};
+///
+/// #[derive(Soa, Clone, Debug, PartialEq)]
+/// struct Enemy { pub name: String, pub hp: u32 } // every field `pub`: a plain row
 ///
 /// let enemies: SoaVec<Enemy> = [Enemy { name: "imp".into(), hp: 3 }].into();
 /// let copy: Enemy = enemies.get(0).unwrap().to_value();

@@ -802,8 +802,9 @@ impl<T: Soa> Drop for SoaPool<T> {
 /// A copy with the same handles, rows, free list, counters and budget, as
 /// [`Pool`](crate::pool::Pool)'s `Clone`: every handle of `self` is valid in the clone and the
 /// next inserts return the same handles in both. The clone shares the original's debug tag and
-/// has no drop report. For rows that are `Clone` themselves, as [`SoaVec`]'s `Clone`.
-impl<T: Soa + Clone> Clone for SoaPool<T>
+/// has no drop report. For rows that are `Clone` and [`PlainRow`](super::PlainRow), as
+/// [`SoaVec`]'s `Clone`.
+impl<T: Soa + Clone + super::PlainRow> Clone for SoaPool<T>
 where
     T::Columns: super::CloneColumns,
 {

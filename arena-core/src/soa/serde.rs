@@ -14,8 +14,9 @@
 //!   `field.inner`). Keys may come in any order; an unknown, repeated or missing key and columns
 //!   of unequal length are errors that name the column.
 //!
-//! Reading either column format needs the row to be `Deserialize` itself (as the row format
-//! does): the columns set every field, private ones too.
+//! Reading either column format needs the row to be `Deserialize` (as the row format does) and
+//! [`PlainRow`](super::PlainRow): the columns set every field, private ones too, and the row's own
+//! `Deserialize` (which may check them) does not run.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -421,9 +422,10 @@ pub mod columns {
             Some((A::finish_slots(a)?, B::finish_slots(b)?))
         }
     }
-    /// Only for a nested row that is `Deserialize` itself, as for the outer row (whose own
-    /// `Deserialize` may build its nested field through a checking constructor).
-    impl<'de, T: Soa + Deserialize<'de>> DeColumns<'de> for Nested<T>
+    /// Only for a nested row that is `Deserialize` and [`PlainRow`](crate::soa::PlainRow) itself,
+    /// as the outer row must be (a row whose fields keep an invariant may check them in a
+    /// constructor its `Deserialize` calls, which the columns would skip).
+    impl<'de, T: Soa + Deserialize<'de> + crate::soa::PlainRow> DeColumns<'de> for Nested<T>
     where
         T::Columns: DeColumns<'de>,
     {
@@ -506,12 +508,13 @@ pub mod columns {
 
     /// Reads a sequence of columns; fails if they do not all have the same length.
     ///
-    /// Only for rows that are `Deserialize` themselves: the columns set every field, private ones
-    /// too, so a row type that is not (one whose constructor checks its fields) must not be
-    /// built from input here either.
+    /// Only for rows that are `Deserialize` and [`PlainRow`](crate::soa::PlainRow): the columns
+    /// set every field, private ones too, and the row's own `Deserialize` does not run, so a row
+    /// whose fields keep an invariant (checked by a constructor, or by a
+    /// `#[serde(try_from = "..")]`) must not be built from input here.
     pub fn deserialize<'de, T, D>(deserializer: D) -> Result<SoaVec<T>, D::Error>
     where
-        T: Soa + Deserialize<'de>,
+        T: Soa + Deserialize<'de> + crate::soa::PlainRow,
         T::Columns: DeColumns<'de>,
         D: Deserializer<'de>,
     {
@@ -546,10 +549,11 @@ pub mod columns {
 /// use arena_kit::{Soa, SoaVec};
 ///
 /// #[derive(Soa, serde::Deserialize, Debug, PartialEq)]
+/// #[soa(plain)] // any coordinates make a valid `Pos`: rows may be read column by column
 /// struct Pos { x: f32, y: f32 }
 ///
 /// #[derive(Soa, serde::Deserialize, Debug, PartialEq)]
-/// struct Mob { id: u32, #[soa(nested)] pos: Pos }
+/// struct Mob { pub id: u32, #[soa(nested)] pub pos: Pos } // every field `pub`: plain already
 ///
 /// use arena_kit::soa::serde::named_columns;
 /// use serde_json::json;
@@ -622,11 +626,11 @@ pub mod named_columns {
     }
 
     /// Reads a map from column names to values: every column exactly once, in any order, all of
-    /// one length. Only for rows that are `Deserialize` themselves, as
-    /// [`columns::deserialize`](super::columns::deserialize).
+    /// one length. Only for rows that are `Deserialize` and [`PlainRow`](crate::soa::PlainRow),
+    /// as [`columns::deserialize`](super::columns::deserialize).
     pub fn deserialize<'de, T, D>(deserializer: D) -> Result<SoaVec<T>, D::Error>
     where
-        T: Soa + serde::Deserialize<'de>,
+        T: Soa + serde::Deserialize<'de> + crate::soa::PlainRow,
         T::Columns: DeColumns<'de> + NamedColumns,
         D: Deserializer<'de>,
     {

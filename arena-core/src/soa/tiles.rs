@@ -882,8 +882,9 @@ impl<T: SoaTiled, const N: usize> From<Vec<T>> for SoaTiles<T, N> {
     }
 }
 
-/// For rows that are `Clone` themselves, as [`SoaVec`](super::SoaVec)'s `Clone`.
-impl<T: SoaTiled + Clone, const N: usize> Clone for SoaTiles<T, N>
+/// For rows that are `Clone` and [`PlainRow`](super::PlainRow), as [`SoaVec`](super::SoaVec)'s
+/// `Clone`.
+impl<T: SoaTiled + Clone + super::PlainRow, const N: usize> Clone for SoaTiles<T, N>
 where
     T::Columns: CloneColumns,
 {

@@ -1165,6 +1165,7 @@ impl<T: Soa> SoaVec<T> {
     /// use arena_kit::{Soa, SoaVec};
     ///
     /// #[derive(Soa, Clone)]
+    /// #[soa(plain)] // any name makes a valid `Tag`: its rows may be cloned field by field
     /// struct Tag { name: String }
     ///
     /// let src: SoaVec<Tag> = ["a", "b", "c"].map(|n| Tag { name: n.into() }).into();
@@ -1176,16 +1177,16 @@ impl<T: Soa> SoaVec<T> {
     /// If a `Clone` panics, the rows cloned so far stay and the panicking row's cloned fields are
     /// dropped.
     ///
-    /// Only for rows that are `Clone` themselves (the fields are cloned one by one, so the row's
-    /// own `clone` does not run): a row type that is not `Clone` (a token that must stay unique)
-    /// is not duplicated through its container either.
+    /// Only for rows that are `Clone` and [`PlainRow`](super::PlainRow): the fields are cloned
+    /// one by one, so the row's own `clone` does not run, and a row type that is not `Clone` (a
+    /// token that must stay unique) or not plain is not duplicated through its container either.
     ///
     /// # Panics
     /// If the allocation fails, or over a `Fail` or `Panic` budget (as [`push`](Self::push)).
     #[track_caller]
     pub fn extend_from_slice(&mut self, rows: SoaSlice<'_, T>)
     where
-        T: Clone,
+        T: Clone + super::PlainRow,
         T::Columns: CloneColumns,
     {
         let _ = self.try_reserve(rows.len());
@@ -1389,10 +1390,10 @@ impl<T: Soa> From<SoaVec<T>> for Vec<T> {
     }
 }
 
-/// For rows that are `Clone` themselves: the fields are cloned column by column (the row's own
-/// `clone` does not run), and a row type that is not `Clone` must not be duplicated through its
-/// container.
-impl<T: Soa + Clone> Clone for SoaVec<T>
+/// For rows that are `Clone` and [`PlainRow`](super::PlainRow): the fields are cloned column by
+/// column (the row's own `clone` does not run), and a row type that is not `Clone`, or whose
+/// clone is more than its fields' clones, must not be duplicated through its container.
+impl<T: Soa + Clone + super::PlainRow> Clone for SoaVec<T>
 where
     T::Columns: CloneColumns,
 {

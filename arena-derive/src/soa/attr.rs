@@ -1,6 +1,7 @@
-//! Parsing `#[soa(...)]` on the struct (`align = N`, `derive(..)`, `crate = path`, `tiled`) and on fields
-//! (`nested`), with the shared helpers of [`crate::attr`]. Every mistake is recorded with the span
-//! of what was written, and parsing goes on.
+//! Parsing `#[soa(...)]` on the struct (`align = N`, `derive(..)`, `crate = path`, `tiled`,
+//! `plain`) and on fields (`nested`), with the shared helpers of [`crate::attr`]. Every mistake is
+//! recorded with the span of what was written, and parsing goes on. Also notes a `#[serde(..)]`
+//! on the struct that checks its fields (`try_from`, `from`), which `plain` contradicts.
 
 use syn::punctuated::Punctuated;
 use syn::{Attribute, LitInt, Path, Token};
@@ -9,7 +10,7 @@ use crate::attr::{self, Attr, BoolAttr};
 use crate::ctxt::Ctxt;
 
 const ATTR: &str = "soa";
-const CONTAINER_KEYS: &str = "align, derive, crate, tiled";
+const CONTAINER_KEYS: &str = "align, derive, crate, tiled, plain";
 const FIELD_KEYS: &str = "nested";
 
 /// The struct-level `#[soa(...)]` settings.
@@ -23,6 +24,12 @@ pub struct Container {
     pub krate: Option<Path>,
     /// `tiled` (the key as written): also implement `SoaTiled`, with the tile views.
     pub tiled: Option<Path>,
+    /// `plain` (the key as written): any field values make a valid row and its clone is its
+    /// fields' clones, so implement `PlainRow` though some field is not `pub`.
+    pub plain: Option<Path>,
+    /// The key of a `#[serde(try_from = "..")]` or `#[serde(from = "..")]` on the struct: its
+    /// `Deserialize` builds the row through a conversion, which may check the fields.
+    pub serde_conversion: Option<Path>,
 }
 
 /// The field-level `#[soa(...)]` settings.
@@ -39,6 +46,7 @@ impl Container {
         let mut derives = Attr::none(cx, ATTR, "derive");
         let mut krate = Attr::none(cx, ATTR, "crate");
         let mut tiled = BoolAttr::none(cx, ATTR, "tiled");
+        let mut plain = BoolAttr::none(cx, ATTR, "plain");
         attr::each_key(cx, attrs, ATTR, |key, meta| {
             match key {
                 "align" => align.set_opt(&meta.path, attr::align(cx, meta)?.map(|(lit, _)| lit)),
@@ -56,6 +64,7 @@ impl Container {
                 }
                 "crate" => krate.set_opt(&meta.path, attr::krate(cx, meta)?),
                 "tiled" => tiled.set_from(meta)?,
+                "plain" => plain.set_from(meta)?,
                 "nested" => attr::misplaced(
                     cx,
                     meta,
@@ -70,8 +79,25 @@ impl Container {
             derives: derives.get().unwrap_or_default(),
             krate: krate.get(),
             tiled: tiled.get(),
+            plain: plain.get(),
+            serde_conversion: serde_conversion(attrs),
         }
     }
+}
+
+/// The `try_from` or `from` key of a `#[serde(...)]` on the struct, if any. serde's own attribute:
+/// what it says otherwise, and any mistake in it, is serde's to report.
+fn serde_conversion(attrs: &[Attribute]) -> Option<Path> {
+    let mut found = None;
+    for a in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if found.is_none() && (meta.path.is_ident("try_from") || meta.path.is_ident("from")) {
+                found = Some(meta.path.clone());
+            }
+            attr::skip_value(meta.input)
+        });
+    }
+    found
 }
 
 impl Field {
@@ -81,7 +107,7 @@ impl Field {
         attr::each_key(cx, &field.attrs, ATTR, |key, meta| {
             match key {
                 "nested" => nested.set_from(meta)?,
-                "align" | "derive" | "crate" | "tiled" => attr::misplaced(
+                "align" | "derive" | "crate" | "tiled" | "plain" => attr::misplaced(
                     cx,
                     meta,
                     "on the struct: put it in a #[soa(...)] above the struct, not on a field",

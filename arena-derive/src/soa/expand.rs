@@ -314,9 +314,23 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
             let k = proc_macro2::Literal::usize_unsuffixed(k);
             quote! {
                 #[automatically_derived]
-                impl #impl_generics #soa::PublicField<#k> for #ident #ty_generics #soa_where {}
+                // SAFETY: field `K` is `pub`: any holder of a `&mut` row can set it anyway.
+                unsafe impl #impl_generics #soa::PublicField<#k> for #ident #ty_generics #soa_where {}
             }
         });
+    // Every field `pub` (any code can build any row with a struct expression, so nothing can rely
+    // on the fields' values), or the struct's own `#[soa(plain)]` promise.
+    let plain_row = (attrs.plain.is_some()
+        || fields
+            .iter()
+            .all(|f| matches!(f.vis, syn::Visibility::Public(_))))
+    .then(|| {
+        quote! {
+            #[automatically_derived]
+            // SAFETY: see above: every field is `pub`, or the struct says `#[soa(plain)]`.
+            unsafe impl #impl_generics #soa::PlainRow for #ident #ty_generics #soa_where {}
+        }
+    });
     let field_names = fields.iter().map(|f| f.name());
     let tiled = attrs.tiled.is_some().then(|| {
         super::tiled::generate(
@@ -367,6 +381,7 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
                 #view_fns
             }
             #(#public_fields)*
+            #plain_row
             #nested_checks
         };
         #tiled
@@ -453,10 +468,10 @@ fn to_value_impl(
     let (impl_generics, _, _) = generics.split_for_impl();
     let ident = input.ident;
     let (_, row_ty, _) = input.generics.split_for_impl();
-    // Only a row that is `Clone` itself: one that is not (a token that must stay unique) must
-    // not be duplicated field by field through a view.
+    // Only a row that is `Clone` itself (one that is not, a token that must stay unique, must not
+    // be duplicated field by field through a view) and plain (its clone is its fields' clones).
     wc.predicates
-        .push(parse_quote!(for<'__soa_clone> #ident #row_ty: #clone));
+        .push(parse_quote!(for<'__soa_clone> #ident #row_ty: #clone + #soa::PlainRow));
     quote! {
         #[automatically_derived]
         impl #impl_generics #soa::ToValue for #view_name #view_ty #wc {

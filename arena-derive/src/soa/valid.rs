@@ -9,6 +9,28 @@ use super::Input;
 /// Checks every rule, recording each violation in `cx`.
 pub fn check(cx: &Ctxt, input: &Input<'_>) {
     check_is_struct_with_fields(cx, input);
+    check_plain_without_checked_deserialize(cx, input);
+}
+
+/// `#[soa(plain)]` promises that any field values make a valid row, so the serde column formats
+/// build rows from their columns without the row's `Deserialize`. A `#[serde(try_from = "..")]` or
+/// `#[serde(from = "..")]` says the row's `Deserialize` goes through a conversion, which exists to
+/// check or fix the fields: the two contradict each other.
+fn check_plain_without_checked_deserialize(cx: &Ctxt, input: &Input<'_>) {
+    let (Some(plain), Some(conversion)) = (&input.attrs.plain, &input.attrs.serde_conversion)
+    else {
+        return;
+    };
+    let key = crate::attr::key_name(conversion);
+    cx.error_spanned_by(
+        plain,
+        format!(
+            "#[soa(plain)] says any field values make a valid row, but #[serde({key} = ..)] \
+             builds the row through a conversion that may check them (the column formats would \
+             skip it): remove `plain` and read the rows with the row format (SoaVec's own \
+             Deserialize), or remove the conversion"
+        ),
+    );
 }
 
 /// Columns are per field: an enum's variants have different fields, a union's fields overlap, and

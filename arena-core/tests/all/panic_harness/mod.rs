@@ -169,6 +169,9 @@ pub struct Inner {
 
 type InnerCols = (Col<Tracked>, (Col<u16>, ()));
 
+// SAFETY: a test row: every field value is a valid row, and its clone is its fields' clones.
+unsafe impl arena_kit_core::soa::PlainRow for Inner {}
+
 impl Soa for Inner {
     type Columns = InnerCols;
     type Ref<'a> = (&'a Tracked, &'a u16);
@@ -229,6 +232,9 @@ type RowCols = (Col<Tracked>, (Nested<Inner>, (Col<u32>, ())));
 
 /// `(a, (b, n), key)` of one row.
 pub type RowRef<'a> = (&'a Tracked, (&'a Tracked, &'a u16), &'a u32);
+
+// SAFETY: a test row: every field value is a valid row, and its clone is its fields' clones.
+unsafe impl arena_kit_core::soa::PlainRow for Row {}
 
 impl Soa for Row {
     type Columns = RowCols;

@@ -140,7 +140,7 @@ struct ZLine;
 // Row types (the real derive).
 
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core)]
+#[soa(crate = arena_kit_core, plain)]
 struct DRow {
     a: D,
     k: u32,
@@ -158,7 +158,7 @@ fn drow(k: u32) -> DRow {
 }
 
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core, tiled)]
+#[soa(crate = arena_kit_core, tiled, plain)]
 struct TRow {
     a: D,
     k: u32,
@@ -169,7 +169,7 @@ fn trow(k: u32) -> TRow {
 }
 
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core, tiled)]
+#[soa(crate = arena_kit_core, tiled, plain)]
 struct ZRow {
     u: (),
     z: ZD,
@@ -1206,7 +1206,7 @@ mod hostile_serde {
     use serde_json::json;
 
     #[derive(Debug, Clone, PartialEq, Soa)]
-    #[soa(crate = arena_kit_core)]
+    #[soa(crate = arena_kit_core, plain)]
     struct Row {
         a: u32,
         s: String,

@@ -178,7 +178,7 @@ impl Pick for Empty {
 /// The column of `v` is `u8` for one argument, a 4096-aligned pair with drop glue for another and
 /// a zero-sized 4096-aligned array for a third: one derive, three layouts.
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core)]
+#[soa(crate = arena_kit_core, plain)]
 struct ByAssoc<P: Pick>
 where
     P::Assoc: Clone,
@@ -253,7 +253,7 @@ fn columns_from_associated_types_differ_per_argument_and_stay_aligned() {
 /// An array column whose length is a const parameter: `[D; 0]` is a zero-sized column, `[D; 3]`
 /// owns three counted values per row.
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core, tiled)]
+#[soa(crate = arena_kit_core, tiled, plain)]
 struct Arr<T, const N: usize> {
     a: [T; N],
     b: u8,
@@ -402,7 +402,7 @@ fn packed_and_over_aligned_rows_have_aligned_columns() {
 
 #[allow(non_snake_case)]
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core)]
+#[soa(crate = arena_kit_core, plain)]
 struct r#Names {
     r#type: u8,
     r#fn: u16,
@@ -593,7 +593,7 @@ fn prelude_names_shadowed_where_the_derive_runs() {
 // `to_value` with a clone that panics part-way.
 
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core, tiled)]
+#[soa(crate = arena_kit_core, tiled, plain)]
 struct Three {
     a: D,
     #[soa(nested)]
@@ -602,7 +602,7 @@ struct Three {
 }
 
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core, tiled)]
+#[soa(crate = arena_kit_core, tiled, plain)]
 struct Two {
     b: D,
     c: D,
@@ -1064,4 +1064,41 @@ mod par {
             assert_eq!(total, 6 * 6);
         });
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain rows: what the containers may build field by field.
+
+#[test]
+fn rows_are_plain_when_every_field_is_pub_or_the_struct_says_so() {
+    fn plain<T: arena_kit_core::soa::PlainRow>() {}
+
+    #[derive(Debug, Clone, PartialEq, Soa)]
+    #[soa(crate = arena_kit_core)]
+    pub struct Open {
+        pub id: u32,
+        pub name: String,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Soa)]
+    #[soa(crate = arena_kit_core, plain)]
+    struct Said {
+        id: u32,
+        #[soa(nested)]
+        open: Open,
+    }
+
+    plain::<Open>();
+    plain::<Said>();
+    let row = Said {
+        id: 1,
+        open: Open {
+            id: 2,
+            name: "two".into(),
+        },
+    };
+    let v: SoaVec<Said> = [row.clone()].into();
+    let copy = v.clone();
+    assert_eq!(copy.into_vec(), std::slice::from_ref(&row));
+    assert_eq!(v.get(0).unwrap().to_value(), row);
 }

@@ -187,6 +187,7 @@ proptest! {
 /// must grow. Every path that adds a row is taken past the links' first allocation (`insert`,
 /// `try_insert`, `insert_with`, `try_insert_with`), with removes moving the last row around.
 #[derive(Soa, Clone, Copy, Debug, PartialEq)]
+#[soa(plain)]
 struct Marker {
     none: (),
 }
@@ -238,6 +239,9 @@ fn zero_sized_rows_grow_their_back_links() {
 /// themselves here too.
 #[derive(Debug, Clone, PartialEq)]
 struct Constant(u64);
+
+// SAFETY: a test row: every value is a valid row, and its clone is its field's clone.
+unsafe impl arena_kit_core::soa::PlainRow for Constant {}
 
 impl SoaTrait for Constant {
     type Columns = (Col<()>, ());

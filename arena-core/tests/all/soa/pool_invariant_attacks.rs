@@ -79,7 +79,7 @@ impl Drop for Payload {
 }
 
 #[derive(Debug, Clone, Soa)]
-#[soa(crate = arena_kit_core)]
+#[soa(crate = arena_kit_core, plain)]
 struct Unit {
     id: u64,
     payload: Payload,

@@ -15,6 +15,9 @@ struct Unit {
     id: u32,
 }
 
+// SAFETY: a test row: every field value is a valid row, and its clone is its fields' clones.
+unsafe impl arena_kit_core::soa::PlainRow for Unit {}
+
 impl Soa for Unit {
     type Columns = (Col<f32>, (Col<u32>, ()));
     type Ref<'a> = (&'a f32, (&'a u32, ()));

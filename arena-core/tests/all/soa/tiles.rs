@@ -509,7 +509,7 @@ thread_local! {
 }
 
 #[derive(Debug, Clone, Soa)]
-#[soa(crate = arena_kit_core, tiled)]
+#[soa(crate = arena_kit_core, tiled, plain)]
 struct Armed {
     id: u32,
     bomb: Bomb,

@@ -349,7 +349,7 @@ fn unit_drops() -> usize {
 }
 
 #[derive(Debug, Clone, PartialEq, Soa)]
-#[soa(crate = arena_kit_core, tiled)]
+#[soa(crate = arena_kit_core, tiled, plain)]
 struct Units {
     a: Unit,
     b: (),

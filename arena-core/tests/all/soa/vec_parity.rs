@@ -617,7 +617,7 @@ fn a_panicking_clone_in_to_value_drops_the_fields_cloned_so_far() {
         }
     }
     #[derive(Soa, Clone)]
-    #[soa(crate = arena_kit_core)]
+    #[soa(crate = arena_kit_core, plain)]
     struct Pair {
         first: Counted,
         second: Grenade,
