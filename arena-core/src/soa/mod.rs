@@ -228,8 +228,11 @@ pub unsafe trait PublicField<const K: usize>: Soa {}
 ///
 /// `#[derive(Soa)]` implements it when every field is `pub` (any code can then build any row with
 /// a struct expression, so no `unsafe` code can rely on the row's fields being anything in
-/// particular), or when the struct says `#[soa(plain)]`. A nested field's row must be `PlainRow`
-/// itself, checked where its columns are cloned or read.
+/// particular; not for a `#[non_exhaustive]` struct, which other crates cannot build, nor for one
+/// with a `#[serde(try_from = "..")]` or `from` conversion, which the column formats would skip),
+/// or when the struct says `#[soa(plain)]`. A nested field's row must be `PlainRow` itself,
+/// checked where its columns are cloned or read. For a row with all-`pub` fields and a
+/// hand-written `Clone`, the containers' clones are still field by field.
 ///
 /// A row with private fields and an invariant is not plain: an index its constructor checked, a
 /// `#[serde(try_from = "..")]` that validates, a hand-written `Clone` that counts references (the
@@ -253,12 +256,13 @@ pub unsafe trait PublicField<const K: usize>: Soa {}
 /// # Safety
 ///
 /// Implement it only if every combination of values of the row's own fields (those of a nested
-/// field as its row allows) is a row the row's module accepts, and a row's clone is its fields'
-/// clones. `#[soa(plain)]` is that promise.
+/// field as its row allows) is a row the row's module accepts, and either a row's clone is its
+/// fields' clones or any code can build every row anyway (all fields `pub`, not
+/// `#[non_exhaustive]`). `#[soa(plain)]` is that promise.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a plain row: its containers cannot clone it or read it from columns field by field",
-    label = "`{Self}` has private fields and no `#[soa(plain)]`",
-    note = "if any values of its fields make a valid row and its clone is its fields' clones, add `#[soa(plain)]` to the struct (or make every field `pub`)"
+    label = "`{Self}` has no `#[soa(plain)]`, and a private field, `#[non_exhaustive]` or a serde `try_from`/`from`",
+    note = "if any values of its fields make a valid row and its clone is its fields' clones, add `#[soa(plain)]` to the struct"
 )]
 pub unsafe trait PlainRow: Soa {}
 

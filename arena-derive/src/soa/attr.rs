@@ -30,6 +30,9 @@ pub struct Container {
     /// The key of a `#[serde(try_from = "..")]` or `#[serde(from = "..")]` on the struct: its
     /// `Deserialize` builds the row through a conversion, which may check the fields.
     pub serde_conversion: Option<Path>,
+    /// The struct is `#[non_exhaustive]`: other crates cannot build it with a struct
+    /// expression, even when every field is `pub`.
+    pub non_exhaustive: bool,
 }
 
 /// The field-level `#[soa(...)]` settings.
@@ -81,6 +84,7 @@ impl Container {
             tiled: tiled.get(),
             plain: plain.get(),
             serde_conversion: serde_conversion(attrs),
+            non_exhaustive: attrs.iter().any(|a| a.path().is_ident("non_exhaustive")),
         }
     }
 }

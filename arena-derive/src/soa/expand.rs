@@ -319,11 +319,17 @@ fn generate(input: &Input<'_>, style: Style, fields: &[Field<'_>]) -> TokenStrea
             }
         });
     // Every field `pub` (any code can build any row with a struct expression, so nothing can rely
-    // on the fields' values), or the struct's own `#[soa(plain)]` promise.
+    // on the fields' values), or the struct's own `#[soa(plain)]` promise. Not a
+    // `#[non_exhaustive]` struct: other crates cannot build it, so its fields being `pub` does not
+    // make every row buildable (a view's `to_value` would hand them one). Not a struct whose
+    // `Deserialize` goes through a `#[serde(try_from)]` or `from` conversion either: the column
+    // formats would read rows that conversion refuses.
     let plain_row = (attrs.plain.is_some()
-        || fields
-            .iter()
-            .all(|f| matches!(f.vis, syn::Visibility::Public(_))))
+        || (!attrs.non_exhaustive
+            && attrs.serde_conversion.is_none()
+            && fields
+                .iter()
+                .all(|f| matches!(f.vis, syn::Visibility::Public(_)))))
     .then(|| {
         quote! {
             #[automatically_derived]
