@@ -225,6 +225,17 @@ impl Owner {
     }
 }
 
+/// The stored entry's handle if `handle` (as [`Owner::normalize`] gives it, before any binding)
+/// is older than it: an insert refuses it before binding, so the refusal changes nothing. Binding
+/// an untagged table retags every entry with one tag, which keeps their order against the handle.
+pub(crate) fn stale_against<T, V>(
+    stored: Option<&Stored<V>>,
+    handle: Handle<T>,
+) -> Option<Handle<T>> {
+    let stored = stored?;
+    matches!(age(stored.generation, handle), Age::Older).then(|| stored.handle(handle.index()))
+}
+
 /// [`retag_each`] over a dense table's stored values.
 fn retag_all<V>(slots: &mut [Option<Stored<V>>], tag: u8) -> Result<(), NonZeroU32> {
     retag_each(|f| slots.iter_mut().flatten().for_each(f), tag)
@@ -502,16 +513,19 @@ impl<T, V> SecondaryPool<T, V> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
-        // Grown before binding (which keeps the index): a table that cannot grow stays bound to
-        // no pool, or to the one it was, as a refusal must leave it. Growth adds vacant slots
-        // only, and not for a handle the binding would refuse (`normalize` refuses exactly
+        // Grown, and a stale handle refused, before binding (which keeps the index): a refused
+        // insert leaves the table bound to no pool, or to the one it was. Growth adds vacant
+        // slots only, and not for a handle the binding would refuse (`normalize` refuses exactly
         // those, changing nothing).
-        if self.owner.normalize(handle, KIND).is_none() {
+        let Some(normalized) = self.owner.normalize(handle, KIND) else {
             return Err(InsertRefused::no_slot(value, handle));
-        }
+        };
         let index = handle.index() as usize;
         if index >= self.slots.len() && self.grow_to(index).is_err() {
             return Err(InsertRefused::out_of_memory(value, handle));
+        }
+        if let Some(newer) = stale_against(self.slots[index].as_ref(), normalized) {
+            return Err(InsertRefused::stale(value, handle, newer));
         }
         let Some(handle) = self
             .owner
@@ -523,6 +537,7 @@ impl<T, V> SecondaryPool<T, V> {
         if let Some(stored) = slot {
             match age(stored.generation, handle) {
                 Age::Same => return Ok(Some(mem::replace(&mut stored.value, value))),
+                // Refused before binding already (`stale_against`); kept for the match.
                 Age::Older => {
                     let newer = stored.handle(handle.index());
                     return Err(InsertRefused::stale(value, handle, newer));

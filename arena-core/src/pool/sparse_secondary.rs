@@ -36,7 +36,8 @@ use std::collections::hash_map::{self, HashMap, RandomState};
 
 use super::Handle;
 use super::secondary::{
-    Age, InsertRefused, NO_SLOT, Owner, Stored, age, disjoint_values, retag_each, side_table_shared,
+    Age, InsertRefused, NO_SLOT, Owner, Stored, age, disjoint_values, retag_each,
+    side_table_shared, stale_against,
 };
 
 const KIND: &str = "SparseSecondaryPool";
@@ -191,9 +192,16 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return Err(InsertRefused::no_slot(value, handle));
         }
-        // Room first, as in `SecondaryPool::try_insert`: a refusal binds the table to no pool.
+        // Room first, and a stale handle refused, as in `SecondaryPool::try_insert`: a refusal
+        // binds the table to no pool.
+        let Some(normalized) = self.owner.normalize(handle, KIND) else {
+            return Err(InsertRefused::no_slot(value, handle));
+        };
         if self.map.try_reserve(1).is_err() {
             return Err(InsertRefused::out_of_memory(value, handle));
+        }
+        if let Some(newer) = stale_against(self.map.get(&handle.index()), normalized) {
+            return Err(InsertRefused::stale(value, handle, newer));
         }
         let retag = |tag| retag_each(|f| self.map.values_mut().for_each(f), tag);
         let Some(handle) = self.owner.bind(handle, KIND, retag) else {
@@ -208,6 +216,7 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
                 let stored = e.get_mut();
                 match age(stored.generation, handle) {
                     Age::Same => Ok(Some(mem::replace(&mut stored.value, value))),
+                    // Refused before binding already (`stale_against`); kept for the match.
                     Age::Older => {
                         let newer = stored.handle(handle.index());
                         Err(InsertRefused::stale(value, handle, newer))

@@ -370,3 +370,43 @@ fn a_dense_table_refuses_an_untaggable_handle_without_growing() {
         "the table grew for a refused handle"
     );
 }
+
+/// A side table that holds only untagged handles (`Handle::from_bits` in a debug build) and
+/// refuses a debug-build pool's handle as stale stays bound to no tagged pool: a handle of
+/// another debug-build pool is still taken afterwards, as before the refusal, not refused as
+/// foreign (a panic).
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
+#[test]
+fn a_stale_tagged_handle_refused_by_an_untagged_table_binds_no_pool() {
+    let mut first: Pool<()> = Pool::with_capacity(2);
+    let mut second: Pool<()> = Pool::with_capacity(2);
+    let stale = first.insert(());
+    first.remove(stale);
+    let [_, later] = [second.insert(()), second.insert(())];
+    // Slot 0 at counter 3 (newer than `stale`'s 1), written untagged.
+    let untagged = Handle::<()>::from_bits(3u64 << 32).unwrap();
+    let mut dense: SecondaryPool<(), u8> = SecondaryPool::new();
+    let mut sparse: SparseSecondaryPool<(), u8> = SparseSecondaryPool::new();
+    dense.insert(untagged, 1);
+    sparse.insert(untagged, 1);
+    let refused = dense.try_insert(stale, 2).unwrap_err();
+    assert!(refused.to_string().contains("stale"), "{refused}");
+    let refused = sparse.try_insert(stale, 2).unwrap_err();
+    assert!(refused.to_string().contains("stale"), "{refused}");
+    // Another debug-build pool's handle, as the table would have taken it before the refusals.
+    let took = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        (
+            dense.try_insert(later, 3).ok(),
+            sparse.try_insert(later, 3).ok(),
+        )
+    }));
+    assert_eq!(
+        took.ok(),
+        Some((Some(None), Some(None))),
+        "the refusal bound the table"
+    );
+    assert_eq!(
+        (dense.get(untagged), sparse.get(untagged)),
+        (Some(&1), Some(&1))
+    );
+}
