@@ -304,6 +304,14 @@ pub struct IterMut<'a, T, H = Handle<T>> {
     _handle: PhantomData<fn() -> H>,
 }
 
+// SAFETY: an `IterMut` is the pool's exclusive borrow (it is made from `&'a mut Chunks<T>`), like
+// `slice::IterMut<'a, T>`, which is `Send` when `T` is. Its shared `&Chunks<T>` (in `Blocks`) only
+// reads the chunk table (block pointers and lengths, no `T`), and no other reference to the pool
+// exists while it lives, so moving it to another thread shares nothing: each `&mut T` it yields
+// moves a `T` to that thread, which `T: Send` allows. (The derived bound was `T: Sync`, from that
+// `&Chunks<T>`.) `Sync` stays derived: `T: Sync`, as for `slice::IterMut`.
+unsafe impl<T: Send, H> Send for IterMut<'_, T, H> {}
+
 impl<'a, T, H> IterMut<'a, T, H> {
     pub(super) fn new(chunks: &'a mut Chunks<T>, high_water: u32, len: usize) -> Self {
         IterMut {

@@ -68,6 +68,12 @@ fn owning_and_exclusive_types_need_send_values() {
     is_send::<arena_kit_core::soa::TrackedSoaPool<Counter>>();
     is_send::<Pool<Cell<u32>>>();
     is_send::<Pool<Cell<u32>, Handle32<Cell<u32>>>>();
+    // A pool's exclusive iterators, like `slice::IterMut`: `Send` with `Send` values.
+    is_send::<arena_kit_core::pool::IterMut<'static, Cell<u32>>>();
+    is_send::<arena_kit_core::pool::ValuesMut<'static, Cell<u32>>>();
+    is_send::<arena_kit_core::pool::Drain<'static, Cell<u32>>>();
+    assert_not!(arena_kit_core::pool::IterMut<'static, Rc<u32>>: Send);
+    assert_not!(arena_kit_core::pool::IterMut<'static, Cell<u32>>: Sync);
     assert_not!(SoaVec<Shared>: Send);
     assert_not!(IntoIter<Shared>: Send);
     assert_not!(Drain<'static, Shared>: Send);

@@ -410,3 +410,32 @@ fn a_stale_tagged_handle_refused_by_an_untagged_table_binds_no_pool() {
         (Some(&1), Some(&1))
     );
 }
+
+/// A pool's `iter_mut` moves to another thread with values that are `Send` but not `Sync`
+/// (`Cell`), as `slice::IterMut` does, and each value is written there exactly once.
+#[test]
+fn iter_mut_crosses_threads_with_send_values() {
+    let mut pool: Pool<std::cell::Cell<u32>> = Pool::with_capacity(8);
+    let handles: Vec<_> = (0..8)
+        .map(|i| pool.insert(std::cell::Cell::new(i)))
+        .collect();
+    pool.remove(handles[3]);
+    let iter = pool.iter_mut();
+    let seen = std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut seen = Vec::new();
+            for (h, v) in iter {
+                v.set(v.get() * 10);
+                seen.push(h);
+            }
+            seen
+        })
+        .join()
+        .unwrap()
+    });
+    assert_eq!(seen.len(), 7);
+    for (i, h) in handles.iter().enumerate() {
+        let want = (i != 3).then_some(i as u32 * 10);
+        assert_eq!(pool.get(*h).map(|c| c.get()), want, "{h:?}");
+    }
+}
