@@ -75,12 +75,12 @@ fn columns_of_unequal_length_are_an_error() {
 }
 
 /// A nested field and a tuple struct: keys `pos.0`, `pos.1`, `hp`. Read back from the column
-/// formats, so `Deserialize`, as the rows they read must be.
-#[derive(Soa, serde::Deserialize, Debug, Clone, Copy, PartialEq)]
+/// formats, so `Serialize` and `Deserialize`, as the rows they write and read must be.
+#[derive(Soa, serde::Serialize, serde::Deserialize, Debug, Clone, Copy, PartialEq)]
 pub struct At(pub f32, pub f32);
 
 /// A row with a nested field, for the named column format.
-#[derive(Soa, serde::Deserialize, Debug, Clone, PartialEq)]
+#[derive(Soa, serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq)]
 pub struct Unit {
     /// Position: columns `pos.0` and `pos.1`.
     #[soa(nested)]

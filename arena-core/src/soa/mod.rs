@@ -224,7 +224,8 @@ pub unsafe trait PublicField<const K: usize>: Soa {}
 /// - `Clone` of [`SoaVec`], `SoaPool` and [`SoaTiles`], [`SoaVec::extend_from_slice`] and
 ///   [`ToValue::to_value`] clone each field (the row's own `clone` does not run);
 /// - the serde column formats (`soa::serde::columns`, `soa::serde::named_columns`) build each row
-///   from its columns' values (the row's own `Deserialize` does not run).
+///   from its columns' values (the row's own `Deserialize` does not run), and write every field,
+///   private ones too (the row must be `Serialize` as well).
 ///
 /// `#[derive(Soa)]` implements it when every field is `pub` (any code can then build any row with
 /// a struct expression, so no `unsafe` code can rely on the row's fields being anything in

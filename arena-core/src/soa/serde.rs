@@ -16,7 +16,8 @@
 //!
 //! Reading either column format needs the row to be `Deserialize` (as the row format does) and
 //! [`PlainRow`](super::PlainRow): the columns set every field, private ones too, and the row's own
-//! `Deserialize` (which may check them) does not run.
+//! `Deserialize` (which may check them) does not run. Writing them needs `Serialize` and
+//! `PlainRow` alike: the columns show every field, private ones too.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -306,7 +307,10 @@ pub mod columns {
             }
         }
     }
-    impl<T: Soa> SerColumns for Nested<T>
+    /// Only for a nested row that is `Serialize` and [`PlainRow`](crate::soa::PlainRow) itself,
+    /// as the outer row must be (the columns show private fields, which the row's own
+    /// `Serialize` may leave out).
+    impl<T: Soa + Serialize + crate::soa::PlainRow> SerColumns for Nested<T>
     where
         T::Columns: SerColumns,
     {
@@ -494,9 +498,13 @@ pub mod columns {
     }
 
     /// Writes `v` as a sequence of columns in field order.
+    ///
+    /// Only for rows that are `Serialize` and [`PlainRow`](crate::soa::PlainRow), as
+    /// [`deserialize`] needs: the columns show every field, private ones too, including any the
+    /// row's own `Serialize` leaves out.
     pub fn serialize<T, S>(v: &SoaVec<T>, serializer: S) -> Result<S::Ok, S::Error>
     where
-        T: Soa,
+        T: Soa + Serialize + crate::soa::PlainRow,
         T::Columns: SerColumns,
         S: Serializer,
     {
@@ -548,11 +556,11 @@ pub mod columns {
 /// ```
 /// use arena_kit::{Soa, SoaVec};
 ///
-/// #[derive(Soa, serde::Deserialize, Debug, PartialEq)]
-/// #[soa(plain)] // any coordinates make a valid `Pos`: rows may be read column by column
+/// #[derive(Soa, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+/// #[soa(plain)] // any coordinates make a valid `Pos`: rows may go column by column
 /// struct Pos { x: f32, y: f32 }
 ///
-/// #[derive(Soa, serde::Deserialize, Debug, PartialEq)]
+/// #[derive(Soa, serde::Serialize, serde::Deserialize, Debug, PartialEq)]
 /// struct Mob { pub id: u32, #[soa(nested)] pub pos: Pos } // every field `pub`: plain already
 ///
 /// use arena_kit::soa::serde::named_columns;
@@ -607,9 +615,12 @@ pub mod named_columns {
     }
 
     /// Writes `v` as a map from each column's name to its values.
+    ///
+    /// Only for rows that are `Serialize` and [`PlainRow`](crate::soa::PlainRow), as
+    /// [`columns::serialize`](super::columns::serialize).
     pub fn serialize<T, S>(v: &SoaVec<T>, serializer: S) -> Result<S::Ok, S::Error>
     where
-        T: Soa,
+        T: Soa + serde::Serialize + crate::soa::PlainRow,
         T::Columns: SerColumns + NamedColumns,
         S: Serializer,
     {

@@ -47,6 +47,12 @@ impl Soa for Unit {
     }
 }
 
+impl serde::Serialize for Unit {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.x, (self.id, ())).serialize(s)
+    }
+}
+
 impl<'de> Deserialize<'de> for Unit {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (x, (id, ())) = <(f32, (u32, ()))>::deserialize(d)?;
