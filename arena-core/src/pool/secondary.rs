@@ -167,32 +167,39 @@ pub(crate) const NO_SLOT: u32 = u32::MAX;
 pub(crate) struct Owner(Option<Option<u8>>);
 
 impl Owner {
-    /// Binds to `handle`'s pool if unbound, then [`normalize`](Self::normalize)s it. A table
-    /// that so far held only untagged handles ([`Handle::from_bits`] in a debug build) is bound
-    /// by the first tagged one: `retag` must then give every stored generation that tag, as the
-    /// pool adopts untagged handles ([`retag_each`]), or return one that cannot carry it. Such
-    /// a handle's counter is past any debug-build pool's, so it came from another pool: that
-    /// panics as a foreign handle, with the table unchanged.
+    /// Binds to `handle`'s pool if unbound and returns `handle` as the bound pool writes it;
+    /// `normalized` is what [`normalize`](Self::normalize) gave for it before binding (a caller
+    /// checks it against the table first, so that a refusal binds nothing). A table that so far
+    /// held only untagged handles ([`Handle::from_bits`] in a debug build) is bound by the first
+    /// tagged one: `retag` must then give every stored generation that tag, as the pool adopts
+    /// untagged handles ([`retag_each`]), or return one that cannot carry it. Such a handle's
+    /// counter is past any debug-build pool's, so it came from another pool: that panics as a
+    /// foreign handle, with the table unchanged. Retagging keeps every stored generation's order
+    /// against the handle, so an age taken with `normalized` still holds.
     #[inline]
     #[track_caller]
     pub(crate) fn bind<T>(
         &mut self,
         handle: Handle<T>,
+        normalized: Handle<T>,
         kind: &str,
         retag: impl FnOnce(u8) -> Result<(), NonZeroU32>,
-    ) -> Option<Handle<T>> {
+    ) -> Handle<T> {
         let theirs = generation::tag_of(handle.generation().get());
         match (self.0, theirs) {
-            (None, _) => self.0 = Some(theirs),
+            (None, _) => {
+                self.0 = Some(theirs);
+                handle
+            }
             (Some(None), Some(tag)) if crate::poison::ENABLED => {
                 if let Err(stored) = retag(tag) {
                     mixed(handle, stored, kind);
                 }
                 self.0 = Some(Some(tag));
+                handle
             }
-            _ => {}
+            _ => normalized,
         }
-        self.normalize(handle, kind)
     }
 
     /// `handle` as the bound pool writes it: itself if it carries the table's tag (or the table
@@ -226,8 +233,9 @@ impl Owner {
 }
 
 /// The stored entry's handle if `handle` (as [`Owner::normalize`] gives it, before any binding)
-/// is older than it: an insert refuses it before binding, so the refusal changes nothing. Binding
-/// an untagged table retags every entry with one tag, which keeps their order against the handle.
+/// is older than it: inserts and `entry` refuse it before binding, so the refusal changes
+/// nothing. Binding an untagged table retags every entry with one tag, which keeps their order
+/// against the handle.
 pub(crate) fn stale_against<T, V>(
     stored: Option<&Stored<V>>,
     handle: Handle<T>,
@@ -527,23 +535,14 @@ impl<T, V> SecondaryPool<T, V> {
         if let Some(newer) = stale_against(self.slots[index].as_ref(), normalized) {
             return Err(InsertRefused::stale(value, handle, newer));
         }
-        let Some(handle) = self
-            .owner
-            .bind(handle, KIND, |tag| retag_all(&mut self.slots, tag))
-        else {
-            return Err(InsertRefused::no_slot(value, handle));
-        };
-        let slot = &mut self.slots[index];
-        if let Some(stored) = slot {
-            match age(stored.generation, handle) {
-                Age::Same => return Ok(Some(mem::replace(&mut stored.value, value))),
-                // Refused before binding already (`stale_against`); kept for the match.
-                Age::Older => {
-                    let newer = stored.handle(handle.index());
-                    return Err(InsertRefused::stale(value, handle, newer));
-                }
-                Age::Newer => {}
-            }
+        let handle = self.owner.bind(handle, normalized, KIND, |tag| {
+            retag_all(&mut self.slots, tag)
+        });
+        // Not older (refused above): the same handle's value, or one the pool reused the slot for.
+        if let Some(stored) = &mut self.slots[index]
+            && stored.generation == handle.generation()
+        {
+            return Ok(Some(mem::replace(&mut stored.value, value)));
         }
         // Dropped last, so a panicking `Drop` finds the table already holding the new value.
         drop(self.put(index, Stored::new(handle, value)));
@@ -654,24 +653,30 @@ impl<T, V> SecondaryPool<T, V> {
         if handle.index() == NO_SLOT {
             return None;
         }
-        let handle = self
-            .owner
-            .bind(handle, KIND, |tag| retag_all(&mut self.slots, tag))?;
+        // The age before binding, so that a stale handle's `None` binds nothing (binding keeps
+        // it: `Owner::bind`).
+        let normalized = self.owner.normalize(handle, KIND)?;
         let age = match self.slots.get(handle.index() as usize) {
-            Some(Some(s)) => age(s.generation, handle),
+            Some(Some(s)) => age(s.generation, normalized),
             _ => Age::Newer,
         };
-        match age {
-            Age::Same => Some(Entry::Occupied(OccupiedEntry {
-                table: self,
-                handle,
-            })),
-            Age::Older => None,
-            Age::Newer => Some(Entry::Vacant(VacantEntry {
-                table: self,
-                handle,
-            })),
+        if let Age::Older = age {
+            return None;
         }
+        let handle = self.owner.bind(handle, normalized, KIND, |tag| {
+            retag_all(&mut self.slots, tag)
+        });
+        Some(if let Age::Same = age {
+            Entry::Occupied(OccupiedEntry {
+                table: self,
+                handle,
+            })
+        } else {
+            Entry::Vacant(VacantEntry {
+                table: self,
+                handle,
+            })
+        })
     }
 
     /// Keeps only the values for which `keep` returns `true`; the others are removed and dropped.

@@ -204,28 +204,22 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
             return Err(InsertRefused::stale(value, handle, newer));
         }
         let retag = |tag| retag_each(|f| self.map.values_mut().for_each(f), tag);
-        let Some(handle) = self.owner.bind(handle, KIND, retag) else {
-            return Err(InsertRefused::no_slot(value, handle));
-        };
+        let handle = self.owner.bind(handle, normalized, KIND, retag);
         match self.map.entry(handle.index()) {
             hash_map::Entry::Vacant(e) => {
                 e.insert(Stored::new(handle, value));
                 Ok(None)
             }
+            // Not older (refused above): the same handle's value, or one the pool reused the
+            // slot for.
             hash_map::Entry::Occupied(mut e) => {
                 let stored = e.get_mut();
-                match age(stored.generation, handle) {
-                    Age::Same => Ok(Some(mem::replace(&mut stored.value, value))),
-                    // Refused before binding already (`stale_against`); kept for the match.
-                    Age::Older => {
-                        let newer = stored.handle(handle.index());
-                        Err(InsertRefused::stale(value, handle, newer))
-                    }
-                    Age::Newer => {
-                        // Dropped after the table holds the new value.
-                        drop(mem::replace(stored, Stored::new(handle, value)));
-                        Ok(None)
-                    }
+                if stored.generation == handle.generation() {
+                    Ok(Some(mem::replace(&mut stored.value, value)))
+                } else {
+                    // Dropped after the table holds the new value.
+                    drop(mem::replace(stored, Stored::new(handle, value)));
+                    Ok(None)
                 }
             }
         }
@@ -318,15 +312,24 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return None;
         }
+        // The age before binding, so that a stale handle's `None` binds nothing (binding keeps
+        // it: `Owner::bind`).
+        let normalized = self.owner.normalize(handle, KIND)?;
+        let age = self
+            .map
+            .get(&handle.index())
+            .map(|s| age(s.generation, normalized));
+        if let Some(Age::Older) = age {
+            return None;
+        }
         let retag = |tag| retag_each(|f| self.map.values_mut().for_each(f), tag);
-        let handle = self.owner.bind(handle, KIND, retag)?;
+        let handle = self.owner.bind(handle, normalized, KIND, retag);
         let inner = match self.map.entry(handle.index()) {
             hash_map::Entry::Vacant(e) => Vacancy::Empty(e),
-            hash_map::Entry::Occupied(e) => match age(e.get().generation, handle) {
-                Age::Same => return Some(Entry::Occupied(OccupiedEntry { inner: e, handle })),
-                Age::Older => return None,
-                Age::Newer => Vacancy::Older(e),
-            },
+            hash_map::Entry::Occupied(e) if matches!(age, Some(Age::Same)) => {
+                return Some(Entry::Occupied(OccupiedEntry { inner: e, handle }));
+            }
+            hash_map::Entry::Occupied(e) => Vacancy::Older(e),
         };
         Some(Entry::Vacant(VacantEntry { inner, handle }))
     }

@@ -371,6 +371,39 @@ fn a_dense_table_refuses_an_untaggable_handle_without_growing() {
     );
 }
 
+/// Untagged tables for the two tests below: each holds slot 0 at counter 3, written untagged
+/// (`Handle::from_bits` in a debug build); `stale` is a debug-build pool's handle older than it,
+/// `later` another debug-build pool's handle for slot 1.
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
+struct UntaggedTables {
+    dense: SecondaryPool<(), u8>,
+    sparse: SparseSecondaryPool<(), u8>,
+    untagged: Handle<()>,
+    stale: Handle<()>,
+    later: Handle<()>,
+}
+
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
+fn untagged_tables() -> UntaggedTables {
+    let mut first: Pool<()> = Pool::with_capacity(2);
+    let mut second: Pool<()> = Pool::with_capacity(2);
+    let stale = first.insert(());
+    first.remove(stale);
+    let [_, later] = [second.insert(()), second.insert(())];
+    let untagged = Handle::<()>::from_bits(3u64 << 32).unwrap();
+    let mut dense = SecondaryPool::new();
+    let mut sparse = SparseSecondaryPool::new();
+    dense.insert(untagged, 1);
+    sparse.insert(untagged, 1);
+    UntaggedTables {
+        dense,
+        sparse,
+        untagged,
+        stale,
+        later,
+    }
+}
+
 /// A side table that holds only untagged handles (`Handle::from_bits` in a debug build) and
 /// refuses a debug-build pool's handle as stale stays bound to no tagged pool: a handle of
 /// another debug-build pool is still taken afterwards, as before the refusal, not refused as
@@ -378,17 +411,13 @@ fn a_dense_table_refuses_an_untaggable_handle_without_growing() {
 #[cfg(any(debug_assertions, feature = "debug-checks"))]
 #[test]
 fn a_stale_tagged_handle_refused_by_an_untagged_table_binds_no_pool() {
-    let mut first: Pool<()> = Pool::with_capacity(2);
-    let mut second: Pool<()> = Pool::with_capacity(2);
-    let stale = first.insert(());
-    first.remove(stale);
-    let [_, later] = [second.insert(()), second.insert(())];
-    // Slot 0 at counter 3 (newer than `stale`'s 1), written untagged.
-    let untagged = Handle::<()>::from_bits(3u64 << 32).unwrap();
-    let mut dense: SecondaryPool<(), u8> = SecondaryPool::new();
-    let mut sparse: SparseSecondaryPool<(), u8> = SparseSecondaryPool::new();
-    dense.insert(untagged, 1);
-    sparse.insert(untagged, 1);
+    let UntaggedTables {
+        mut dense,
+        mut sparse,
+        untagged,
+        stale,
+        later,
+    } = untagged_tables();
     let refused = dense.try_insert(stale, 2).unwrap_err();
     assert!(refused.to_string().contains("stale"), "{refused}");
     let refused = sparse.try_insert(stale, 2).unwrap_err();
@@ -403,6 +432,36 @@ fn a_stale_tagged_handle_refused_by_an_untagged_table_binds_no_pool() {
     assert_eq!(
         took.ok(),
         Some((Some(None), Some(None))),
+        "the refusal bound the table"
+    );
+    assert_eq!(
+        (dense.get(untagged), sparse.get(untagged)),
+        (Some(&1), Some(&1))
+    );
+}
+
+/// As above, through `entry`: a stale handle's `None` binds the table to no pool either.
+#[cfg(any(debug_assertions, feature = "debug-checks"))]
+#[test]
+fn a_stale_tagged_handle_refused_by_entry_binds_no_pool() {
+    let UntaggedTables {
+        mut dense,
+        mut sparse,
+        untagged,
+        stale,
+        later,
+    } = untagged_tables();
+    assert!(dense.entry(stale).is_none());
+    assert!(sparse.entry(stale).is_none());
+    let took = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        (
+            dense.entry(later).map(|e| *e.or_insert(3)),
+            sparse.entry(later).map(|e| *e.or_insert(3)),
+        )
+    }));
+    assert_eq!(
+        took.ok(),
+        Some((Some(3), Some(3))),
         "the refusal bound the table"
     );
     assert_eq!(
