@@ -135,8 +135,8 @@ impl PoolNames {
         self.made
     }
 
-    /// Events refused because their pool or plot had no name.
-    #[cfg_attr(not(feature = "tracy"), allow(dead_code))]
+    /// Events refused because their pool or plot had no name (`TracySink` drops them, the
+    /// `Recorder` records them under the pool's plain name).
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped
     }

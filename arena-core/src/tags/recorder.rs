@@ -618,6 +618,25 @@ impl Recorder {
         self.lock().dropped
     }
 
+    /// Events the [profiler sink](#impl-ProfilerSink-for-Recorder) recorded under their
+    /// allocator's plain name, because the allocator found no name of its own left (the sink
+    /// makes at most 4,096): in those events, allocators of one name are one, so one's discard
+    /// ends the other's allocations in the queries. 0 unless more than 4,096 names were needed.
+    /// (Only with the `profiler` feature.)
+    ///
+    /// ```
+    /// use arena_kit::tags::{ProfilerEvent, ProfilerSink, Recorder};
+    ///
+    /// let recorder = Recorder::new(8);
+    /// let sink: &dyn ProfilerSink = &recorder;
+    /// sink.event(&ProfilerEvent::Discard { pool: "scratch", tag: "Frame", buffer: None, id: 1 });
+    /// assert_eq!(recorder.merged_events(), 0); // "scratch" is its own
+    /// ```
+    #[cfg(feature = "profiler")]
+    pub fn merged_events(&self) -> u64 {
+        self.pool_names().dropped()
+    }
+
     /// Events held now (at most [`capacity`](Recorder::capacity)).
     ///
     /// ```
@@ -1877,7 +1896,8 @@ fn write_trace(
 /// each text is made once for the whole program, whichever sink needs it. One sink makes at
 /// most 4,096 names, a new one only when more allocators of a name are live at once than
 /// before; an allocator that finds none left is recorded under its plain name for its whole
-/// life, as if it were the allocator of that name. The sink allocates only to make a name, or
+/// life, as if it were the allocator of that name, and [`merged_events`](Recorder::merged_events)
+/// counts its events. The sink allocates only to make a name, or
 /// when more allocators are live at once than it has seen before (its table of live allocators
 /// grows); recording through [`record`](Recorder::record) and its forms takes no name and
 /// allocates nothing, as before.

@@ -973,7 +973,7 @@ fn as_a_profiler_sink_two_live_allocators_of_one_name_stay_apart() {
 
 /// As a profiler sink, past the 4,096 names it makes, the recorder records an allocator that
 /// finds none under its plain name for its whole life (as it recorded every allocator before it
-/// kept them apart) rather than losing its events.
+/// kept them apart) rather than losing its events, and counts those events (`merged_events`).
 #[cfg(feature = "profiler")]
 #[test]
 #[cfg_attr(
@@ -1000,8 +1000,10 @@ fn as_a_profiler_sink_an_allocator_past_the_name_limit_keeps_its_plain_name() {
         other => panic!("{other:?}"),
     };
     assert_eq!(last(&recorder), format!("{NAME} (4096)"));
+    assert_eq!(recorder.merged_events(), 0);
     sink.event(&discard(4097));
     assert_eq!(last(&recorder), NAME);
+    assert_eq!(recorder.merged_events(), 1, "the merge is counted");
     // It keeps the plain name even once a name is free: its events stay under one name.
     sink.event(&ProfilerEvent::PoolEnd {
         pool: NAME,
@@ -1011,10 +1013,12 @@ fn as_a_profiler_sink_an_allocator_past_the_name_limit_keeps_its_plain_name() {
     });
     sink.event(&discard(4097));
     assert_eq!(last(&recorder), NAME);
+    assert_eq!(recorder.merged_events(), 2);
     sink.event(&discard(4098));
     assert_eq!(
         last(&recorder),
         format!("{NAME} (2)"),
         "the freed name goes to the next allocator"
     );
+    assert_eq!(recorder.merged_events(), 2);
 }
