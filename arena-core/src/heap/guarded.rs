@@ -62,6 +62,14 @@ struct Guarded {
 // `GuardedHeap`'s own methods (reading guard bytes inside live blocks), never shared
 // with another owner, so sending the whole heap sends everything they reach.
 unsafe impl Send for GuardedHeap<'_> {}
+// SAFETY: `&self` methods read the wrapped heap (which is `Sync`: they never write) and, in
+// `check_guards`, the guard bytes around live guarded allocations, through the `NonNull`s in
+// `live`. Nothing writes those bytes while a `&GuardedHeap` exists: this type writes them only
+// in `&mut self` methods, and a block's owner may write only its value's `size` bytes, never
+// the guards beside them (writing there is the overrun the guards detect, already undefined
+// behaviour in the owner's `unsafe` code). So shared references on several threads only read
+// memory no one writes meanwhile.
+unsafe impl Sync for GuardedHeap<'_> {}
 
 impl<'buf> GuardedHeap<'buf> {
     /// Guards `heap`'s future allocations. Blocks `heap` handed out before stay the caller's,

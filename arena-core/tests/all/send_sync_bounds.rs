@@ -203,3 +203,26 @@ fn tiled_containers_and_iterators_follow_the_same_rules() {
     is_sync::<arena_kit_core::soa::TrackedSoaTiles<Plain, 8>>();
     assert_not!(arena_kit_core::soa::TrackedSoaTiles<Counter, 8>: Sync);
 }
+
+/// A guarded heap can be shared like the heap it wraps: other threads check its guards and read
+/// its statistics while every change still needs `&mut`.
+#[test]
+fn a_guarded_heap_is_shared_like_its_heap() {
+    use arena_kit_core::heap::{FreeListHeap, GuardedHeap};
+    use std::alloc::Layout;
+
+    is_send::<GuardedHeap<'static>>();
+    is_sync::<GuardedHeap<'static>>();
+    let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
+    let p = heap.alloc(Layout::new::<[u64; 4]>());
+    let shared = &heap;
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                assert!(shared.check_guards().is_ok());
+                assert_eq!(shared.stats().live_blocks, 1);
+            });
+        }
+    });
+    heap.free(p).unwrap();
+}
