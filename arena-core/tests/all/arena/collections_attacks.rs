@@ -520,15 +520,39 @@ fn a_full_arena_panics_at_the_callers_line() {
     full.alloc_no_drop(0u64);
     let here = file!();
     let cases: Vec<(&str, Box<dyn Fn()>)> = vec![
-        ("insert", Box::new(|| ArenaVec::new_in(&full).insert(0, 1u64))),
+        (
+            "insert",
+            Box::new(|| ArenaVec::new_in(&full).insert(0, 1u64)),
+        ),
         ("push", Box::new(|| ArenaVec::new_in(&full).push(1u64))),
-        ("reserve", Box::new(|| ArenaVec::<u64>::new_in(&full).reserve(1))),
-        ("with_capacity_in", Box::new(|| drop(ArenaVec::<u64>::with_capacity_in(3, &full)))),
-        ("extend", Box::new(|| ArenaVec::new_in(&full).extend([1u64, 2]))),
-        ("extend_from_slice", Box::new(|| ArenaVec::new_in(&full).extend_from_slice(&[1u64]))),
-        ("from_str_in", Box::new(|| drop(ArenaString::from_str_in("abc", &full)))),
-        ("push_str", Box::new(|| ArenaString::new_in(&full).push_str("abc"))),
-        ("arena_format!", Box::new(|| drop(arena_kit_core::arena_format!(in &full, "{}", 12345)))),
+        (
+            "reserve",
+            Box::new(|| ArenaVec::<u64>::new_in(&full).reserve(1)),
+        ),
+        (
+            "with_capacity_in",
+            Box::new(|| drop(ArenaVec::<u64>::with_capacity_in(3, &full))),
+        ),
+        (
+            "extend",
+            Box::new(|| ArenaVec::new_in(&full).extend([1u64, 2])),
+        ),
+        (
+            "extend_from_slice",
+            Box::new(|| ArenaVec::new_in(&full).extend_from_slice(&[1u64])),
+        ),
+        (
+            "from_str_in",
+            Box::new(|| drop(ArenaString::from_str_in("abc", &full))),
+        ),
+        (
+            "push_str",
+            Box::new(|| ArenaString::new_in(&full).push_str("abc")),
+        ),
+        (
+            "arena_format!",
+            Box::new(|| drop(arena_kit_core::arena_format!(in &full, "{}", 12345))),
+        ),
     ];
     let mut wrong = Vec::new();
     for (name, f) in &cases {
@@ -537,5 +561,8 @@ fn a_full_arena_panics_at_the_callers_line() {
             wrong.push(format!("{name} -> {at}"));
         }
     }
-    assert!(wrong.is_empty(), "panics reported inside the library: {wrong:#?}");
+    assert!(
+        wrong.is_empty(),
+        "panics reported inside the library: {wrong:#?}"
+    );
 }
