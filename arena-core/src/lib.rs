@@ -51,6 +51,7 @@ pub mod arena;
 pub mod collections;
 pub mod heap;
 pub mod layout;
+mod or_panic;
 pub mod poison;
 #[cfg(feature = "alloc")]
 pub mod pool;

@@ -98,8 +98,7 @@ impl Arena {
     /// Whether `used()` may grow by `growth` bytes without the budget's policy running: for a
     /// caller that must put the arena back in order before [`admit`](Arena::admit) runs it (a
     /// warning runs user code, which may allocate from this arena).
-    #[cfg(feature = "alloc")]
-    pub(super) fn within_budget(&self, growth: usize) -> bool {
+    pub(crate) fn within_budget(&self, growth: usize) -> bool {
         self.budget
             .get()
             .is_none_or(|gate| gate.allows(self.used(), growth))

@@ -11,6 +11,7 @@
 // Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
 #![allow(clippy::mut_from_ref)]
 
+use crate::or_panic::OrFail;
 use core::alloc::Layout;
 
 use super::typed::{dangling, fail};
@@ -57,8 +58,7 @@ impl Arena {
         I: IntoIterator<Item = T>,
         I::IntoIter: ExactSizeIterator,
     {
-        self.try_alloc_slice_fill_iter(iter)
-            .unwrap_or_else(|e| fail(e))
+        self.try_alloc_slice_fill_iter(iter).or_fail()
     }
 
     /// [`alloc_slice_fill_iter`](Arena::alloc_slice_fill_iter), returning an error instead of
@@ -110,8 +110,7 @@ impl Arena {
         I: IntoIterator<Item = T>,
         I::IntoIter: ExactSizeIterator,
     {
-        self.try_alloc_box_slice_fill_iter(iter)
-            .unwrap_or_else(|e| fail(e))
+        self.try_alloc_box_slice_fill_iter(iter).or_fail()
     }
 
     /// [`alloc_box_slice_fill_iter`](Arena::alloc_box_slice_fill_iter), returning an error
@@ -161,7 +160,7 @@ impl Arena {
     /// With the [`ArenaError`] text when the arena is full; if a `clone` panics.
     #[track_caller]
     pub fn alloc_slice_clone<T: Clone + ArenaDrop + 'static>(&self, src: &[T]) -> &mut [T] {
-        self.try_alloc_slice_clone(src).unwrap_or_else(|e| fail(e))
+        self.try_alloc_slice_clone(src).or_fail()
     }
 
     /// [`alloc_slice_clone`](Arena::alloc_slice_clone), returning an error instead of
@@ -195,8 +194,7 @@ impl Arena {
     /// With the [`ArenaError`] text when the arena is full or the size overflows.
     #[track_caller]
     pub fn alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> &mut [T] {
-        self.try_alloc_slice_fill_copy(len, value)
-            .unwrap_or_else(|e| fail(e))
+        self.try_alloc_slice_fill_copy(len, value).or_fail()
     }
 
     /// [`alloc_slice_fill_copy`](Arena::alloc_slice_fill_copy), returning an error instead of
@@ -254,8 +252,7 @@ impl Arena {
         &self,
         len: usize,
     ) -> &mut [T] {
-        self.try_alloc_slice_fill_default(len)
-            .unwrap_or_else(|e| fail(e))
+        self.try_alloc_slice_fill_default(len).or_fail()
     }
 
     /// [`alloc_slice_fill_default`](Arena::alloc_slice_fill_default), returning an error instead

@@ -8,6 +8,7 @@
 // Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
 #![allow(clippy::mut_from_ref)]
 
+use crate::or_panic::OrFail;
 use core::alloc::Layout;
 use core::convert::Infallible;
 use core::mem;
@@ -225,7 +226,7 @@ impl Arena {
     #[inline(always)]
     #[track_caller]
     pub fn alloc_layout(&self, layout: Layout) -> NonNull<u8> {
-        self.try_alloc_layout(layout).unwrap_or_else(|e| fail(e))
+        self.try_alloc_layout(layout).or_fail()
     }
 
     /// [`alloc`](Arena::alloc), returning an error instead of panicking when the arena is full.
@@ -280,7 +281,7 @@ impl Arena {
     #[inline(always)]
     #[track_caller]
     pub fn alloc<T: ArenaDrop + 'static>(&self, value: T) -> &mut T {
-        self.try_alloc(value).unwrap_or_else(|e| fail(e))
+        self.try_alloc(value).or_fail()
     }
 
     /// Allocates space, then builds the value in place with `f` (so large values need not pass
@@ -464,7 +465,7 @@ impl Arena {
     #[inline(always)]
     #[track_caller]
     pub fn alloc_with<T: ArenaDrop + 'static, F: FnOnce() -> T>(&self, f: F) -> &mut T {
-        self.try_alloc_with(f).unwrap_or_else(|e| fail(e))
+        self.try_alloc_with(f).or_fail()
     }
 
     /// Moves `value` into the arena and never drops it (as if by `mem::forget`, which is safe).
@@ -497,7 +498,7 @@ impl Arena {
     #[inline(always)]
     #[track_caller]
     pub fn alloc_no_drop<T>(&self, value: T) -> &mut T {
-        self.try_alloc_no_drop(value).unwrap_or_else(|e| fail(e))
+        self.try_alloc_no_drop(value).or_fail()
     }
 
     /// Moves `value` into the arena inside an [`ArenaBox`], which drops it when the box is
@@ -600,8 +601,7 @@ impl Arena {
         len: usize,
         f: F,
     ) -> ArenaBox<'_, [T]> {
-        self.try_alloc_box_slice_fill_with(len, f)
-            .unwrap_or_else(|e| fail(e))
+        self.try_alloc_box_slice_fill_with(len, f).or_fail()
     }
 
     /// The slot of one `T` the arena will not drop ([`alloc_no_drop`](Arena::alloc_no_drop),
@@ -688,7 +688,7 @@ impl Arena {
     #[inline]
     #[track_caller]
     pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &mut [T] {
-        self.try_alloc_slice_copy(src).unwrap_or_else(|e| fail(e))
+        self.try_alloc_slice_copy(src).or_fail()
     }
 
     /// Copies `src` into the arena.
@@ -711,7 +711,7 @@ impl Arena {
     #[inline]
     #[track_caller]
     pub fn alloc_str(&self, src: &str) -> &mut str {
-        self.try_alloc_str(src).unwrap_or_else(|e| fail(e))
+        self.try_alloc_str(src).or_fail()
     }
 
     /// Allocates `len` values built by `f(index)`, in index order. If `f` panics, the values
@@ -939,8 +939,7 @@ impl Arena {
         len: usize,
         f: F,
     ) -> &mut [T] {
-        self.try_alloc_slice_fill_with(len, f)
-            .unwrap_or_else(|e| fail(e))
+        self.try_alloc_slice_fill_with(len, f).or_fail()
     }
 }
 

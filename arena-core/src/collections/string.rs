@@ -1,5 +1,6 @@
 //! [`ArenaString`]: a growable UTF-8 string whose buffer lives in an [`Arena`].
 
+use crate::or_panic::OrPanic;
 use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::ops::{Deref, DerefMut};
@@ -89,7 +90,7 @@ impl<'a> ArenaString<'a> {
     /// error on its own.
     #[track_caller]
     pub fn format_in(arena: &'a Arena, args: fmt::Arguments<'_>) -> Self {
-        Self::try_format_in(arena, args).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_format_in(arena, args).or_panic("")
     }
 
     /// [`format_in`](ArenaString::format_in), returning the arena's error instead of
@@ -120,6 +121,11 @@ impl<'a> ArenaString<'a> {
         }
         impl fmt::Write for Sink<'_, '_> {
             fn write_str(&mut self, s: &str) -> fmt::Result {
+                // After a refusal, nothing more: a `Display` impl that ignores the error and
+                // writes on must not leave a text with a piece missing.
+                if self.error.is_some() {
+                    return Err(fmt::Error);
+                }
                 self.out.try_push_str(s).map_err(|e| {
                     self.error = Some(e);
                     fmt::Error
@@ -135,11 +141,15 @@ impl<'a> ArenaString<'a> {
             out: &mut out,
             error: None,
         };
-        if fmt::write(&mut sink, args).is_err() {
-            return Err(sink
-                .error
-                .expect("a Display impl returned an error although the arena had room"));
+        let written = fmt::write(&mut sink, args);
+        // The arena's refusal wins even where a `Display` impl swallowed it and returned `Ok`.
+        if let Some(e) = sink.error {
+            return Err(e);
         }
+        assert!(
+            written.is_ok(),
+            "a Display impl returned an error although the arena had room"
+        );
         Ok(out)
     }
 
@@ -196,7 +206,7 @@ impl<'a> ArenaString<'a> {
     /// With the [`ArenaError`] text when the arena has no room.
     #[track_caller]
     pub fn push_str(&mut self, s: &str) {
-        self.try_push_str(s).unwrap_or_else(|e| panic!("{e}"));
+        self.try_push_str(s).or_panic("");
     }
 
     /// [`push_str`](ArenaString::push_str), returning an error instead of panicking.

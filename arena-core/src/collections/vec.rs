@@ -1,5 +1,6 @@
 //! [`ArenaVec`]: a growable array whose buffer lives in an [`Arena`].
 
+use crate::or_panic::OrPanic;
 use core::alloc::Layout;
 use core::fmt;
 use core::hash::{Hash, Hasher};
@@ -85,7 +86,7 @@ impl<'a, T> ArenaVec<'a, T> {
     /// With the [`ArenaError`] text when the arena has no room or the size overflows.
     #[track_caller]
     pub fn with_capacity_in(capacity: usize, arena: &'a Arena) -> Self {
-        Self::try_with_capacity_in(capacity, arena).unwrap_or_else(|e| panic!("{e}"))
+        Self::try_with_capacity_in(capacity, arena).or_panic("")
     }
 
     /// [`with_capacity_in`](ArenaVec::with_capacity_in), returning an error instead of
@@ -169,7 +170,18 @@ impl<'a, T> ArenaVec<'a, T> {
             n if n <= 1024 => 4,
             _ => 1,
         };
-        let amortised = required.max(self.cap.saturating_mul(2)).max(min);
+        let mut amortised = required.max(self.cap.saturating_mul(2)).max(min);
+        // Near a budget's limit the doubled buffer may cross it where the exact need does not:
+        // then the buffer grows to the exact need, whatever the budget's policy. (A `Fail`
+        // budget's refusal of the doubled size below leads there too; a `Panic` budget would
+        // panic, and a `Warn` one warn, over growth nothing asked for.)
+        if amortised > required
+            && !self
+                .arena
+                .within_budget(amortised.saturating_mul(size_of::<T>()))
+        {
+            amortised = required;
+        }
         match self.grow_to(amortised) {
             Err(_) if amortised > required => self.grow_to(required),
             r => r,
@@ -183,8 +195,7 @@ impl<'a, T> ArenaVec<'a, T> {
     /// With the [`ArenaError`] text when the arena has no room or the size overflows.
     #[track_caller]
     pub fn reserve(&mut self, additional: usize) {
-        self.try_reserve(additional)
-            .unwrap_or_else(|e| panic!("{e}"));
+        self.try_reserve(additional).or_panic("");
     }
 
     /// Grows the buffer to `cap` elements (no-op if it holds that many): in place if it is the
@@ -388,8 +399,7 @@ impl<'a, T> ArenaVec<'a, T> {
     where
         T: Clone,
     {
-        self.try_extend_from_slice(other)
-            .unwrap_or_else(|e| panic!("{e}"));
+        self.try_extend_from_slice(other).or_panic("");
     }
 
     /// [`extend_from_slice`](ArenaVec::extend_from_slice), returning an error instead of
@@ -519,17 +529,24 @@ impl<'a, T> ArenaVec<'a, T> {
         if !mem::needs_drop::<T>() || self.len == 0 {
             return Ok(self.into_slice_no_drop());
         }
-        let me = ManuallyDrop::new(self);
+        // The vector stays droppable while the arena works: a `Panic` budget (or a warning's
+        // report sink) may panic before the values are adopted, and they are still the
+        // vector's then, to drop on the unwind. Once adopted they are the arena's: the vector
+        // is forgotten at once.
         // SAFETY: the buffer is a live block of this arena owned by the vector, with `len > 0`
-        // initialised elements; on `Ok` the vector is forgotten (`me` is never dropped), so
-        // the elements are reached only through the returned pointer.
-        match unsafe { me.arena.adopt_values(me.ptr, me.len, me.cap_bytes()) } {
-            // SAFETY: `len` initialised elements at `values`, owned by the arena for `'a`.
-            Ok(values) => Ok(unsafe { core::slice::from_raw_parts_mut(values.as_ptr(), me.len) }),
-            Err(error) => Err(ArenaFull {
-                value: ManuallyDrop::into_inner(me),
-                error,
-            }),
+        // initialised elements; on `Ok` the vector is forgotten before anything else, so the
+        // elements are reached only through the returned pointer.
+        match unsafe {
+            self.arena
+                .adopt_values(self.ptr, self.len, self.cap_bytes())
+        } {
+            Ok(values) => {
+                let len = self.len;
+                mem::forget(self);
+                // SAFETY: `len` initialised elements at `values`, owned by the arena for `'a`.
+                Ok(unsafe { core::slice::from_raw_parts_mut(values.as_ptr(), len) })
+            }
+            Err(error) => Err(ArenaFull { value: self, error }),
         }
     }
 }

@@ -97,6 +97,7 @@ pub(crate) mod slot_map;
 #[cfg(feature = "std")]
 pub mod sparse_secondary;
 
+use crate::or_panic::OrPanic;
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
@@ -227,7 +228,7 @@ impl<T> Pool<T> {
     /// [`try_with_capacity`](Self::try_with_capacity).
     #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        Self::try_with_capacity(capacity).unwrap_or_else(|e| panic!("Pool::with_capacity: {e}"))
+        Self::try_with_capacity(capacity).or_panic("Pool::with_capacity: ")
     }
 
     /// A pool of exactly `capacity` slots, or an error if too many or out of memory.
@@ -257,7 +258,7 @@ impl<T> Pool<T> {
     #[track_caller]
     pub fn with_capacity_and_generation_budget(capacity: usize, budget: u32) -> Self {
         Self::build(capacity, None, Some(budget))
-            .unwrap_or_else(|e| panic!("Pool::with_capacity_and_generation_budget: {e}"))
+            .or_panic("Pool::with_capacity_and_generation_budget: ")
     }
 
     /// A pool that starts with one chunk of `chunk_capacity` slots (rounded up to a power of two)
@@ -278,7 +279,7 @@ impl<T> Pool<T> {
     /// [`try_growable`](Self::try_growable).
     #[track_caller]
     pub fn growable(chunk_capacity: usize) -> Self {
-        Self::try_growable(chunk_capacity).unwrap_or_else(|e| panic!("Pool::growable: {e}"))
+        Self::try_growable(chunk_capacity).or_panic("Pool::growable: ")
     }
 
     /// As [`growable`](Self::growable), returning an error instead of panicking.
@@ -320,8 +321,7 @@ impl<T, H: PoolHandle<T>> Pool<T, H> {
     /// allocated; see [`try_with_capacity_and_key`](Self::try_with_capacity_and_key).
     #[track_caller]
     pub fn with_capacity_and_key(capacity: usize) -> Self {
-        Self::try_with_capacity_and_key(capacity)
-            .unwrap_or_else(|e| panic!("Pool::with_capacity_and_key: {e}"))
+        Self::try_with_capacity_and_key(capacity).or_panic("Pool::with_capacity_and_key: ")
     }
 
     /// As [`with_capacity_and_key`](Self::with_capacity_and_key), returning an error if the
@@ -345,8 +345,7 @@ impl<T, H: PoolHandle<T>> Pool<T, H> {
     /// allocated; see [`try_growable_with_key`](Self::try_growable_with_key).
     #[track_caller]
     pub fn growable_with_key(chunk_capacity: usize) -> Self {
-        Self::try_growable_with_key(chunk_capacity)
-            .unwrap_or_else(|e| panic!("Pool::growable_with_key: {e}"))
+        Self::try_growable_with_key(chunk_capacity).or_panic("Pool::growable_with_key: ")
     }
 
     /// As [`growable_with_key`](Self::growable_with_key), returning an error instead of

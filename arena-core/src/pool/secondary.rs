@@ -477,8 +477,10 @@ impl<T, V> SecondaryPool<T, V> {
     /// If the memory cannot be allocated; see [`try_with_capacity`](Self::try_with_capacity).
     #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        Self::try_with_capacity(capacity)
-            .unwrap_or_else(|e| panic!("SecondaryPool::with_capacity({capacity}): {e}"))
+        match Self::try_with_capacity(capacity) {
+            Ok(table) => table,
+            Err(e) => panic!("SecondaryPool::with_capacity({capacity}): {e}"),
+        }
     }
 
     /// As [`with_capacity`](Self::with_capacity), returning the allocator's refusal instead of

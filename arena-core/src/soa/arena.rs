@@ -3,6 +3,7 @@
 //! reset.
 
 use crate::arena::{Arena, ArenaError};
+use crate::or_panic::OrPanic;
 
 use super::{Columns, Soa, SoaSliceMut, block_layout, place, row_to_raw};
 
@@ -79,8 +80,7 @@ impl Arena {
         T::Columns: Send,
         F: FnMut(usize) -> T,
     {
-        self.try_alloc_soa(len, init)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_alloc_soa(len, init).or_panic("")
     }
 
     /// Places the rows of an exact-size iterator in the arena as SoA columns (see
@@ -114,8 +114,7 @@ impl Arena {
         I: IntoIterator<Item = T>,
         I::IntoIter: ExactSizeIterator,
     {
-        self.try_alloc_soa_from_iter(rows)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_alloc_soa_from_iter(rows).or_panic("")
     }
 
     /// Carves the block, registers the drop record (for types that need one), and writes rows

@@ -3,6 +3,7 @@
 //! an order to the columns later ([`SoaSliceMut::apply_permutation`],
 //! [`SoaVec::apply_permutation`](super::SoaVec::apply_permutation)).
 
+use crate::or_panic::OrPanic;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
@@ -148,7 +149,7 @@ impl<'a, T: Soa + 'a> SoaSlice<'a, T> {
         F: for<'r> FnMut(T::Ref<'r>, T::Ref<'r>) -> Ordering,
     {
         self.try_sort_indices_by(compare)
-            .unwrap_or_else(|e| panic!("sort_indices_by: {e}"))
+            .or_panic("sort_indices_by: ")
     }
 
     /// As [`sort_indices_by`](Self::sort_indices_by), or [`TooManyRows`] (before `compare` is
@@ -178,7 +179,7 @@ impl<'a, T: Soa + 'a> SoaSlice<'a, T> {
         F: FnMut(T::Ref<'_>) -> K,
     {
         self.try_sort_indices_by_key(key)
-            .unwrap_or_else(|e| panic!("sort_indices_by_key: {e}"))
+            .or_panic("sort_indices_by_key: ")
     }
 
     /// As [`sort_indices_by_key`](Self::sort_indices_by_key), or [`TooManyRows`] (before `key`

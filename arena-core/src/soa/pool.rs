@@ -9,6 +9,7 @@
 //! insert, remove and lookup do every generation, tag and free-list step; this file keeps the
 //! columns and the row → slot back links, nothing else.
 
+use crate::or_panic::OrPanic;
 use alloc::vec::Vec;
 use core::fmt;
 use core::iter::FusedIterator;
@@ -63,7 +64,7 @@ impl<T: Soa> SoaPool<T> {
     /// memory; see [`try_with_capacity`](Self::try_with_capacity).
     #[track_caller]
     pub fn with_capacity(capacity: usize) -> Self {
-        Self::try_with_capacity(capacity).unwrap_or_else(|e| panic!("SoaPool::with_capacity: {e}"))
+        Self::try_with_capacity(capacity).or_panic("SoaPool::with_capacity: ")
     }
 
     /// A pool for up to `capacity` live values, or an error if too many or out of memory.
@@ -80,7 +81,7 @@ impl<T: Soa> SoaPool<T> {
     #[track_caller]
     pub fn with_capacity_and_generation_budget(capacity: usize, budget: u32) -> Self {
         Self::build(capacity, None, Some(budget))
-            .unwrap_or_else(|e| panic!("SoaPool::with_capacity_and_generation_budget: {e}"))
+            .or_panic("SoaPool::with_capacity_and_generation_budget: ")
     }
 
     /// A pool whose handle map starts with one chunk of `chunk_capacity` slots (rounded up to a
@@ -92,7 +93,7 @@ impl<T: Soa> SoaPool<T> {
     /// [`try_growable`](Self::try_growable).
     #[track_caller]
     pub fn growable(chunk_capacity: usize) -> Self {
-        Self::try_growable(chunk_capacity).unwrap_or_else(|e| panic!("SoaPool::growable: {e}"))
+        Self::try_growable(chunk_capacity).or_panic("SoaPool::growable: ")
     }
 
     /// As [`growable`](Self::growable), returning an error instead of panicking.
@@ -814,8 +815,9 @@ where
         let room = self.rows.values.capacity().saturating_sub(values.len());
         crate::soa::raw::unwrap_alloc(values.try_reserve_exact(room));
         let links = self.rows.owners.len();
-        let rows = Rows::from_parts(values, self.rows.owners.clone(), links)
-            .unwrap_or_else(|()| out_of_memory());
+        let Ok(rows) = Rows::from_parts(values, self.rows.owners.clone(), links) else {
+            out_of_memory()
+        };
         SoaPool {
             rows,
             slots: self.slots.clone_with(|&row| row),

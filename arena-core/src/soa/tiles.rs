@@ -9,6 +9,7 @@
 //! follow each other at that stride. Since the placement does not depend on the row count, the
 //! block grows with one `realloc` and no row moves.
 
+use crate::or_panic::OrPanic;
 use alloc::alloc::{alloc, dealloc, realloc};
 use alloc::vec::Vec;
 use core::alloc::Layout;
@@ -1217,7 +1218,6 @@ impl Arena {
         T::Columns: Send,
         F: FnMut(usize) -> T,
     {
-        self.try_alloc_tiles(len, init)
-            .unwrap_or_else(|e| panic!("{e}"))
+        self.try_alloc_tiles(len, init).or_panic("")
     }
 }

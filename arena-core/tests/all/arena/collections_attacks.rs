@@ -510,16 +510,53 @@ fn panic_location(f: impl FnOnce()) -> String {
     at
 }
 
-/// The panicking collection methods are `#[track_caller]` so a full arena is reported at the
-/// user's call, but most panic inside `unwrap_or_else(|e| panic!("{e}"))`: the closure is not
-/// `#[track_caller]`, so the panic points into arena-core (`vec.rs`, `string.rs`) instead.
-/// (`insert`, which panics outside a closure, reports the caller as it should.)
+/// One panicking call, by name.
+type Case<'a> = (&'static str, Box<dyn Fn() + 'a>);
+
+/// A full arena (or an impossible capacity) is reported at the user's call, for every panicking
+/// form of a `try_` method: the collections', the arena's own and the pools' constructors. (A
+/// panic inside a closure such as `unwrap_or_else(|e| panic!("{e}"))` would point into the
+/// library instead: closures do not inherit `#[track_caller]`.)
 #[test]
 fn a_full_arena_panics_at_the_callers_line() {
     let full = Arena::with_capacity(8);
     full.alloc_no_drop(0u64);
     let here = file!();
-    let cases: Vec<(&str, Box<dyn Fn()>)> = vec![
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "Arena::alloc",
+            Box::new(|| {
+                full.alloc(String::new());
+            }),
+        ),
+        (
+            "Arena::alloc_no_drop",
+            Box::new(|| {
+                full.alloc_no_drop(1u64);
+            }),
+        ),
+        (
+            "Arena::alloc_str",
+            Box::new(|| {
+                full.alloc_str("abc");
+            }),
+        ),
+        (
+            "Arena::alloc_slice_copy",
+            Box::new(|| {
+                full.alloc_slice_copy(&[1u64, 2]);
+            }),
+        ),
+        (
+            "Pool::with_capacity",
+            Box::new(|| drop(arena_kit_core::Pool::<u64>::with_capacity(usize::MAX))),
+        ),
+        (
+            "SecondaryPool::with_capacity",
+            Box::new(|| {
+                drop(arena_kit_core::pool::SecondaryPool::<u64, u64>::with_capacity(usize::MAX))
+            }),
+        ),
         (
             "insert",
             Box::new(|| ArenaVec::new_in(&full).insert(0, 1u64)),
