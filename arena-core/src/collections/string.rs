@@ -266,6 +266,174 @@ impl<'a> ArenaString<'a> {
         self.bytes.clear();
     }
 
+    /// Inserts `c` at byte `idx` (`String::insert`).
+    ///
+    /// # Panics
+    ///
+    /// If `idx` is past the end or not on a char boundary; with the [`ArenaError`] text when the
+    /// arena has no room.
+    #[track_caller]
+    pub fn insert(&mut self, idx: usize, c: char) {
+        self.insert_str(idx, c.encode_utf8(&mut [0; 4]));
+    }
+
+    /// Inserts `s` at byte `idx` (`String::insert_str`).
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaString;
+    ///
+    /// let arena = Arena::new();
+    /// let mut s = ArenaString::from_str_in("hé!", &arena);
+    /// s.insert_str(3, "llo");
+    /// s.insert(0, '¡');
+    /// assert_eq!(s, "¡héllo!");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `idx` is past the end or not on a char boundary; with the [`ArenaError`] text when the
+    /// arena has no room.
+    #[track_caller]
+    pub fn insert_str(&mut self, idx: usize, s: &str) {
+        self.try_insert_str(idx, s).or_panic("");
+    }
+
+    /// [`insert_str`](ArenaString::insert_str), returning an error instead of panicking when
+    /// the arena has no room.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_reserve`](ArenaString::try_reserve); the string is unchanged then.
+    ///
+    /// # Panics
+    ///
+    /// If `idx` is past the end or not on a char boundary.
+    #[track_caller]
+    pub fn try_insert_str(&mut self, idx: usize, s: &str) -> Result<(), ArenaError> {
+        assert!(
+            self.is_char_boundary(idx),
+            "insert_str({idx}) is not on a char boundary"
+        );
+        self.bytes.try_extend_from_slice(s.as_bytes())?;
+        // The new bytes, appended, rotate into place: whole chars on both sides of `idx`.
+        self.bytes[idx..].rotate_right(s.len());
+        Ok(())
+    }
+
+    /// Removes and returns the char at byte `idx` (`String::remove`).
+    ///
+    /// # Panics
+    ///
+    /// If `idx` is not the start of a char of the string.
+    #[track_caller]
+    pub fn remove(&mut self, idx: usize) -> char {
+        let c = match self.get(idx..).and_then(|rest| rest.chars().next()) {
+            Some(c) => c,
+            None => panic!("cannot remove a char from the end of a string, or off a boundary"),
+        };
+        self.bytes[idx..].rotate_left(c.len_utf8());
+        self.bytes.truncate(self.bytes.len() - c.len_utf8());
+        c
+    }
+
+    /// Keeps only the chars for which `keep` returns `true` (`String::retain`). If `keep`
+    /// panics, the string keeps the chars kept so far and those not yet visited: valid UTF-8.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaString;
+    ///
+    /// let arena = Arena::new();
+    /// let mut s = ArenaString::from_str_in("a1é2ü3", &arena);
+    /// s.retain(|c| !c.is_ascii_digit());
+    /// assert_eq!(s, "aéü");
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(char) -> bool) {
+        // Kept chars move down to `write`; between `write` and `read` lie stale bytes (not
+        // always whole chars), so the loop reads the unvisited rest as bytes, never the whole
+        // text as a `str`. A panic in `keep` leaves `[0, write)` plus the unvisited rest, put
+        // together by the guard: valid UTF-8.
+        struct Rest<'g, 'a> {
+            s: &'g mut ArenaString<'a>,
+            read: usize,
+            write: usize,
+        }
+        impl Drop for Rest<'_, '_> {
+            fn drop(&mut self) {
+                let len = self.s.bytes.len();
+                self.s.bytes.copy_within(self.read..len, self.write);
+                self.s.bytes.truncate(self.write + (len - self.read));
+            }
+        }
+        let mut g = Rest {
+            s: self,
+            read: 0,
+            write: 0,
+        };
+        while g.read < g.s.bytes.len() {
+            // SAFETY: `[read, len)` is the unvisited rest of the text, untouched so far and
+            // starting at a char boundary: valid UTF-8.
+            let rest = unsafe { core::str::from_utf8_unchecked(&g.s.bytes[g.read..]) };
+            let c = rest.chars().next().expect("the rest is not empty");
+            let n = c.len_utf8();
+            if keep(c) {
+                g.s.bytes.copy_within(g.read..g.read + n, g.write);
+                g.write += n;
+            }
+            g.read += n;
+        }
+    }
+
+    /// Splits the string at byte `at`: returns a new string (in the same arena) holding the
+    /// text from `at` on, and keeps `[0, at)` (`String::split_off`).
+    ///
+    /// # Panics
+    ///
+    /// If `at` is past the end or not on a char boundary; with the [`ArenaError`] text when the
+    /// arena has no room (the string is unchanged then).
+    #[track_caller]
+    pub fn split_off(&mut self, at: usize) -> Self {
+        assert!(
+            self.is_char_boundary(at),
+            "split_off({at}) is not on a char boundary"
+        );
+        ArenaString {
+            bytes: self.bytes.split_off(at),
+        }
+    }
+
+    /// The bytes of `v` as a string, or `v` back with the UTF-8 error
+    /// (`String::from_utf8`).
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::{ArenaString, ArenaVec};
+    ///
+    /// let arena = Arena::new();
+    /// let bytes = ArenaVec::from_iter_in(*b"ok", &arena);
+    /// assert_eq!(ArenaString::from_utf8(bytes).unwrap(), "ok");
+    /// let bad = ArenaVec::from_iter_in([0xFF], &arena);
+    /// assert!(ArenaString::from_utf8(bad).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The bytes are not UTF-8: the vector comes back with the error.
+    pub fn from_utf8(
+        bytes: ArenaVec<'a, u8>,
+    ) -> Result<Self, (ArenaVec<'a, u8>, core::str::Utf8Error)> {
+        match core::str::from_utf8(&bytes) {
+            Ok(_) => Ok(ArenaString { bytes }),
+            Err(e) => Err((bytes, e)),
+        }
+    }
+
+    /// The string's bytes, as a vector in the same arena.
+    pub fn into_bytes(self) -> ArenaVec<'a, u8> {
+        self.bytes
+    }
+
     /// Leaves the text in the arena and returns it, borrowed for the arena's lifetime (bytes
     /// need no dropping). The spare capacity is given back if the buffer is the arena's newest
     /// allocation.
@@ -371,5 +539,40 @@ impl Extend<char> for ArenaString<'_> {
         for c in iter {
             self.push(c);
         }
+    }
+}
+
+/// Ordered as the `str`s are.
+impl PartialOrd for ArenaString<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ArenaString<'_> {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+/// Looks up a `HashMap<ArenaString, _>` or `BTreeMap` by `&str` (hash and order are the
+/// text's).
+impl core::borrow::Borrow<str> for ArenaString<'_> {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl PartialEq<alloc::string::String> for ArenaString<'_> {
+    fn eq(&self, other: &alloc::string::String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl PartialEq<ArenaString<'_>> for alloc::string::String {
+    fn eq(&self, other: &ArenaString<'_>) -> bool {
+        self.as_str() == other.as_str()
     }
 }

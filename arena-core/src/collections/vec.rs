@@ -5,8 +5,8 @@ use core::alloc::Layout;
 use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
-use core::mem::{self, ManuallyDrop};
-use core::ops::{Deref, DerefMut};
+use core::mem::{self, ManuallyDrop, MaybeUninit};
+use core::ops::{Deref, DerefMut, RangeBounds};
 use core::ptr::{self, NonNull};
 
 use super::{ArenaBox, ArenaFull};
@@ -422,6 +422,340 @@ impl<'a, T> ArenaVec<'a, T> {
         Ok(())
     }
 
+    /// Appends clones of the elements in `range` of the vector itself (`Vec::extend_from_within`).
+    /// A panicking `clone` leaves the clones made so far in the vector.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let mut v = ArenaVec::from_iter_in([1, 2, 3], &arena);
+    /// v.extend_from_within(1..);
+    /// assert_eq!(v, [1, 2, 3, 2, 3]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the range is out of bounds or decreasing; with the [`ArenaError`] text when the arena
+    /// has no room; if a `clone` panics.
+    #[track_caller]
+    pub fn extend_from_within(&mut self, range: impl RangeBounds<usize>)
+    where
+        T: Clone,
+    {
+        self.try_extend_from_within(range).or_panic("");
+    }
+
+    /// [`extend_from_within`](ArenaVec::extend_from_within), returning an error instead of
+    /// panicking when the arena has no room.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_reserve`](ArenaVec::try_reserve); nothing is cloned then.
+    ///
+    /// # Panics
+    ///
+    /// If the range is out of bounds or decreasing; if a `clone` panics.
+    #[track_caller]
+    pub fn try_extend_from_within(
+        &mut self,
+        range: impl RangeBounds<usize>,
+    ) -> Result<(), ArenaError>
+    where
+        T: Clone,
+    {
+        let (start, end) = bounds(range, self.len);
+        self.try_reserve(end - start)?;
+        for i in start..end {
+            // SAFETY: `i < end <= len`: an initialised element, below the length; room for
+            // `end - start` more was reserved, so the write lands inside the buffer, past every
+            // counted element, and `len` counts each clone as it lands.
+            unsafe {
+                let item = (*self.ptr.add(i).as_ptr()).clone();
+                self.ptr.add(self.len).write(item);
+            }
+            self.len += 1;
+        }
+        Ok(())
+    }
+
+    /// Resizes the vector to `new_len` elements: the extra ones are made by `f`, or the tail is
+    /// dropped (`Vec::resize_with`). A panicking `f` leaves the elements made so far.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let mut v = ArenaVec::new_in(&arena);
+    /// let mut n = 0;
+    /// v.resize_with(3, || { n += 1; n });
+    /// assert_eq!(v, [1, 2, 3]);
+    /// v.resize_with(1, || unreachable!());
+    /// assert_eq!(v, [1]);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena has no room; if `f` panics.
+    #[track_caller]
+    pub fn resize_with(&mut self, new_len: usize, f: impl FnMut() -> T) {
+        self.try_resize_with(new_len, f).or_panic("");
+    }
+
+    /// [`resize_with`](ArenaVec::resize_with), returning an error instead of panicking when
+    /// the arena has no room.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_reserve`](ArenaVec::try_reserve); `f` is not called then.
+    pub fn try_resize_with(
+        &mut self,
+        new_len: usize,
+        mut f: impl FnMut() -> T,
+    ) -> Result<(), ArenaError> {
+        if new_len <= self.len {
+            self.truncate(new_len);
+            return Ok(());
+        }
+        self.try_reserve(new_len - self.len)?;
+        while self.len < new_len {
+            let value = f();
+            // SAFETY: room for `new_len` elements was reserved and `len < new_len`.
+            unsafe { self.ptr.add(self.len).write(value) };
+            self.len += 1;
+        }
+        Ok(())
+    }
+
+    /// Resizes the vector to `new_len` elements, the extra ones clones of `value`
+    /// (`Vec::resize`).
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena has no room; if a `clone` panics.
+    #[track_caller]
+    pub fn resize(&mut self, new_len: usize, value: T)
+    where
+        T: Clone,
+    {
+        self.try_resize(new_len, value).or_panic("");
+    }
+
+    /// [`resize`](ArenaVec::resize), returning an error instead of panicking when the arena
+    /// has no room.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_reserve`](ArenaVec::try_reserve); nothing is cloned then.
+    pub fn try_resize(&mut self, new_len: usize, value: T) -> Result<(), ArenaError>
+    where
+        T: Clone,
+    {
+        let mut value = Some(value);
+        let last = new_len.saturating_sub(1);
+        let mut at = self.len;
+        self.try_resize_with(new_len, || {
+            let v = if at == last {
+                value
+                    .take()
+                    .expect("the last element takes the value itself")
+            } else {
+                value
+                    .clone()
+                    .expect("the value is taken only by the last element")
+            };
+            at += 1;
+            v
+        })
+    }
+
+    /// Moves every element of `other` to the end of this vector, leaving `other` empty
+    /// (`Vec::append`). The two may live in different arenas.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let mut a = ArenaVec::from_iter_in([1, 2], &arena);
+    /// let mut b = ArenaVec::from_iter_in([3, 4], &arena);
+    /// a.append(&mut b);
+    /// assert_eq!((a.as_slice(), b.len()), (&[1, 2, 3, 4][..], 0));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// With the [`ArenaError`] text when the arena has no room (both vectors unchanged).
+    #[track_caller]
+    pub fn append(&mut self, other: &mut ArenaVec<'_, T>) {
+        self.try_append(other).or_panic("");
+    }
+
+    /// [`append`](ArenaVec::append), returning an error instead of panicking when the arena
+    /// has no room.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_reserve`](ArenaVec::try_reserve); both vectors are unchanged then.
+    pub fn try_append(&mut self, other: &mut ArenaVec<'_, T>) -> Result<(), ArenaError> {
+        let n = other.len;
+        self.try_reserve(n)?;
+        // SAFETY: room for `n` more was reserved; `other`'s `n` elements are initialised, in
+        // another buffer (two `&mut` cannot name one vector), and move: `other` stops counting
+        // them before anything else runs.
+        unsafe {
+            ptr::copy_nonoverlapping(other.ptr.as_ptr(), self.ptr.add(self.len).as_ptr(), n);
+        }
+        other.len = 0;
+        self.len += n;
+        Ok(())
+    }
+
+    /// Splits the vector at `at`: returns a new vector (in the same arena) holding the elements
+    /// from `at` on, and keeps `[0, at)` (`Vec::split_off`).
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let mut v = ArenaVec::from_iter_in([1, 2, 3, 4], &arena);
+    /// let tail = v.split_off(1);
+    /// assert_eq!((v.as_slice(), tail.as_slice()), (&[1][..], &[2, 3, 4][..]));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `at > len`; with the [`ArenaError`] text when the arena has no room (the vector is
+    /// unchanged then).
+    #[track_caller]
+    pub fn split_off(&mut self, at: usize) -> Self {
+        self.try_split_off(at).or_panic("")
+    }
+
+    /// [`split_off`](ArenaVec::split_off), returning an error instead of panicking when the
+    /// arena has no room.
+    ///
+    /// # Errors
+    ///
+    /// As [`try_with_capacity_in`](ArenaVec::try_with_capacity_in); the vector is unchanged
+    /// then.
+    ///
+    /// # Panics
+    ///
+    /// If `at > len`.
+    #[track_caller]
+    pub fn try_split_off(&mut self, at: usize) -> Result<Self, ArenaError> {
+        let len = self.len;
+        assert!(
+            at <= len,
+            "`at` split index (is {at}) should be <= len (is {len})"
+        );
+        let n = len - at;
+        let mut tail = Self::try_with_capacity_in(n, self.arena)?;
+        // SAFETY: `tail` is a new buffer with room for `n`; the elements `[at, len)` are
+        // initialised and move: this vector stops counting them at once.
+        unsafe { ptr::copy_nonoverlapping(self.ptr.add(at).as_ptr(), tail.ptr.as_ptr(), n) };
+        self.len = at;
+        tail.len = n;
+        Ok(tail)
+    }
+
+    /// Keeps only the elements for which `keep` returns `true`, in order, and drops the others
+    /// (`Vec::retain`). If `keep` or a destructor panics, the vector keeps the elements kept so
+    /// far and every element not yet visited, in order; the rejected ones were dropped.
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let mut v = ArenaVec::from_iter_in(1..=6, &arena);
+    /// v.retain(|&x| x % 2 == 0);
+    /// assert_eq!(v, [2, 4, 6]);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        self.retain_mut(|x| keep(x));
+    }
+
+    /// [`retain`](ArenaVec::retain) with each element lent mutably to `keep`.
+    pub fn retain_mut(&mut self, mut keep: impl FnMut(&mut T) -> bool) {
+        let mut g = Compact::new(self, 0);
+        while g.read < g.len {
+            // SAFETY: `read < len`: an element not yet visited, initialised, lent for the
+            // call only (the vector is borrowed here, and counts none of its elements).
+            let keep_it = keep(unsafe { &mut *g.at(g.read) });
+            // SAFETY: as above; the element is visited once.
+            unsafe { g.settle(keep_it) };
+        }
+    }
+
+    /// Removes consecutive elements for which `same_bucket(element, kept)` returns `true`,
+    /// where `kept` is the last element kept before it (`Vec::dedup_by`). Panics in
+    /// `same_bucket` or a destructor leave the vector as [`retain_mut`](ArenaVec::retain_mut)
+    /// does.
+    pub fn dedup_by(&mut self, mut same_bucket: impl FnMut(&mut T, &mut T) -> bool) {
+        if self.len <= 1 {
+            return;
+        }
+        let mut g = Compact::new(self, 1);
+        while g.read < g.len {
+            // SAFETY: `read < len` is unvisited and `write - 1 < read` is the last element
+            // kept: two initialised elements at different indexes, lent for the call only.
+            let same = unsafe { same_bucket(&mut *g.at(g.read), &mut *g.at(g.write - 1)) };
+            // SAFETY: as above; the element is visited once.
+            unsafe { g.settle(!same) };
+        }
+    }
+
+    /// Removes consecutive elements that map to the same key (`Vec::dedup_by_key`).
+    pub fn dedup_by_key<K: PartialEq>(&mut self, mut key: impl FnMut(&mut T) -> K) {
+        self.dedup_by(|a, b| key(a) == key(b));
+    }
+
+    /// Removes consecutive equal elements (`Vec::dedup`).
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let mut v = ArenaVec::from_iter_in([1, 1, 2, 3, 3, 3, 1], &arena);
+    /// v.dedup();
+    /// assert_eq!(v, [1, 2, 3, 1]);
+    /// ```
+    pub fn dedup(&mut self)
+    where
+        T: PartialEq,
+    {
+        self.dedup_by(|a, b| a == b);
+    }
+
+    /// The buffer's unused slots, to write before [`set_len`](ArenaVec::set_len) counts them
+    /// (`Vec::spare_capacity_mut`). Empty for zero-sized `T` (their capacity is unbounded).
+    pub fn spare_capacity_mut(&mut self) -> &mut [MaybeUninit<T>] {
+        let spare = if size_of::<T>() == 0 {
+            0
+        } else {
+            self.cap - self.len
+        };
+        // SAFETY: `[len, cap)` lies inside the buffer, which the vector owns and this borrow
+        // lends exclusively; `MaybeUninit` makes no claim on its contents.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.add(self.len).as_ptr().cast(), spare) }
+    }
+
+    /// Sets the length without dropping or initialising anything (`Vec::set_len`).
+    ///
+    /// # Safety
+    ///
+    /// `new_len <= capacity()`, and the elements `[0, new_len)` are initialised.
+    pub unsafe fn set_len(&mut self, new_len: usize) {
+        debug_assert!(new_len <= self.cap);
+        self.len = new_len;
+    }
+
     /// Leaves the elements in the arena and returns them, borrowed for the arena's lifetime;
     /// they are never dropped (as if by `mem::forget`, which is safe). Takes any `T`. The spare
     /// capacity is given back if the buffer is the arena's newest allocation.
@@ -696,8 +1030,138 @@ where
 }
 
 /// Hashes like the slice (and so like a `Vec` of the same elements).
+/// Ordered as the slices are.
+impl<T: PartialOrd> PartialOrd for ArenaVec<'_, T> {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        self.as_slice().partial_cmp(other.as_slice())
+    }
+}
+
+impl<T: Ord> Ord for ArenaVec<'_, T> {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.as_slice().cmp(other.as_slice())
+    }
+}
+
+/// Looks up a map keyed by `ArenaVec` with a slice (hash and order are the slice's).
+impl<T> core::borrow::Borrow<[T]> for ArenaVec<'_, T> {
+    fn borrow(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T> core::borrow::BorrowMut<[T]> for ArenaVec<'_, T> {
+    fn borrow_mut(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T, U> PartialEq<alloc::vec::Vec<U>> for ArenaVec<'_, T>
+where
+    T: PartialEq<U>,
+{
+    fn eq(&self, other: &alloc::vec::Vec<U>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
 impl<T: Hash> Hash for ArenaVec<'_, T> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_slice().hash(state);
     }
+}
+
+/// The compaction of [`ArenaVec::retain_mut`] and [`ArenaVec::dedup_by`]: elements are visited
+/// in order from `read`, the kept ones moved down to `write`. While it runs the vector counts
+/// none of its elements; dropped (finished, or on a panic in user code), it moves the unvisited
+/// tail down behind the kept ones and sets the length, so every element is kept or dropped
+/// exactly once.
+struct Compact<'v, 'a, T> {
+    v: &'v mut ArenaVec<'a, T>,
+    /// The next element to visit.
+    read: usize,
+    /// Where the next kept element goes (`write <= read`).
+    write: usize,
+    /// The length before.
+    len: usize,
+}
+
+impl<'v, 'a, T> Compact<'v, 'a, T> {
+    /// Starts with the first `kept` elements kept as they are.
+    fn new(v: &'v mut ArenaVec<'a, T>, kept: usize) -> Self {
+        let len = v.len;
+        debug_assert!(kept <= len);
+        v.len = 0;
+        Compact {
+            v,
+            read: kept,
+            write: kept,
+            len,
+        }
+    }
+
+    /// Element `i` of the buffer.
+    fn at(&self, i: usize) -> *mut T {
+        self.v.ptr.as_ptr().wrapping_add(i)
+    }
+
+    /// Keeps or drops the element at `read` and moves on.
+    ///
+    /// # Safety
+    ///
+    /// `read < len`, and the element at `read` was not settled before.
+    unsafe fn settle(&mut self, keep: bool) {
+        let here = self.at(self.read);
+        // Counted as visited before its destructor runs: a panicking one leaves it gone.
+        self.read += 1;
+        if keep {
+            if self.write != self.read - 1 {
+                // SAFETY: `write < read - 1`: the slot at `write` holds nothing (its element
+                // moved down or was dropped), and the element at `read - 1` moves there.
+                unsafe { ptr::copy_nonoverlapping(here, self.at(self.write), 1) };
+            }
+            self.write += 1;
+        } else {
+            // SAFETY: initialised and now uncounted: dropped once.
+            unsafe { ptr::drop_in_place(here) };
+        }
+    }
+}
+
+impl<T> Drop for Compact<'_, '_, T> {
+    fn drop(&mut self) {
+        let tail = self.len - self.read;
+        if self.write != self.read {
+            // SAFETY: `[read, len)` are initialised and unvisited; they move down over the
+            // free slots from `write` (`copy` allows the overlap).
+            unsafe { ptr::copy(self.at(self.read), self.at(self.write), tail) };
+        }
+        self.v.len = self.write + tail;
+    }
+}
+
+/// `range` as `start..end` within `len`, or the panic `Vec`'s methods give.
+#[track_caller]
+fn bounds(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
+    use core::ops::Bound;
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.checked_add(1).expect("range start overflows usize"),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1).expect("range end overflows usize"),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    assert!(
+        start <= end,
+        "slice index starts at {start} but ends at {end}"
+    );
+    assert!(
+        end <= len,
+        "range end index {end} out of range for slice of length {len}"
+    );
+    (start, end)
 }

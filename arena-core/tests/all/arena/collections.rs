@@ -543,6 +543,15 @@ enum Op {
     Clear,
     /// Something else allocated in the arena: the next growth must move.
     Interleave(usize),
+    /// Keep the elements whose value is not a multiple of this.
+    Retain(u16),
+    Dedup,
+    ResizeWith(usize, u16),
+    ExtendFromWithin(usize, usize),
+    /// Append a second vector of these values, built in the same arena.
+    Append(Vec<u16>),
+    /// Split off at this index and append the tail back (or drop it, when `true`).
+    SplitOff(usize, bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -557,6 +566,12 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..64).prop_map(Op::Reserve),
         1 => Just(Op::Clear),
         1 => (1usize..200).prop_map(Op::Interleave),
+        1 => (2u16..5).prop_map(Op::Retain),
+        1 => Just(Op::Dedup),
+        1 => (0usize..40, any::<u16>()).prop_map(|(n, x)| Op::ResizeWith(n, x)),
+        1 => (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Op::ExtendFromWithin(a, b)),
+        1 => proptest::collection::vec(any::<u16>(), 0..10).prop_map(Op::Append),
+        1 => (any::<usize>(), any::<bool>()).prop_map(|(i, d)| Op::SplitOff(i, d)),
     ]
 }
 
@@ -610,6 +625,43 @@ proptest! {
                     }
                     Op::Clear => { v.clear(); model.clear(); }
                     Op::Interleave(n) => { arena.alloc_slice_fill_copy(n, 0u8); }
+                    Op::Retain(m) => {
+                        let m = u32::from(m);
+                        v.retain(|x| x.1 % m != 0);
+                        model.retain(|x| x % m != 0);
+                    }
+                    Op::Dedup => {
+                        v.dedup_by_key(|x| x.1 / 4);
+                        model.dedup_by_key(|x| *x / 4);
+                    }
+                    Op::ResizeWith(n, x) => {
+                        v.resize_with(n, || mk(x));
+                        model.resize(n, x.into());
+                    }
+                    Op::ExtendFromWithin(a, b) => {
+                        let (a, b) = (a % (model.len() + 1), b % (model.len() + 1));
+                        let (a, b) = (a.min(b), a.max(b));
+                        let before = v.len();
+                        v.extend_from_within(a..b);
+                        made.set(made.get() + (v.len() - before));
+                        model.extend_from_within(a..b);
+                    }
+                    Op::Append(xs) => {
+                        let mut other = ArenaVec::from_iter_in(xs.iter().map(|&x| mk(x)), &arena);
+                        v.append(&mut other);
+                        prop_assert!(other.is_empty());
+                        model.extend(xs.iter().map(|&x| u32::from(x)));
+                    }
+                    Op::SplitOff(i, drop_tail) => {
+                        let i = i % (model.len() + 1);
+                        let mut tail = v.split_off(i);
+                        let model_tail = model.split_off(i);
+                        prop_assert!(tail.iter().map(|x| x.1).eq(model_tail.iter().copied()));
+                        if !drop_tail {
+                            v.append(&mut tail);
+                            model.extend(model_tail);
+                        }
+                    }
                 }
                 prop_assert_eq!(v.len(), model.len());
                 prop_assert!(v.iter().map(|x| x.1).eq(model.iter().copied()));
@@ -638,6 +690,28 @@ proptest! {
                 model.truncate(at);
             } else if cut == 2 {
                 arena.alloc_slice_fill_copy(cut * 10, 1u8);
+            } else if cut == 3 {
+                // the char boundary at a third of the chars: insert there, then remove it again
+                let at = model.char_indices().map(|(i, _)| i).nth(model.chars().count() / 3).unwrap_or(model.len());
+                s.insert_str(at, &text);
+                model.insert_str(at, &text);
+                if at < model.len() {
+                    prop_assert_eq!(s.remove(at), model.remove(at));
+                }
+                s.insert(0, 'ü');
+                model.insert(0, 'ü');
+            } else if cut == 4 {
+                s.retain(|c| !c.is_alphabetic());
+                model.retain(|c| !c.is_alphabetic());
+            } else if cut == 5 {
+                let at = model.char_indices().map(|(i, _)| i).nth(model.chars().count() / 2).unwrap_or(model.len());
+                let tail = s.split_off(at);
+                let model_tail = model.split_off(at);
+                prop_assert_eq!(tail.as_str(), model_tail.as_str());
+                if at % 2 == 0 {
+                    s.push_str(&tail);
+                    model.push_str(&model_tail);
+                }
             }
             prop_assert_eq!(s.as_str(), model.as_str());
         }
@@ -1455,4 +1529,60 @@ proptest! {
         prop_assert_eq!(drops(&boxed), made);
         prop_assert_eq!(drops(&other), others);
     }
+}
+
+/// `ArenaString::retain` whose predicate panics partway leaves valid UTF-8: the chars kept so
+/// far, then every char not yet visited.
+#[test]
+fn a_string_retain_that_panics_leaves_valid_text() {
+    let arena = Arena::new();
+    for stop in 0..6 {
+        let mut s = ArenaString::from_str_in("aé1ü2€", &arena);
+        let mut calls = 0;
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            s.retain(|c| {
+                if calls == stop {
+                    panic!("the predicate panicked");
+                }
+                calls += 1;
+                !c.is_ascii_digit()
+            })
+        }));
+        assert!(r.is_err());
+        let visited: String = "aé1ü2€"
+            .chars()
+            .take(stop)
+            .filter(|c| !c.is_ascii_digit())
+            .collect();
+        let rest: String = "aé1ü2€".chars().skip(stop).collect();
+        assert_eq!(s, format!("{visited}{rest}"), "stopped at call {stop}");
+    }
+}
+
+/// The collections compare, order and hash as their slices and texts do, so they work as map
+/// keys looked up by `&str` or `&[T]`, and compare with `String` and `Vec`.
+#[test]
+// The keys hold a `&Arena` (interior mutability), which neither their hash nor their order reads.
+#[allow(clippy::mutable_key_type)]
+fn collections_order_and_look_up_as_their_contents() {
+    use std::collections::{BTreeMap, HashMap};
+    let arena = Arena::new();
+    let mut names = BTreeMap::new();
+    for n in ["mage", "archer", "knight"] {
+        names.insert(ArenaString::from_str_in(n, &arena), n.len());
+    }
+    assert_eq!(names.get("archer"), Some(&6));
+    assert_eq!(
+        names.keys().map(|k| k.as_str()).collect::<Vec<_>>(),
+        ["archer", "knight", "mage"]
+    );
+    let mut paths = HashMap::new();
+    paths.insert(ArenaVec::from_iter_in([1u8, 2], &arena), "a");
+    assert_eq!(paths.get(&[1u8, 2][..]), Some(&"a"));
+    let a = ArenaVec::from_iter_in([1, 2, 3], &arena);
+    let b = ArenaVec::from_iter_in([1, 3], &arena);
+    assert!(a < b);
+    assert_eq!(a, vec![1, 2, 3]);
+    assert_eq!(ArenaString::from_str_in("x", &arena), String::from("x"));
+    assert_eq!(String::from("x"), ArenaString::from_str_in("x", &arena));
 }

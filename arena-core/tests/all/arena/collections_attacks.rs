@@ -360,13 +360,9 @@ fn an_iterator_dropped_with_panicking_destructors_drops_each_remaining_value_onc
     assert_eq!(drops(&c), 6);
 }
 
-// --- findings of the collections review (branch coll-review): these fail until fixed ---
-
 /// A `Display` that writes a piece the arena has no room for, ignores the error (as a
-/// formatter may: `let _ = write!(f, ...)`) and goes on writing what fits. `try_format_in`
-/// (and so `arena_format!`) then returns `Ok` with the piece silently missing, although its
-/// docs say it returns the arena's error (and `arena_format!` panics) when the arena has no
-/// room. The `Sink` keeps the error, but it is only read when `fmt::write` fails.
+/// formatter may: `let _ = write!(f, ...)`) and goes on writing what fits: `try_format_in`
+/// returns the arena's error and `arena_format!` panics, never a text with a piece missing.
 #[test]
 fn formatting_reports_the_arena_error_even_when_a_display_impl_ignores_it() {
     struct IgnoresErrors;
@@ -390,13 +386,11 @@ fn formatting_reports_the_arena_error_even_when_a_display_impl_ignores_it() {
     assert!(r.is_err(), "arena_format! returned a truncated text: {r:?}");
 }
 
-/// `into_slice` holds the vector in a `ManuallyDrop` while the arena adopts its elements; a
-/// `Panic` budget panics inside that (growing the block in place for the drop record, or the
-/// fresh allocation), and the elements are then never dropped: their heap memory (here an
-/// `Arc`'s count) leaks. The same request under a `Fail` budget hands the vector back
-/// (`try_into_slice`) and `into_slice`'s panic drops it, elements included.
+/// A `Panic` budget that panics while `into_slice` has the arena adopt the elements (growing
+/// the block in place for the drop record, or the fresh allocation) leaves them the vector's,
+/// dropped on the unwind, as a `Fail` budget's refusal hands the vector back
+/// (`try_into_slice`) and `into_slice`'s panic drops it: nothing leaks.
 #[test]
-#[cfg_attr(miri, ignore = "leaks the elements, which Miri reports")]
 fn into_slice_under_a_panic_budget_still_drops_the_elements() {
     use arena_kit_core::tags::{Budget, Budgeted};
     for in_place in [true, false] {
@@ -431,11 +425,10 @@ fn into_slice_under_a_panic_budget_still_drops_the_elements() {
     }
 }
 
-/// `try_reserve` documents: the capacity at least doubles, and if the arena has no room for
-/// that, exactly what is needed is tried. Under a `Fail` budget it is. Under a `Panic` budget
-/// the doubled request panics before the exact one is tried, so `push` panics although the
-/// element fits the budget; under a `Warn` budget the doubled request crosses the budget
-/// (warning, and `used()` past the limit) although the exact one would not have.
+/// Near a budget's limit a full vector grows to the exact need when doubling would cross it,
+/// under every policy: a `Panic` budget does not panic and a `Warn` budget does not warn (nor
+/// let `used()` past the limit) over growth nothing asked for, as a `Fail` budget's refusal
+/// already led to the exact need.
 #[test]
 fn growth_under_a_panic_or_warn_budget_falls_back_to_the_exact_need_as_under_fail() {
     use arena_kit_core::tags::{Budget, Budgeted};
@@ -602,4 +595,94 @@ fn a_full_arena_panics_at_the_callers_line() {
         wrong.is_empty(),
         "panics reported inside the library: {wrong:#?}"
     );
+}
+
+/// `retain` and `dedup_by` whose predicate panics at any call, or whose element's destructor
+/// panics, keep every element exactly once: the vector then holds the elements kept so far and
+/// those not yet visited, in order, and every rejected one was dropped once.
+#[test]
+fn retain_and_dedup_with_panics_keep_or_drop_each_element_once() {
+    struct Bomb(Arc<AtomicUsize>, u32, bool);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            if self.2 {
+                self.2 = false;
+                panic!("a destructor panicked");
+            }
+        }
+    }
+    let values = [0u32, 0, 1, 2, 2, 3, 4, 4];
+    for dedup in [false, true] {
+        for (panic_call, bomb_at) in (0..values.len())
+            .map(|k| (Some(k), None))
+            .chain((0..values.len()).map(|k| (None, Some(k))))
+        {
+            let arena = Arena::with_capacity(1024);
+            let c = counter();
+            let mut v = ArenaVec::new_in(&arena);
+            for (i, &x) in values.iter().enumerate() {
+                v.push(Bomb(Arc::clone(&c), x, bomb_at == Some(i)));
+            }
+            let mut calls = 0;
+            let mut rejected = Vec::new();
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                let mut judge = |x: u32, prev: u32| {
+                    if panic_call == Some(calls) {
+                        panic!("the predicate panicked");
+                    }
+                    calls += 1;
+                    let drop_it = if dedup {
+                        x == prev
+                    } else {
+                        x.is_multiple_of(2)
+                    };
+                    if drop_it {
+                        rejected.push(x);
+                    }
+                    drop_it
+                };
+                if dedup {
+                    v.dedup_by(|a, b| judge(a.1, b.1));
+                } else {
+                    v.retain(|a| !judge(a.1, u32::MAX));
+                }
+            }));
+            let panicked = panic_call.is_some_and(|k| k < values.len() - usize::from(dedup))
+                || bomb_at.is_some_and(|i| {
+                    if dedup {
+                        i > 0 && values[i] == values[i - 1]
+                    } else {
+                        values[i].is_multiple_of(2)
+                    }
+                });
+            assert_eq!(
+                r.is_err(),
+                panicked,
+                "dedup {dedup}, {panic_call:?}, {bomb_at:?}"
+            );
+            let left: Vec<u32> = v.iter().map(|b| b.1).collect();
+            assert!(
+                left.windows(2).all(|w| w[0] <= w[1]),
+                "dedup {dedup}, {panic_call:?}, {bomb_at:?}: order kept: {left:?}"
+            );
+            assert_eq!(
+                drops(&c),
+                rejected.len(),
+                "dedup {dedup}, {panic_call:?}, {bomb_at:?}: each rejected element dropped once"
+            );
+            assert_eq!(
+                left.len() + rejected.len(),
+                values.len(),
+                "dedup {dedup}, {panic_call:?}, {bomb_at:?}: {left:?} + {rejected:?}"
+            );
+            // (A kept bomb goes off here.)
+            let _ = catch_unwind(AssertUnwindSafe(|| drop(v)));
+            assert_eq!(
+                drops(&c),
+                values.len(),
+                "every element dropped once in the end"
+            );
+        }
+    }
 }
