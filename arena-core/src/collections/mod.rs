@@ -37,7 +37,7 @@ mod vec;
 
 pub use boxed::{ArenaBox, IntoIter};
 pub use string::ArenaString;
-pub use vec::ArenaVec;
+pub use vec::{ArenaVec, Drain};
 
 /// An [`ArenaVec`] or [`ArenaString`] operation found no room: the value it was given (an
 /// element, a char, or the vector itself for [`ArenaVec::try_into_slice`]) is handed back with

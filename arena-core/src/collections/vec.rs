@@ -663,6 +663,40 @@ impl<'a, T> ArenaVec<'a, T> {
         Ok(tail)
     }
 
+    /// Removes the elements in `range` and yields them by value (`Vec::drain`); the elements
+    /// after the range move down when the iterator is dropped, and those it did not yield are
+    /// dropped then. If the iterator is leaked (`mem::forget`), the vector keeps only the
+    /// elements before the range (the others are leaked, never dropped twice).
+    ///
+    /// ```
+    /// use arena_kit::Arena;
+    /// use arena_kit::collections::ArenaVec;
+    ///
+    /// let arena = Arena::new();
+    /// let mut v = ArenaVec::from_iter_in([1, 2, 3, 4, 5], &arena);
+    /// let taken: Vec<i32> = v.drain(1..3).collect();
+    /// assert_eq!((taken, v.as_slice()), (vec![2, 3], &[1, 4, 5][..]));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the range is out of bounds or decreasing.
+    #[track_caller]
+    pub fn drain(&mut self, range: impl RangeBounds<usize>) -> Drain<'_, 'a, T> {
+        let len = self.len;
+        let (start, end) = bounds(range, len);
+        // From here the vector counts only the elements before the range; the drain puts the
+        // tail back when it is dropped.
+        self.len = start;
+        Drain {
+            vec: self,
+            front: start,
+            back: end,
+            tail_start: end,
+            tail_len: len - end,
+        }
+    }
+
     /// Keeps only the elements for which `keep` returns `true`, in order, and drops the others
     /// (`Vec::retain`). If `keep` or a destructor panics, the vector keeps the elements kept so
     /// far and every element not yet visited, in order; the rejected ones were dropped.
@@ -1164,4 +1198,108 @@ fn bounds(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
         "range end index {end} out of range for slice of length {len}"
     );
     (start, end)
+}
+
+/// The iterator of [`ArenaVec::drain`]: yields the removed elements by value; dropped, it drops
+/// the ones not yielded and moves the elements after the range down behind the vector's.
+pub struct Drain<'v, 'a, T> {
+    /// The vector, counting only the elements before the range meanwhile.
+    vec: &'v mut ArenaVec<'a, T>,
+    /// The next element to yield from the front.
+    front: usize,
+    /// One past the next element to yield from the back.
+    back: usize,
+    /// Where the elements after the range start (the range's end).
+    tail_start: usize,
+    /// How many elements follow the range.
+    tail_len: usize,
+}
+
+impl<T> Drain<'_, '_, T> {
+    /// The elements not yielded yet.
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: `[front, back)` are initialised elements no one else reaches: the vector
+        // does not count them and is borrowed by the drain.
+        unsafe {
+            core::slice::from_raw_parts(
+                self.vec.ptr.as_ptr().add(self.front),
+                self.back - self.front,
+            )
+        }
+    }
+}
+
+impl<T> Iterator for Drain<'_, '_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.front += 1;
+        // SAFETY: `front - 1` was in `[front, back)`: initialised, and now yielded once (the
+        // range moved past it first).
+        Some(unsafe { self.vec.ptr.add(self.front - 1).read() })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<T> DoubleEndedIterator for Drain<'_, '_, T> {
+    fn next_back(&mut self) -> Option<T> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        // SAFETY: `back` was the last of `[front, back)`: initialised, yielded once.
+        Some(unsafe { self.vec.ptr.add(self.back).read() })
+    }
+}
+
+impl<T> ExactSizeIterator for Drain<'_, '_, T> {}
+
+impl<T> core::iter::FusedIterator for Drain<'_, '_, T> {}
+
+impl<T: fmt::Debug> fmt::Debug for Drain<'_, '_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Drain").field(&self.as_slice()).finish()
+    }
+}
+
+impl<T> Drop for Drain<'_, '_, T> {
+    fn drop(&mut self) {
+        /// Moves the tail down behind the vector's elements even if a destructor panics.
+        struct Tail<'g, 'v, 'a, T>(&'g mut Drain<'v, 'a, T>);
+        impl<T> Drop for Tail<'_, '_, '_, T> {
+            fn drop(&mut self) {
+                let d = &mut *self.0;
+                let start = d.vec.len;
+                if d.tail_start != start {
+                    // SAFETY: `[tail_start, tail_start + tail_len)` are the initialised
+                    // elements after the range; they move down to `start`, the end of the
+                    // vector's own (`copy` allows the overlap).
+                    unsafe {
+                        let p = d.vec.ptr.as_ptr();
+                        ptr::copy(p.add(d.tail_start), p.add(start), d.tail_len);
+                    }
+                }
+                d.vec.len = start + d.tail_len;
+            }
+        }
+        let rest = ptr::slice_from_raw_parts_mut(
+            self.vec.ptr.as_ptr().wrapping_add(self.front),
+            self.back - self.front,
+        );
+        // Counted as yielded before they drop: a panicking destructor drops the rest by
+        // unwinding (`drop_in_place` of a slice goes on), never twice, and the guard still
+        // moves the tail.
+        self.front = self.back;
+        let guard = Tail(self);
+        // SAFETY: `rest` were the initialised elements not yet yielded, now uncounted.
+        unsafe { ptr::drop_in_place(rest) };
+        drop(guard);
+    }
 }

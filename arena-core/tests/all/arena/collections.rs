@@ -552,6 +552,9 @@ enum Op {
     Append(Vec<u16>),
     /// Split off at this index and append the tail back (or drop it, when `true`).
     SplitOff(usize, bool),
+    /// Drain `a..b` (indexes reduced), taking this many from the front and from the back
+    /// before dropping the drain.
+    Drain(usize, usize, usize, usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -572,6 +575,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Op::ExtendFromWithin(a, b)),
         1 => proptest::collection::vec(any::<u16>(), 0..10).prop_map(Op::Append),
         1 => (any::<usize>(), any::<bool>()).prop_map(|(i, d)| Op::SplitOff(i, d)),
+        1 => (any::<usize>(), any::<usize>(), 0usize..4, 0usize..4)
+            .prop_map(|(a, b, f, k)| Op::Drain(a, b, f, k)),
     ]
 }
 
@@ -651,6 +656,20 @@ proptest! {
                         v.append(&mut other);
                         prop_assert!(other.is_empty());
                         model.extend(xs.iter().map(|&x| u32::from(x)));
+                    }
+                    Op::Drain(a, b, f, k) => {
+                        let (a, b) = (a % (model.len() + 1), b % (model.len() + 1));
+                        let (a, b) = (a.min(b), a.max(b));
+                        let mut d = v.drain(a..b);
+                        let mut m = model.drain(a..b);
+                        for _ in 0..f {
+                            prop_assert_eq!(d.next().map(|x| x.1), m.next());
+                        }
+                        for _ in 0..k {
+                            prop_assert_eq!(d.next_back().map(|x| x.1), m.next_back());
+                        }
+                        prop_assert_eq!(d.len(), m.len());
+                        prop_assert!(d.as_slice().iter().map(|x| x.1).eq(m.as_slice().iter().copied()));
                     }
                     Op::SplitOff(i, drop_tail) => {
                         let i = i % (model.len() + 1);

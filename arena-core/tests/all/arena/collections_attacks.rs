@@ -686,3 +686,43 @@ fn retain_and_dedup_with_panics_keep_or_drop_each_element_once() {
         }
     }
 }
+
+/// A drain whose elements' destructors panic when it is dropped, or that is leaked, keeps every
+/// element exactly once: the unyielded ones dropped once, the tail moved down behind the kept
+/// head; a leaked drain leaves the head only (the rest leaked, never dropped twice).
+#[test]
+fn a_drain_dropped_with_panicking_destructors_or_leaked_keeps_each_element_once() {
+    struct Bomb(Arc<AtomicUsize>, u32, bool);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            if self.2 {
+                panic!("a destructor panicked");
+            }
+        }
+    }
+    let arena = Arena::with_capacity(1024);
+    let c = counter();
+    let mut v = ArenaVec::new_in(&arena);
+    for i in 0..8 {
+        v.push(Bomb(Arc::clone(&c), i, i == 3));
+    }
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let mut d = v.drain(2..6);
+        drop(d.next()); // 2
+        drop(d);
+    }));
+    assert!(r.is_err(), "the bomb went off");
+    assert_eq!(
+        drops(&c),
+        4,
+        "2 yielded, then 3, 4, 5 dropped with the drain"
+    );
+    assert_eq!(v.iter().map(|b| b.1).collect::<Vec<_>>(), [0, 1, 6, 7]);
+    drop(v);
+    assert_eq!(drops(&c), 8);
+
+    let mut plain = ArenaVec::from_iter_in(0u32..6, &arena);
+    std::mem::forget(plain.drain(1..3));
+    assert_eq!(plain, [0]);
+}
