@@ -24,6 +24,18 @@ impl Drop for Counted {
     }
 }
 
+/// Counts its drop in `.0`, and panics in it if armed (`.2`); `.1` is its value.
+struct Bomb(Arc<AtomicUsize>, u32, bool);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        if self.2 {
+            panic!("a destructor panicked");
+        }
+    }
+}
+
 /// Yields `Counted` values, allocating a few bytes from `arena` before each (so a vector being
 /// extended is never the arena's newest block when it grows), panicking instead of yielding
 /// item `panic_at`, and reporting `hint` as its size hint whatever is left.
@@ -337,20 +349,11 @@ fn leaked_boxes_and_iterators_drop_nothing_and_the_arena_stays_whole() {
 /// once, and none of the taken ones again.
 #[test]
 fn an_iterator_dropped_with_panicking_destructors_drops_each_remaining_value_once() {
-    struct Bomb(Arc<AtomicUsize>, bool);
-    impl Drop for Bomb {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-            if self.1 {
-                panic!("a value's destructor panicked");
-            }
-        }
-    }
     let arena = Arena::with_capacity(1024);
     let c = counter();
     let mut v = ArenaVec::new_in(&arena);
     for i in 0..6 {
-        v.push(Bomb(Arc::clone(&c), i == 3));
+        v.push(Bomb(Arc::clone(&c), i, i == 3));
     }
     let mut it = v.into_iter();
     drop(it.next());
@@ -602,16 +605,6 @@ fn a_full_arena_panics_at_the_callers_line() {
 /// those not yet visited, in order, and every rejected one was dropped once.
 #[test]
 fn retain_and_dedup_with_panics_keep_or_drop_each_element_once() {
-    struct Bomb(Arc<AtomicUsize>, u32, bool);
-    impl Drop for Bomb {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-            if self.2 {
-                self.2 = false;
-                panic!("a destructor panicked");
-            }
-        }
-    }
     let values = [0u32, 0, 1, 2, 2, 3, 4, 4];
     for dedup in [false, true] {
         for (panic_call, bomb_at) in (0..values.len())
@@ -692,15 +685,6 @@ fn retain_and_dedup_with_panics_keep_or_drop_each_element_once() {
 /// head; a leaked drain leaves the head only (the rest leaked, never dropped twice).
 #[test]
 fn a_drain_dropped_with_panicking_destructors_or_leaked_keeps_each_element_once() {
-    struct Bomb(Arc<AtomicUsize>, u32, bool);
-    impl Drop for Bomb {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-            if self.2 {
-                panic!("a destructor panicked");
-            }
-        }
-    }
     let arena = Arena::with_capacity(1024);
     let c = counter();
     let mut v = ArenaVec::new_in(&arena);
