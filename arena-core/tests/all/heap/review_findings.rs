@@ -4,9 +4,10 @@
 #![cfg(all(feature = "std", feature = "allocator-api2"))]
 
 use core::alloc::Layout;
+use core::fmt::Display;
 use core::ptr::NonNull;
 
-use arena_kit_core::heap::{FreeListHeap, GuardedHeap};
+use arena_kit_core::heap::{BlockInfo, FreeListHeap, GuardedHeap, HeapStats};
 use arena_kit_core::tags::{Budget, Budgeted, MemoryUsage};
 
 use crate::support::{Rng, miri_or};
@@ -33,19 +34,29 @@ fn budget(rng: &mut Rng) -> Option<Budget> {
     }
 }
 
+/// The stats and every block (offset, size, state) in address order: equal walks print equal
+/// layout lines, and the walk costs a fifth of the line under Miri (no formatting).
+type Snap = (HeapStats, Vec<BlockInfo>);
+
+fn snap(heap: &FreeListHeap<'_>) -> Snap {
+    (heap.stats(), heap.blocks().collect())
+}
+
+/// Stats and block walk as in `before`, and `check` passes. Under Miri `check` (about 0.2 s
+/// there: it walks every free list) is left to the `check` each step ends with, which sees
+/// whatever a refused call left behind: every call after it in the step is refused too.
+/// (`what` is formatted only on failure.)
 #[track_caller]
-fn unchanged(
-    heap: &FreeListHeap<'_>,
-    before: &(arena_kit_core::heap::HeapStats, String),
-    what: &str,
-) {
+fn unchanged(heap: &FreeListHeap<'_>, before: &Snap, what: impl Display) {
     assert_eq!(heap.stats(), before.0, "{what}: stats changed on error");
+    let now: Vec<BlockInfo> = heap.blocks().collect();
     assert_eq!(
-        heap.to_string(),
-        before.1,
-        "{what}: block layout changed on error"
+        now, before.1,
+        "{what}: block layout changed on error, now {heap}"
     );
-    heap.check().unwrap_or_else(|e| panic!("{what}: {e}"));
+    if !cfg!(miri) {
+        heap.check().unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
 }
 
 #[test]
@@ -56,16 +67,18 @@ fn every_refused_heap_operation_changes_nothing() {
         let mut live: Vec<(NonNull<u8>, Layout)> = Vec::new();
         let mut freed: Vec<NonNull<u8>> = Vec::new();
         for step in 0..miri_or(400, 30) {
-            let before = (heap.stats(), heap.to_string());
+            let before = snap(&heap);
             match rng.below(6) {
                 0 => heap.set_budget(budget(&mut rng).map(Into::into)),
                 1 | 2 => {
                     let l = layout(&mut rng);
                     match heap.try_alloc(l) {
                         Ok(p) => live.push((p, l)),
-                        Err(e) => {
-                            unchanged(&heap, &before, &format!("{seed}/{step} alloc {l:?}: {e}"))
-                        }
+                        Err(e) => unchanged(
+                            &heap,
+                            &before,
+                            format_args!("{seed}/{step} alloc {l:?}: {e}"),
+                        ),
                     }
                 }
                 3 if !live.is_empty() => {
@@ -73,9 +86,11 @@ fn every_refused_heap_operation_changes_nothing() {
                     let l = layout(&mut rng);
                     match heap.try_realloc(live[i].0, l) {
                         Ok(p) => live[i] = (p, l),
-                        Err(e) => {
-                            unchanged(&heap, &before, &format!("{seed}/{step} realloc {l:?}: {e}"))
-                        }
+                        Err(e) => unchanged(
+                            &heap,
+                            &before,
+                            format_args!("{seed}/{step} realloc {l:?}: {e}"),
+                        ),
                     }
                 }
                 4 if !live.is_empty() => {
@@ -94,7 +109,7 @@ fn every_refused_heap_operation_changes_nothing() {
                     if heap.free(bad).is_ok() {
                         panic!("{seed}/{step}: freeing {bad:?} succeeded");
                     }
-                    unchanged(&heap, &before, &format!("{seed}/{step} free"));
+                    unchanged(&heap, &before, format_args!("{seed}/{step} free"));
                 }
             }
             heap.check()
@@ -112,7 +127,7 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
         let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(4096));
         let mut live: Vec<NonNull<u8>> = Vec::new();
         for step in 0..miri_or(400, 30) {
-            let before = (heap.stats(), heap.to_string());
+            let before = snap(&heap);
             match rng.below(5) {
                 0 => heap.set_budget(budget(&mut rng).map(Into::into)),
                 1 | 2 => {
@@ -122,16 +137,18 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
                             assert!((p.as_ptr() as usize).is_multiple_of(l.align()));
                             live.push(p)
                         }
-                        Err(e) => {
-                            unchanged(&heap, &before, &format!("{seed}/{step} alloc {l:?}: {e}"))
-                        }
+                        Err(e) => unchanged(
+                            &heap,
+                            &before,
+                            format_args!("{seed}/{step} alloc {l:?}: {e}"),
+                        ),
                     }
                 }
                 3 if !live.is_empty() => {
                     let p = live.swap_remove(rng.below(live.len()));
                     heap.free(p).unwrap();
                     // Freed again: an error, nothing changes.
-                    let before = (heap.stats(), heap.to_string());
+                    let before = snap(&heap);
                     assert!(heap.free(p).is_err());
                     unchanged(&heap, &before, "double free");
                 }
@@ -161,10 +178,11 @@ fn every_refused_guarded_heap_operation_changes_nothing() {
 fn a_guarded_heap_refuses_zero_size_like_the_heap() {
     use arena_kit_core::heap::RequestError;
     let mut heap = GuardedHeap::new(FreeListHeap::with_capacity(1024));
-    let before = (heap.stats(), heap.to_string());
+    let before = snap(&heap);
     assert_eq!(
         heap.try_alloc(Layout::new::<()>()),
         Err(RequestError::ZeroSize)
     );
     unchanged(&heap, &before, "zero size");
+    heap.check().unwrap();
 }
