@@ -4,8 +4,10 @@
 //! alignments, tiny and misaligned buffers, guards, budgets, `LockedHeap`. Every refused
 //! operation must leave stats, the block walk (which the layout line prints) and `check`
 //! unchanged, and the heap usable afterwards. Under Miri the loops over offsets, patterns and
-//! buffer lengths take a sample, and a refused pointer runs `check` once, after both of its
-//! refused calls, rather than after each (`check` walks every free list: about 0.2 s there).
+//! buffer lengths take a sample, and `check` (which walks every free list: about 0.2 s there)
+//! runs once after a run of refused operations rather than after each: stats and the block walk
+//! are still compared after each, and since everything in between is refused, `check` still
+//! finds whatever any of them left behind.
 #![cfg(all(feature = "std", feature = "allocator-api2"))]
 
 use core::alloc::{GlobalAlloc, Layout};
@@ -52,11 +54,42 @@ fn same(h: &FreeListHeap<'_>, before: &Snap, what: impl Display) {
     h.check().unwrap_or_else(|e| panic!("{what}: check: {e}"));
 }
 
+/// [`same`] after one of a batch of refused requests: under Miri `check` is left to the caller,
+/// which runs it after the batch (or after a request that succeeds, whichever comes first).
+#[track_caller]
+fn same_in_batch(h: &FreeListHeap<'_>, before: &Snap, what: impl Display) {
+    if cfg!(miri) {
+        unchanged(h, before, what);
+    } else {
+        same(h, before, what);
+    }
+}
+
 /// `free` and `try_realloc` of `p` are refused and change nothing: stats and block walk after
 /// each call, `check` after each natively and after the second under Miri (a corruption the
 /// first left behind is still there for it to find: the second call is refused too).
 #[track_caller]
 fn refused(h: &mut FreeListHeap<'_>, p: NonNull<u8>, what: impl Display) {
+    refused_calls(h, p, &what);
+    h.check().unwrap_or_else(|e| panic!("{what}: check: {e}"));
+}
+
+/// [`refused`] for one of a batch of pointers refused in a row: under Miri `check` is left to
+/// the caller, which runs it once after the batch (every call in between is refused, so it
+/// still finds whatever any of them left behind).
+#[track_caller]
+fn refused_in_batch(h: &mut FreeListHeap<'_>, p: NonNull<u8>, what: impl Display) {
+    if cfg!(miri) {
+        refused_calls(h, p, what);
+    } else {
+        refused(h, p, what);
+    }
+}
+
+/// `free` and `try_realloc` of `p` are refused; stats and block walk unchanged after each, and
+/// natively `check` after the first.
+#[track_caller]
+fn refused_calls(h: &mut FreeListHeap<'_>, p: NonNull<u8>, what: impl Display) {
     let before = snap(h);
     let e = h.free(p);
     assert!(e.is_err(), "{what}: free accepted");
@@ -70,7 +103,7 @@ fn refused(h: &mut FreeListHeap<'_>, p: NonNull<u8>, what: impl Display) {
         matches!(e, Err(HeapError::Free(_))),
         "{what}: realloc: {e:?}"
     );
-    same(h, &before, &what);
+    unchanged(h, &before, &what);
 }
 
 /// Fills a heap with mixed blocks, returns them with their layouts.
@@ -111,8 +144,8 @@ fn interior_end_and_neighbour_pointers_are_refused() {
         let live = populate(&mut h);
         let starts: Vec<usize> = live.iter().map(|(p, _)| p.addr().get()).collect();
         for &(p, lay) in &live {
-            // Under Miri (about 0.6 s a refused pointer) the granule neighbours and one past the
-            // end stand for the whole range.
+            // Under Miri (about 0.25 s a refused pointer) the granule neighbours and one past
+            // the end stand for the whole range.
             let offsets: Vec<isize> = if cfg!(miri) {
                 vec![-16, -8, -1, 1, 8, lay.size() as isize + 16]
             } else {
@@ -123,9 +156,10 @@ fn interior_end_and_neighbour_pointers_are_refused() {
                 if starts.contains(&q.addr().get()) {
                     continue;
                 }
-                refused(&mut h, q, format_args!("{fit:?} {lay:?} +{by}"));
+                refused_in_batch(&mut h, q, format_args!("{fit:?} {lay:?} +{by}"));
             }
         }
+        h.check().unwrap();
         for (p, _) in live {
             h.free(p).unwrap();
         }
@@ -179,16 +213,17 @@ fn pointers_from_elsewhere_are_refused() {
         usize::MAX & !15,
     ] {
         let p = NonNull::new(core::ptr::without_provenance_mut::<u8>(addr)).unwrap();
-        refused(&mut h, p, format_args!("address {addr:#x}"));
+        refused_in_batch(&mut h, p, format_args!("address {addr:#x}"));
     }
     // Around the first block: its header, the bitmap below it, one granule before.
     for by in [-4096isize, -64, -32, -24, -16, -9, -8, -1] {
-        refused(
+        refused_in_batch(
             &mut h,
             shifted(mine, by),
             format_args!("{by} from the first payload"),
         );
     }
+    h.check().unwrap();
     h.free(mine).unwrap();
     other.free(theirs).unwrap();
     h.check().unwrap();
@@ -205,19 +240,20 @@ fn first_and_last_granules_of_block_space() {
         let p = h.alloc(l(cap - 16, 1));
         let end = shifted(p, (cap - 8) as isize); // one past the block (= end of block space)
         for by in [-8isize, -16, -1, 1, 8, 15, 16] {
-            refused(
+            refused_in_batch(
                 &mut h,
                 shifted(p, by),
                 format_args!("shift {shift} start{by:+}"),
             );
         }
         for by in [-24isize, -16, -9, -8, -1, 0, 8, 16] {
-            refused(
+            refused_in_batch(
                 &mut h,
                 shifted(end, by),
                 format_args!("shift {shift} end{by:+}"),
             );
         }
+        h.check().unwrap();
         // SAFETY: `p` is a live block of at least `cap - 16` bytes (its layout above), the
         // caller's.
         unsafe { p.write_bytes(0xAB, cap - 16) };
@@ -257,7 +293,7 @@ fn fake_tags_written_into_payloads_are_ignored() {
         (256u64 << 1) | 1, // a live footer for 256 requested bytes
         u64::MAX,          // NIL links
     ];
-    // Under Miri two patterns and every fifth granule (about 0.5 s a refused pointer there).
+    // Under Miri two patterns and every fifth granule.
     let (patterns, step) = if cfg!(miri) {
         (&patterns[..2], 40)
     } else {
@@ -273,12 +309,13 @@ fn fake_tags_written_into_payloads_are_ignored() {
         }
         // Every interior granule of b now looks like a block start.
         for off in (16..256).step_by(step) {
-            refused(
+            refused_in_batch(
                 &mut h,
                 shifted(b, off),
                 format_args!("fake tag {pat:#x} at +{off}"),
             );
         }
+        h.check().unwrap();
     }
     // Free b with its payload full of fake free-block tags, then a and c coalesce with it.
     for q in [a, c] {
@@ -298,8 +335,9 @@ fn fake_tags_written_into_payloads_are_ignored() {
         if q == c {
             continue;
         }
-        refused(&mut h, q, format_args!("freed region +{off}"));
+        refused_in_batch(&mut h, q, format_args!("freed region +{off}"));
     }
+    h.check().unwrap();
     h.free(c).unwrap();
     h.check().unwrap();
     assert_eq!(h.stats().free_blocks, 1);
@@ -347,7 +385,7 @@ fn huge_sizes_and_alignments_are_errors() {
                     if align > 4096 {
                         assert!(matches!(e, RequestError::AlignmentTooLarge { .. }), "{e:?}");
                     }
-                    same(&h, &before, format_args!("alloc {size} align {align}"));
+                    same_in_batch(&h, &before, format_args!("alloc {size} align {align}"));
                 }
             }
             let before = snap(&h);
@@ -359,9 +397,10 @@ fn huge_sizes_and_alignments_are_errors() {
                     assert_eq!(live, p, "{size} {align}");
                     h.check().unwrap();
                 }
-                Err(_) => same(&h, &before, format_args!("realloc {size} align {align}")),
+                Err(_) => same_in_batch(&h, &before, format_args!("realloc {size} align {align}")),
             }
         }
+        h.check().unwrap();
     }
     let before = snap(&h);
     assert_eq!(h.try_alloc(l(0, 1)), Err(RequestError::ZeroSize));
@@ -447,19 +486,28 @@ fn tiny_and_misaligned_buffers() {
                 .enumerate()
             {
                 let s = 1 + (i * 7) % 40;
-                if let Ok(p) = h.try_alloc(l(s, a)) {
-                    let x = p.addr().get();
-                    assert!(
-                        x >= lo && x + s <= hi,
-                        "shift {shift} len {len}: block outside"
-                    );
-                    assert_eq!(x % a, 0);
-                    // SAFETY: `p` is a live block of `s` bytes.
-                    unsafe { p.write_bytes(0xEE, s) };
-                    live.push(p);
+                let before = snap(&h);
+                match h.try_alloc(l(s, a)) {
+                    Ok(p) => {
+                        let x = p.addr().get();
+                        assert!(
+                            x >= lo && x + s <= hi,
+                            "shift {shift} len {len}: block outside"
+                        );
+                        assert_eq!(x % a, 0);
+                        // SAFETY: `p` is a live block of `s` bytes.
+                        unsafe { p.write_bytes(0xEE, s) };
+                        live.push(p);
+                        h.check().unwrap();
+                    }
+                    Err(_) => same_in_batch(
+                        &h,
+                        &before,
+                        format_args!("shift {shift} len {len}: refused {s} align {a}"),
+                    ),
                 }
-                h.check().unwrap();
             }
+            h.check().unwrap();
             for p in live.iter().rev() {
                 h.free(*p).unwrap();
                 refused(&mut h, *p, "double free in a tiny heap");
