@@ -134,9 +134,14 @@ fn large_alignments_leave_gap_blocks_that_coalesce_at_both_ends() {
                 if let Ok(p) = heap.try_alloc(layout) {
                     assert_eq!(p.as_ptr().addr() % align, 0);
                     live.push(p);
-                    heap.check().unwrap();
+                    // Under Miri (`check` walks every free list: about 0.2 s there) once,
+                    // after the last of them.
+                    if !cfg!(miri) {
+                        heap.check().unwrap();
+                    }
                 }
             }
+            heap.check().unwrap();
             // Alignments past the maximum and sizes past the heap are refused.
             assert!(
                 heap.try_alloc(Layout::from_size_align(8, 8192).unwrap())
@@ -161,9 +166,9 @@ fn large_alignments_leave_gap_blocks_that_coalesce_at_both_ends() {
                 };
                 flip = !flip;
                 heap.free(p).unwrap();
-                // A full check per free makes the loop quadratic: under Miri, every 8th (the
+                // A full check per free makes the loop quadratic: under Miri, every 16th (the
                 // counts after the loop still show that every block coalesced).
-                if !cfg!(miri) || live.len() % 8 == 0 {
+                if !cfg!(miri) || live.len() % 16 == 0 {
                     heap.check().unwrap();
                 }
                 assert!(heap.free(p).is_err());
