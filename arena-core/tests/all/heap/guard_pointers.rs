@@ -1,7 +1,10 @@
 //! Freeing (or reallocating) anything that is not exactly the start of a live allocation is a
 //! `FreeError` and changes nothing: pointers into guards, one byte off, a neighbour's guard, a
-//! block's real start under a guarded value, another heap's pointers.
-use arena_kit_core::heap::{FreeError, FreeListHeap};
+//! block's real start under a guarded value, another heap's pointers. Under Miri `check` (which
+//! walks every free list: about 0.2 s there) runs once after a loop of refused frees rather than
+//! after each; the stats and the block walk are still compared after each, and since every free
+//! in between is refused, `check` still finds whatever any of them left behind.
+use arena_kit_core::heap::{BlockInfo, FreeError, FreeListHeap, HeapStats};
 use arena_kit_core::tags::{GuardedHeap, Tracked};
 use core::alloc::Layout;
 use core::ptr::NonNull;
@@ -27,8 +30,10 @@ fn near_misses(p: NonNull<u8>, size: usize, align: usize) -> Vec<NonNull<u8>> {
     v
 }
 
-fn snapshot(heap: &GuardedHeap<'_>) -> (String, arena_kit_core::heap::HeapStats) {
-    (heap.to_string(), heap.stats())
+/// Every block (offset, size, state) in address order, which the layout line prints (equal
+/// walks print equal lines, and the walk is a fifth of the line's cost under Miri), and the stats.
+fn snapshot(heap: &FreeListHeap<'_>) -> (Vec<BlockInfo>, HeapStats) {
+    (heap.blocks().collect(), heap.stats())
 }
 
 #[test]
@@ -55,9 +60,12 @@ fn guarded_free_of_any_pointer_but_the_value_is_an_error_and_changes_nothing() {
                 "align {align}: free({bad:p}) near {a:p}/{b:p}: {err:?}"
             );
             assert_eq!(snapshot(&heap), before, "align {align}: free({bad:p})");
-            heap.check().unwrap();
+            if !cfg!(miri) {
+                heap.check().unwrap();
+            }
             heap.check_guards().unwrap();
         }
+        heap.check().unwrap();
         heap.free(a).unwrap();
         heap.free(b).unwrap();
         assert_eq!(heap.stats().live_blocks, 0);
@@ -124,7 +132,7 @@ fn plain_free_and_realloc_reject_every_near_miss_and_foreign_pointer() {
     let a = heap.try_alloc(layout(24, 8)).unwrap();
     let b = heap.try_alloc(layout(40, 8)).unwrap();
     let x = other.try_alloc(layout(24, 8)).unwrap();
-    let before = (heap.to_string(), heap.stats());
+    let before = snapshot(&heap);
     let mut bad: Vec<_> = near_misses(a, 24, 8)
         .into_iter()
         .chain(near_misses(b, 40, 8))
@@ -137,9 +145,12 @@ fn plain_free_and_realloc_reject_every_near_miss_and_foreign_pointer() {
             "realloc({p:p})"
         );
         assert!(heap.try_realloc(p, layout(8, 8)).is_err(), "shrink({p:p})");
-        assert_eq!((heap.to_string(), heap.stats()), before, "{p:p}");
-        heap.check().unwrap();
+        assert_eq!(snapshot(&heap), before, "{p:p}");
+        if !cfg!(miri) {
+            heap.check().unwrap();
+        }
     }
+    heap.check().unwrap();
     heap.free(a).unwrap();
     heap.free(b).unwrap();
     other.free(x).unwrap();
