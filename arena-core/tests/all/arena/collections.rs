@@ -1605,3 +1605,23 @@ fn collections_order_and_look_up_as_their_contents() {
     assert_eq!(ArenaString::from_str_in("x", &arena), String::from("x"));
     assert_eq!(String::from("x"), ArenaString::from_str_in("x", &arena));
 }
+
+/// The spare capacity is written, then counted with `set_len`, as `Vec`'s users do; a vector of
+/// zero-sized values lends no spare slots.
+#[test]
+fn spare_capacity_written_then_counted_with_set_len() {
+    let arena = Arena::new();
+    let mut v: ArenaVec<u32> = ArenaVec::with_capacity_in(4, &arena);
+    v.push(1);
+    let cap = v.capacity();
+    let spare = v.spare_capacity_mut();
+    assert_eq!(spare.len(), cap - 1);
+    for (i, slot) in (10..).zip(spare.iter_mut().take(3)) {
+        slot.write(i);
+    }
+    // SAFETY: the three slots after the first element were just written, within the capacity.
+    unsafe { v.set_len(4) };
+    assert_eq!(v, [1, 10, 11, 12]);
+    let mut units: ArenaVec<()> = ArenaVec::new_in(&arena);
+    assert!(units.spare_capacity_mut().is_empty());
+}
