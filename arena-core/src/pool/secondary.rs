@@ -138,21 +138,21 @@ pub(crate) fn retag_each<V>(
     Ok(())
 }
 
-/// What the stored generation says about `handle`.
-pub(crate) enum Age {
-    /// The same handle: its value is here.
-    Same,
-    /// Older than the stored one: stale.
-    Older,
-    /// Newer than the stored one: the pool reused the slot.
-    Newer,
+/// What a side table's mutable operation found at a handle's slot, once [`Owner::admit`] let
+/// it in: the handle as the bound pool writes it, and whether the stored value is its.
+pub(crate) enum Admitted<T> {
+    /// The stored value is this handle's.
+    Same(Handle<T>),
+    /// The slot is vacant, or holds an older generation's value (the pool reused the slot).
+    Fresh(Handle<T>),
 }
 
-pub(crate) fn age<T>(stored: NonZeroU32, handle: Handle<T>) -> Age {
-    match handle.generation().cmp(&stored) {
-        core::cmp::Ordering::Equal => Age::Same,
-        core::cmp::Ordering::Less => Age::Older,
-        core::cmp::Ordering::Greater => Age::Newer,
+impl<T> Admitted<T> {
+    /// The handle as the bound pool writes it.
+    pub(crate) fn handle(&self) -> Handle<T> {
+        match *self {
+            Admitted::Same(handle) | Admitted::Fresh(handle) => handle,
+        }
     }
 }
 
@@ -167,6 +167,38 @@ pub(crate) const NO_SLOT: u32 = u32::MAX;
 pub(crate) struct Owner(Option<Option<u8>>);
 
 impl Owner {
+    /// Lets `handle` into a mutable operation (`try_insert`, `entry`) on a slot whose stored
+    /// generation is `stored` (`None` if vacant). `normalized` is what
+    /// [`normalize`](Self::normalize) gave for `handle`. A handle older than the stored one is
+    /// stale: refused with the stored entry's handle, before binding, so the refusal changes
+    /// nothing. Otherwise the table is bound ([`bind`](Self::bind), with `retag`) and the answer
+    /// says whether the stored value is the handle's; binding retags every stored generation
+    /// alike, which keeps that answer.
+    #[inline]
+    #[track_caller]
+    pub(crate) fn admit<T>(
+        &mut self,
+        handle: Handle<T>,
+        normalized: Handle<T>,
+        stored: Option<NonZeroU32>,
+        kind: &str,
+        retag: impl FnOnce(u8) -> Result<(), NonZeroU32>,
+    ) -> Result<Admitted<T>, Handle<T>> {
+        let same = match stored {
+            Some(newer) if normalized.generation() < newer => {
+                return Err(Handle::new(handle.index(), newer));
+            }
+            Some(stored) => normalized.generation() == stored,
+            None => false,
+        };
+        let bound = self.bind(handle, normalized, kind, retag);
+        Ok(if same {
+            Admitted::Same(bound)
+        } else {
+            Admitted::Fresh(bound)
+        })
+    }
+
     /// Binds to `handle`'s pool if unbound and returns `handle` as the bound pool writes it;
     /// `normalized` is what [`normalize`](Self::normalize) gave for it before binding (a caller
     /// checks it against the table first, so that a refusal binds nothing). A table that so far
@@ -178,7 +210,7 @@ impl Owner {
     /// against the handle, so an age taken with `normalized` still holds.
     #[inline]
     #[track_caller]
-    pub(crate) fn bind<T>(
+    fn bind<T>(
         &mut self,
         handle: Handle<T>,
         normalized: Handle<T>,
@@ -230,18 +262,6 @@ impl Owner {
         let tag = generation::tag_of(raw);
         *self.0.get_or_insert(tag) == tag
     }
-}
-
-/// The stored entry's handle if `handle` (as [`Owner::normalize`] gives it, before any binding)
-/// is older than it: inserts and `entry` refuse it before binding, so the refusal changes
-/// nothing. Binding an untagged table retags every entry with one tag, which keeps their order
-/// against the handle.
-pub(crate) fn stale_against<T, V>(
-    stored: Option<&Stored<V>>,
-    handle: Handle<T>,
-) -> Option<Handle<T>> {
-    let stored = stored?;
-    matches!(age(stored.generation, handle), Age::Older).then(|| stored.handle(handle.index()))
 }
 
 /// [`retag_each`] over a dense table's stored values.
@@ -534,18 +554,16 @@ impl<T, V> SecondaryPool<T, V> {
         if index >= self.slots.len() && self.grow_to(index).is_err() {
             return Err(InsertRefused::out_of_memory(value, handle));
         }
-        if let Some(newer) = stale_against(self.slots[index].as_ref(), normalized) {
-            return Err(InsertRefused::stale(value, handle, newer));
-        }
-        let handle = self.owner.bind(handle, normalized, KIND, |tag| {
-            retag_all(&mut self.slots, tag)
-        });
-        // Not older (refused above): the same handle's value, or one the pool reused the slot for.
-        if let Some(stored) = &mut self.slots[index]
-            && stored.generation == handle.generation()
-        {
+        let stored = self.slots[index].as_ref().map(|s| s.generation);
+        let retag = |tag| retag_all(&mut self.slots, tag);
+        let admitted = match self.owner.admit(handle, normalized, stored, KIND, retag) {
+            Err(newer) => return Err(InsertRefused::stale(value, handle, newer)),
+            Ok(admitted) => admitted,
+        };
+        if let (Admitted::Same(_), Some(stored)) = (&admitted, &mut self.slots[index]) {
             return Ok(Some(mem::replace(&mut stored.value, value)));
         }
+        let handle = admitted.handle();
         // Dropped last, so a panicking `Drop` finds the table already holding the new value.
         drop(self.put(index, Stored::new(handle, value)));
         Ok(None)
@@ -655,30 +673,26 @@ impl<T, V> SecondaryPool<T, V> {
         if handle.index() == NO_SLOT {
             return None;
         }
-        // The age before binding, so that a stale handle's `None` binds nothing (binding keeps
-        // it: `Owner::bind`).
         let normalized = self.owner.normalize(handle, KIND)?;
-        let age = match self.slots.get(handle.index() as usize) {
-            Some(Some(s)) => age(s.generation, normalized),
-            _ => Age::Newer,
-        };
-        if let Age::Older = age {
-            return None;
-        }
-        let handle = self.owner.bind(handle, normalized, KIND, |tag| {
-            retag_all(&mut self.slots, tag)
-        });
-        Some(if let Age::Same = age {
-            Entry::Occupied(OccupiedEntry {
-                table: self,
-                handle,
-            })
-        } else {
-            Entry::Vacant(VacantEntry {
-                table: self,
-                handle,
-            })
-        })
+        let stored = self.stored(handle.index()).map(|s| s.generation);
+        let retag = |tag| retag_all(&mut self.slots, tag);
+        // A stale handle is refused before binding, so its `None` binds nothing.
+        Some(
+            match self
+                .owner
+                .admit(handle, normalized, stored, KIND, retag)
+                .ok()?
+            {
+                Admitted::Same(handle) => Entry::Occupied(OccupiedEntry {
+                    table: self,
+                    handle,
+                }),
+                Admitted::Fresh(handle) => Entry::Vacant(VacantEntry {
+                    table: self,
+                    handle,
+                }),
+            },
+        )
     }
 
     /// Keeps only the values for which `keep` returns `true`; the others are removed and dropped.

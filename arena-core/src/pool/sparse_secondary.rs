@@ -36,8 +36,7 @@ use std::collections::hash_map::{self, HashMap, RandomState};
 
 use super::Handle;
 use super::secondary::{
-    Age, InsertRefused, NO_SLOT, Owner, Stored, age, disjoint_values, retag_each,
-    side_table_shared, stale_against,
+    Admitted, InsertRefused, NO_SLOT, Owner, Stored, disjoint_values, retag_each, side_table_shared,
 };
 
 const KIND: &str = "SparseSecondaryPool";
@@ -200,27 +199,24 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if self.map.try_reserve(1).is_err() {
             return Err(InsertRefused::out_of_memory(value, handle));
         }
-        if let Some(newer) = stale_against(self.map.get(&handle.index()), normalized) {
-            return Err(InsertRefused::stale(value, handle, newer));
-        }
+        let stored = self.map.get(&handle.index()).map(|s| s.generation);
         let retag = |tag| retag_each(|f| self.map.values_mut().for_each(f), tag);
-        let handle = self.owner.bind(handle, normalized, KIND, retag);
-        match self.map.entry(handle.index()) {
-            hash_map::Entry::Vacant(e) => {
-                e.insert(Stored::new(handle, value));
+        let admitted = match self.owner.admit(handle, normalized, stored, KIND, retag) {
+            Err(newer) => return Err(InsertRefused::stale(value, handle, newer)),
+            Ok(admitted) => admitted,
+        };
+        match (self.map.entry(handle.index()), admitted) {
+            (hash_map::Entry::Occupied(mut e), Admitted::Same(_)) => {
+                Ok(Some(mem::replace(&mut e.get_mut().value, value)))
+            }
+            // The pool reused the slot: dropped after the table holds the new value.
+            (hash_map::Entry::Occupied(mut e), Admitted::Fresh(handle)) => {
+                drop(mem::replace(e.get_mut(), Stored::new(handle, value)));
                 Ok(None)
             }
-            // Not older (refused above): the same handle's value, or one the pool reused the
-            // slot for.
-            hash_map::Entry::Occupied(mut e) => {
-                let stored = e.get_mut();
-                if stored.generation == handle.generation() {
-                    Ok(Some(mem::replace(&mut stored.value, value)))
-                } else {
-                    // Dropped after the table holds the new value.
-                    drop(mem::replace(stored, Stored::new(handle, value)));
-                    Ok(None)
-                }
+            (hash_map::Entry::Vacant(e), admitted) => {
+                e.insert(Stored::new(admitted.handle(), value));
+                Ok(None)
             }
         }
     }
@@ -312,24 +308,21 @@ impl<T, V, S: BuildHasher> SparseSecondaryPool<T, V, S> {
         if handle.index() == NO_SLOT {
             return None;
         }
-        // The age before binding, so that a stale handle's `None` binds nothing (binding keeps
-        // it: `Owner::bind`).
         let normalized = self.owner.normalize(handle, KIND)?;
-        let age = self
-            .map
-            .get(&handle.index())
-            .map(|s| age(s.generation, normalized));
-        if let Some(Age::Older) = age {
-            return None;
-        }
+        let stored = self.map.get(&handle.index()).map(|s| s.generation);
         let retag = |tag| retag_each(|f| self.map.values_mut().for_each(f), tag);
-        let handle = self.owner.bind(handle, normalized, KIND, retag);
-        let inner = match self.map.entry(handle.index()) {
-            hash_map::Entry::Vacant(e) => Vacancy::Empty(e),
-            hash_map::Entry::Occupied(e) if matches!(age, Some(Age::Same)) => {
+        // A stale handle is refused before binding, so its `None` binds nothing.
+        let admitted = self
+            .owner
+            .admit(handle, normalized, stored, KIND, retag)
+            .ok()?;
+        let handle = admitted.handle();
+        let inner = match (self.map.entry(handle.index()), admitted) {
+            (hash_map::Entry::Occupied(e), Admitted::Same(_)) => {
                 return Some(Entry::Occupied(OccupiedEntry { inner: e, handle }));
             }
-            hash_map::Entry::Occupied(e) => Vacancy::Older(e),
+            (hash_map::Entry::Vacant(e), _) => Vacancy::Empty(e),
+            (hash_map::Entry::Occupied(e), Admitted::Fresh(_)) => Vacancy::Older(e),
         };
         Some(Entry::Vacant(VacantEntry { inner, handle }))
     }
