@@ -17,6 +17,35 @@ impl Arena {
                 == Some(self.cursor.ptr().as_ptr() as usize)
     }
 
+    /// Whether [`grow_last`](Self::grow_last) would grow `[ptr, ptr + old)` to `new` bytes in
+    /// place (the budget aside): it is the newest block, aligned to `align`, and the page has
+    /// room.
+    #[inline]
+    fn grows_in_place(&self, ptr: NonNull<u8>, old: usize, new: usize, align: usize) -> bool {
+        let addr = ptr.as_ptr() as usize;
+        old != 0
+            && self.is_last(ptr, old)
+            && addr.is_multiple_of(align)
+            && new <= self.cursor.page_end().as_ptr() as usize - addr
+    }
+
+    /// The bytes `used()` grows by when the block `[ptr, ptr + old)` grows to `new` bytes:
+    /// `new - old` in place, else `new` for the block it moves to (alignment padding aside).
+    /// What a caller weighing the budget before growing (`ArenaVec`'s doubling) should count.
+    pub(crate) fn growth_to(
+        &self,
+        ptr: NonNull<u8>,
+        old: usize,
+        new: usize,
+        align: usize,
+    ) -> usize {
+        if self.grows_in_place(ptr, old, new, align) {
+            new - old
+        } else {
+            new
+        }
+    }
+
     /// Grows the newest block `[ptr, ptr + old)` to `new` bytes in place and returns it with
     /// the page's provenance for the new size; `Ok(None)` when it is not the newest block, is
     /// not aligned to `align`, or the page has no room (the caller moves it). A growth that
@@ -28,14 +57,10 @@ impl Arena {
         new: usize,
         align: usize,
     ) -> Result<Option<NonNull<u8>>, ArenaError> {
+        if !self.grows_in_place(ptr, old, new, align) {
+            return Ok(None);
+        }
         let addr = ptr.as_ptr() as usize;
-        if old == 0 || !self.is_last(ptr, old) || !addr.is_multiple_of(align) {
-            return Ok(None);
-        }
-        let in_page = self.cursor.page_end().as_ptr() as usize - addr;
-        if new > in_page {
-            return Ok(None);
-        }
         if new > self.cursor.end().as_ptr() as usize - addr {
             // Growing in place crosses the budget clamp: the policy decides.
             self.admit(new - old)?;

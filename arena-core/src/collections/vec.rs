@@ -174,13 +174,18 @@ impl<'a, T> ArenaVec<'a, T> {
         // Near a budget's limit the doubled buffer may cross it where the exact need does not:
         // then the buffer grows to the exact need, whatever the budget's policy. (A `Fail`
         // budget's refusal of the doubled size below leads there too; a `Panic` budget would
-        // panic, and a `Warn` one warn, over growth nothing asked for.)
-        if amortised > required
-            && !self
-                .arena
-                .within_budget(amortised.saturating_mul(size_of::<T>()))
-        {
-            amortised = required;
+        // panic, and a `Warn` one warn, over growth nothing asked for.) Growing in place adds
+        // only the bytes past the old buffer, so those are what the budget is asked about.
+        if amortised > required {
+            let growth = self.arena.growth_to(
+                self.ptr.cast(),
+                self.cap_bytes(),
+                amortised.saturating_mul(size_of::<T>()),
+                align_of::<T>(),
+            );
+            if !self.arena.within_budget(growth) {
+                amortised = required;
+            }
         }
         match self.grow_to(amortised) {
             Err(_) if amortised > required => self.grow_to(required),

@@ -163,6 +163,31 @@ fn reserve_falls_back_to_the_exact_need_when_doubling_does_not_fit() {
     assert!(v.capacity() <= 100);
 }
 
+/// A budget's check before doubling counts what the growth adds: in place, only the bytes past
+/// the old buffer. A limit that leaves room for those doubles the buffer, under every policy,
+/// rather than stepping to the exact need.
+#[test]
+fn doubling_in_place_near_a_budget_counts_only_the_added_bytes() {
+    for policy in ["fail", "panic", "warn"] {
+        let arena = Arena::chained(4096);
+        let mut v = ArenaVec::<u64>::with_capacity_in(4, &arena);
+        v.extend([1, 2, 3, 4]);
+        let limit = arena.used() + 32; // room for 4 more elements in place, not for 8 anywhere
+        let budget = match policy {
+            "fail" => Budget::fail(limit),
+            "panic" => Budget::panic(limit),
+            _ => Budget::warn(limit),
+        };
+        arena.restore_budget(&budget.into());
+        let buffer = v.as_ptr();
+        v.push(5);
+        assert_eq!(v, [1, 2, 3, 4, 5]);
+        assert_eq!(v.as_ptr(), buffer, "{policy}: grown in place");
+        assert_eq!(v.capacity(), 8, "{policy}: doubled, as the limit allows");
+        assert_eq!(arena.used(), limit, "{policy}");
+    }
+}
+
 #[test]
 fn zero_sized_elements_never_allocate() {
     let arena = Arena::with_capacity(0);
