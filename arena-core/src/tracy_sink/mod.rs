@@ -5,7 +5,8 @@
 //! the Tracy 0.14.1 client): connect a Tracy 0.14.x server. The client runs on demand: nothing is
 //! collected (and the hooks cost a lookup and a call each) until a server connects.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, Once, PoisonError, RwLock};
 
 use crate::tags::pool_names::{PoolNames, fit};
 use crate::tags::{ProfilerEvent, ProfilerSink};
@@ -37,6 +38,13 @@ use crate::tags::{ProfilerEvent, ProfilerSink};
 /// 65,534 bytes (at a character boundary); names cut to the same text are told apart as any
 /// others. The protocol is Tracy 0.14.1's (tracy-client 0.19).
 ///
+/// Tracy's client is a C++ static object, destroyed when the process exits. A thread still
+/// allocating then (main returned while it ran; a thread-local's destructor on Windows) would
+/// send into the destroyed client. So the first sink made registers an exit handler (the C
+/// runtime's `atexit`, which runs before Tracy's destructor) that closes every sink: an event
+/// already being sent finishes first, and later events are not sent (they are counted as
+/// `dropped`). Tracy still sends what it collected before that to a connected server.
+///
 /// ```
 /// use arena_kit::tags::TracySink;
 /// use arena_kit::{Arena, Tracked};
@@ -55,14 +63,94 @@ pub struct TracySink {
     client: tracy_client::Client,
     /// The name each live allocator and each plot is shown under, and the events dropped.
     names: Mutex<PoolNames>,
+    /// Closed when the process exits, before Tracy's client is destroyed: [`EXIT_GATE`].
+    gate: &'static ExitGate,
+    /// Events not sent because the gate was closed.
+    after_exit: AtomicU64,
+}
+
+/// Whether Tracy's client may still be called: open until the process exits. Every call into
+/// Tracy runs inside [`ExitGate::send`], which holds the gate open while it runs, so closing it
+/// waits for the calls under way and refuses the later ones.
+struct ExitGate {
+    closed: RwLock<bool>,
+}
+
+impl ExitGate {
+    const fn new() -> ExitGate {
+        ExitGate {
+            closed: RwLock::new(false),
+        }
+    }
+
+    /// Runs `emit` (a call into Tracy) unless the gate is closed; the gate cannot close while it
+    /// runs. Whether it ran. (A poisoned lock still holds a whole `bool`.)
+    fn send(&self, emit: impl FnOnce()) -> bool {
+        let closed = self.closed.read().unwrap_or_else(PoisonError::into_inner);
+        if *closed {
+            return false;
+        }
+        emit();
+        true
+    }
+
+    /// Closes the gate once the calls under way have returned.
+    fn close(&self) {
+        *self.closed.write().unwrap_or_else(PoisonError::into_inner) = true;
+    }
+}
+
+/// The gate of every sink [`TracySink::new`] makes, closed at exit by [`close_at_exit`].
+static EXIT_GATE: ExitGate = ExitGate::new();
+
+/// The exit handler: closes [`EXIT_GATE`].
+extern "C" fn close_at_exit() {
+    EXIT_GATE.close();
+}
+
+/// Registers [`close_at_exit`] with the C runtime, once. Tracy's client is constructed before
+/// `main` (a static with an early init priority), so its destructor was registered first and
+/// runs after every `atexit` handler registered later, this one included. Should the runtime
+/// refuse the handler, the gate closes now: no event is ever sent, rather than one sent into a
+/// destroyed client.
+fn register_exit_gate() {
+    static REGISTERED: Once = Once::new();
+    REGISTERED.call_once(|| {
+        unsafe extern "C" {
+            /// The C standard library's `atexit`.
+            fn atexit(handler: extern "C" fn()) -> core::ffi::c_int;
+        }
+        // SAFETY: `atexit` only records the handler, a non-unwinding `extern "C" fn()` with no
+        // captures that stays valid for the whole run (a plain function); its one failure is
+        // reported by a non-zero return.
+        if unsafe { atexit(close_at_exit) } != 0 {
+            EXIT_GATE.close();
+        }
+    });
 }
 
 impl TracySink {
     /// A sink that starts the Tracy client (on demand: it collects once a server connects).
     pub fn new() -> TracySink {
+        register_exit_gate();
+        TracySink::with_gate(&EXIT_GATE)
+    }
+
+    /// A sink whose calls into Tracy go through `gate`.
+    fn with_gate(gate: &'static ExitGate) -> TracySink {
         TracySink {
             client: tracy_client::Client::start(),
             names: Mutex::new(PoolNames::default()),
+            gate,
+            after_exit: AtomicU64::new(0),
+        }
+    }
+
+    /// Runs `emit` (a call into Tracy) unless the process is exiting; then counts the event as
+    /// dropped.
+    fn send(&self, emit: impl FnOnce()) {
+        if !self.gate.send(emit) {
+            self.after_exit.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -87,7 +175,7 @@ impl TracySink {
     ) {
         let name = self.names().pool(pool, buffer, id);
         if let Some(name) = name {
-            emit(name.as_c_str().as_ptr());
+            self.send(|| emit(name.as_c_str().as_ptr()));
         }
     }
 
@@ -109,7 +197,10 @@ impl core::fmt::Debug for TracySink {
         let names = self.names();
         f.debug_struct("TracySink")
             .field("names", &names.made())
-            .field("dropped", &names.dropped())
+            .field(
+                "dropped",
+                &(names.dropped() + self.after_exit.load(Ordering::Relaxed)),
+            )
             .finish()
     }
 }
@@ -128,7 +219,8 @@ impl ProfilerSink for TracySink {
             } => self.with_pool_name(pool, buffer, id, |name| {
                 // SAFETY: `name` is NUL-terminated and lives for the rest of the program (Tracy
                 // keeps the pointer); `addr` is only recorded, never dereferenced. The client is
-                // running (`self.client`).
+                // running (`self.client`) and not destroyed: this runs inside the exit gate
+                // (`with_pool_name` sends through it), which closes before Tracy's destructor.
                 unsafe {
                     sys::___tracy_emit_memory_alloc_named(
                         core::ptr::without_provenance(addr),
@@ -152,7 +244,7 @@ impl ProfilerSink for TracySink {
             ProfilerEvent::Discard {
                 pool, buffer, id, ..
             } => self.with_pool_name(pool, buffer, id, |name| {
-                // SAFETY: `name` as for `Alloc`; the client is running.
+                // SAFETY: `name` as for `Alloc`; the client is running, inside the exit gate.
                 unsafe { sys::___tracy_emit_memory_discard(name) }
             }),
             ProfilerEvent::PoolEnd {
@@ -166,8 +258,10 @@ impl ProfilerSink for TracySink {
                 let Some(name) = names.end(pool, buffer, id) else {
                     return;
                 };
-                // SAFETY: `name` as for `Alloc`; the client is running.
-                unsafe { sys::___tracy_emit_memory_discard(name.as_c_str().as_ptr()) };
+                // SAFETY: `name` as for `Alloc`; the client is running, inside the exit gate.
+                self.send(|| unsafe {
+                    sys::___tracy_emit_memory_discard(name.as_c_str().as_ptr())
+                });
                 drop(names);
             }
             ProfilerEvent::Plot { tag, bytes, .. } => {
@@ -176,10 +270,12 @@ impl ProfilerSink for TracySink {
                 };
                 let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
                 // SAFETY: `name` as for `Alloc` (Tracy keeps plot names too).
-                unsafe { sys::___tracy_emit_plot_int(name.as_c_str().as_ptr(), bytes) };
+                self.send(|| unsafe {
+                    sys::___tracy_emit_plot_int(name.as_c_str().as_ptr(), bytes)
+                });
             }
-            ProfilerEvent::Message { text, .. } => self.client.message(fit(text), 0),
-            ProfilerEvent::FrameEnd { .. } => self.client.frame_mark(),
+            ProfilerEvent::Message { text, .. } => self.send(|| self.client.message(fit(text), 0)),
+            ProfilerEvent::FrameEnd { .. } => self.send(|| self.client.frame_mark()),
         }
     }
 }
@@ -214,5 +310,139 @@ mod tests {
         sink.event(&discard(1));
         sink.event(&discard(2));
         assert_eq!(format!("{sink:?}"), "TracySink { names: 2, dropped: 0 }");
+    }
+
+    /// One event of each kind, all of one allocator (`id`), ending with its end.
+    fn every_event(id: u64) -> [ProfilerEvent<'static>; 7] {
+        let pool = "tracy sink: exit";
+        [
+            ProfilerEvent::Alloc {
+                pool,
+                tag: "T",
+                addr: 64,
+                size: 8,
+                buffer: None,
+                id,
+                site: None,
+            },
+            ProfilerEvent::Free {
+                pool,
+                tag: "T",
+                addr: 64,
+                size: 8,
+                buffer: None,
+                id,
+            },
+            ProfilerEvent::Discard {
+                pool,
+                tag: "T",
+                buffer: None,
+                id,
+            },
+            ProfilerEvent::Plot {
+                tag: "tracy sink: exit",
+                bytes: 8,
+                frame: 1,
+            },
+            ProfilerEvent::Message {
+                text: "tracy sink: exit",
+                frame: 1,
+            },
+            ProfilerEvent::FrameEnd { frame: 1 },
+            ProfilerEvent::PoolEnd {
+                pool,
+                tag: "T",
+                buffer: None,
+                id,
+            },
+        ]
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls Tracy's C++ client")]
+    fn once_the_exit_gate_closes_no_event_reaches_tracy_and_each_counts_as_dropped() {
+        let sink =
+            TracySink::with_gate(std::boxed::Box::leak(std::boxed::Box::new(ExitGate::new())));
+        for event in &every_event(1) {
+            sink.event(event);
+        }
+        assert_eq!(format!("{sink:?}"), "TracySink { names: 2, dropped: 0 }");
+        sink.gate.close();
+        for event in &every_event(2) {
+            sink.event(event);
+        }
+        // All seven (the second allocator still takes the first one's name, and gives it back).
+        assert_eq!(format!("{sink:?}"), "TracySink { names: 2, dropped: 7 }");
+    }
+
+    #[test]
+    fn closing_the_exit_gate_waits_for_the_call_under_way_and_refuses_later_ones() {
+        use std::sync::Barrier;
+        use std::sync::atomic::AtomicBool;
+        let gate: &'static ExitGate = std::boxed::Box::leak(std::boxed::Box::new(ExitGate::new()));
+        let (inside, done) = (Barrier::new(2), AtomicBool::new(false));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                assert!(gate.send(|| {
+                    inside.wait();
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    done.store(true, Ordering::SeqCst);
+                }));
+            });
+            inside.wait();
+            gate.close();
+            assert!(
+                done.load(Ordering::SeqCst),
+                "closed while a call was under way"
+            );
+        });
+        assert!(!gate.send(|| panic!("sent through a closed gate")));
+    }
+
+    /// The exit handler itself: a child process (this test, run again) whose threads keep sending
+    /// events while `exit` runs the handler, then Tracy's destructor. It must exit cleanly, and
+    /// not hang (the handler waits only for calls under way).
+    #[test]
+    #[cfg_attr(miri, ignore = "runs a child process and Tracy's C++ client")]
+    fn a_process_exiting_while_threads_send_events_exits_cleanly() {
+        const CHILD: &str = "ARENA_KIT_TRACY_EXIT_CHILD";
+        if std::env::var_os(CHILD).is_some() {
+            let sink = TracySink::install();
+            for thread in 0..4 {
+                std::thread::spawn(move || {
+                    for id in (thread * 1_000_000u64).. {
+                        for event in &every_event(id) {
+                            sink.event(event);
+                        }
+                    }
+                });
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            std::process::exit(0);
+        }
+        for _ in 0..3 {
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "tracy_sink::tests::a_process_exiting_while_threads_send_events_exits_cleanly",
+                    "--test-threads=1",
+                ])
+                .env(CHILD, "1")
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            let status = loop {
+                if let Some(status) = child.try_wait().unwrap() {
+                    break status;
+                }
+                if std::time::Instant::now() > deadline {
+                    child.kill().unwrap();
+                    panic!("the child process hung at exit");
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            };
+            assert!(status.success(), "the child process exited with {status}");
+        }
     }
 }
