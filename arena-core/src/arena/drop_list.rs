@@ -82,10 +82,12 @@ type DropOneFn = unsafe fn(NonNull<u8>);
 /// [`DropRecord`]).
 #[repr(C)]
 pub(super) struct TailEntry {
-    /// Drops the value: a [`DropOneFn`] as a pointer (see [`TailEntry::drop_word`]), null
-    /// until the value is built, so an entry whose constructor panicked drops nothing. An entry
+    /// Drops the value: a [`DropOneFn`] as a pointer (see [`TailEntry::drop_word`]),
+    /// [`drop_unbuilt`] until the value is built, so an entry whose constructor panicked drops
+    /// nothing (and the walk calls every entry's function without testing it first). An entry
     /// for a value already built (`Arena::alloc`) leaves it unwritten for the moment the value
-    /// is moved in, when nothing can read it (see [`Arena::push_entry`]).
+    /// is moved in, when nothing can read it (see [`Arena::push_entry`]). Null only in
+    /// [`NO_TAIL`], which is never dropped.
     drop: *const (),
     /// The entry before this one in the same tail, or [`no_tail`] (which is its own).
     prev: NonNull<TailEntry>,
@@ -107,14 +109,25 @@ impl TailEntry {
         drop_one::<T> as DropOneFn as *const ()
     }
 
-    /// The function that drops the entry's value, if it is built.
-    fn drop_fn(&self) -> Option<DropOneFn> {
-        if self.drop.is_null() {
-            return None;
-        }
-        // SAFETY: a non-null `drop` was written from `drop_word`, a `DropOneFn` cast to a
-        // pointer, so this turns it back into the same function pointer.
-        Some(unsafe { core::mem::transmute::<*const (), DropOneFn>(self.drop) })
+    /// The `drop` word of an entry whose value is not built yet: [`drop_unbuilt`].
+    #[inline(always)]
+    fn unbuilt_word() -> *const () {
+        drop_unbuilt as DropOneFn as *const ()
+    }
+
+    /// Whether the entry's value is built (its `drop` word is no longer [`drop_unbuilt`]'s).
+    fn built(&self) -> bool {
+        self.drop != TailEntry::unbuilt_word()
+    }
+
+    /// The function that drops the entry's value: [`drop_unbuilt`] (nothing) if it is not
+    /// built. Never for [`NO_TAIL`].
+    fn drop_fn(&self) -> DropOneFn {
+        debug_assert!(!self.drop.is_null(), "NO_TAIL is never dropped");
+        // SAFETY: the `drop` word of every entry but `NO_TAIL` was written from `drop_word` or
+        // `unbuilt_word`, a `DropOneFn` cast to a pointer, so this turns it back into the same
+        // function pointer.
+        unsafe { core::mem::transmute::<*const (), DropOneFn>(self.drop) }
     }
 }
 
@@ -133,6 +146,23 @@ impl DropRecord {
             }
         }
     }
+}
+
+/// What [`drop_unbuilt`] names: its body takes this static's address, which no other function
+/// does, so no optimisation merges it with an empty drop function of some type (the `drop`
+/// word tells an unbuilt value from a built one, [`TailEntry::built`]).
+static UNBUILT: u8 = 0;
+
+/// The drop function of an entry whose value is not built (its constructor is running, or
+/// panicked): drops nothing. Not generic and never inlined into another crate's code, so its
+/// address is one and the same wherever it is taken.
+///
+/// # Safety
+///
+/// None needed; it is `unsafe` to have the type of every drop function.
+#[inline(never)]
+unsafe fn drop_unbuilt(_: NonNull<u8>) {
+    core::hint::black_box(&UNBUILT);
 }
 
 /// Drops the value of `T` at `value`.
@@ -440,7 +470,7 @@ impl Arena {
         unsafe {
             let rec = record.as_ptr();
             if !BUILT {
-                TailEntry::drop_slot(entry).write(core::ptr::null());
+                TailEntry::drop_slot(entry).write(TailEntry::unbuilt_word());
             }
             (&raw mut (*entry.as_ptr()).prev).write(tail);
             (*rec).tail = entry;
@@ -586,15 +616,14 @@ impl Arena {
                 let mut rest = Rest { rec, next: tail };
                 loop {
                     let entry = rest.next;
-                    // SAFETY: the entry is live (its record is linked) and its value, right
-                    // after it, is built when `drop` is non-null; it leaves the entries left
-                    // first, so it is dropped only here.
+                    // SAFETY: the entry is live (its record is linked) and not `NO_TAIL`; its
+                    // value, right after it, is built unless its drop function is
+                    // `drop_unbuilt`, which drops nothing; it leaves the entries left first, so
+                    // it is dropped only here.
                     unsafe {
                         let e = entry.read();
                         rest.next = e.prev;
-                        if let Some(drop) = e.drop_fn() {
-                            drop(entry.add(1).cast());
-                        }
+                        (e.drop_fn())(entry.add(1).cast());
                     }
                     if rest.next == no_tail() {
                         break;
@@ -636,7 +665,7 @@ impl Arena {
             while entry != no_tail() {
                 // SAFETY: entries of a linked record are live.
                 let e = unsafe { entry.as_ref() };
-                n += usize::from(!e.drop.is_null());
+                n += usize::from(e.built());
                 entry = e.prev;
             }
             next = rec.prev;
