@@ -17,6 +17,7 @@ use arena_kit_core::collections::ArenaVec;
 
 use super::drop_ledger::{LIVE, born, check_no_errors, died, take_log, ty};
 use crate::support::Rng;
+use crate::support::panics::planned_panic;
 
 /// The id every zero-sized value is logged under (untracked: they cannot tell themselves apart).
 const ZMARK: u32 = u32::MAX - 1;
@@ -48,7 +49,7 @@ impl Clone for Cl {
     fn clone(&self) -> Self {
         let n = CLONES.with(|c| c.borrow().len() as u32);
         if n == CLONE_PANICS_AT.with(Cell::get) {
-            panic!("constructor panics");
+            planned_panic("constructor panics");
         }
         let id = NEXT_CLONE.with(|c| {
             c.set(c.get() + 1);
@@ -90,19 +91,6 @@ impl Model {
         gone.reverse();
         gone
     }
-}
-
-fn silence_constructor_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let prev = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let msg = info.payload().downcast_ref::<&str>().copied().unwrap_or("");
-            if msg != "constructor panics" {
-                prev(info);
-            }
-        }));
-    });
 }
 
 /// One allocation of a random kind through `arena` (an arena or a scope), recorded in `m`.
@@ -151,7 +139,7 @@ fn allocate(arena: &Arena, m: &RefCell<Model>, rng: &mut Rng, case: u64, step: u
                     arena.alloc(W8::new(id));
                     m.borrow_mut().live.push(id);
                     if true {
-                        panic!("constructor panics");
+                        planned_panic("constructor panics");
                     }
                     W24::new(0)
                 })
@@ -173,7 +161,7 @@ fn allocate(arena: &Arena, m: &RefCell<Model>, rng: &mut Rng, case: u64, step: u
                             m.borrow_mut().live.push(ZMARK);
                         }
                         if i == k {
-                            panic!("constructor panics");
+                            planned_panic("constructor panics");
                         }
                         let id = m.borrow_mut().id();
                         built.borrow_mut().push(id);
@@ -287,7 +275,7 @@ fn allocate(arena: &Arena, m: &RefCell<Model>, rng: &mut Rng, case: u64, step: u
                 arena
                     .alloc_slice_fill_iter((0..n).map(|i| {
                         if i == k {
-                            panic!("constructor panics");
+                            planned_panic("constructor panics");
                         }
                         let id = m.borrow_mut().id();
                         built.borrow_mut().push(id);
@@ -372,7 +360,6 @@ impl Host for BufferArena<'_> {
 }
 
 fn run<H: Host>(case: u64, steps: usize, mut arena: H) {
-    silence_constructor_panics();
     let m = RefCell::new(Model::default());
     let mut rng = Rng(case.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     // (marker, values pending when it was taken, allocation count then)
@@ -474,7 +461,6 @@ fn adopted_vectors_failing_slices_and_zero_sized_values_drop_in_reverse_order_ac
 fn a_failed_slice_builder_whose_built_values_panic_when_dropped_drops_each_once_and_leaves_a_usable_arena()
  {
     use super::drop_ledger::{check_clean, panic_on};
-    silence_constructor_panics();
     for panicking in 0..3u32 {
         for arena in [Arena::with_capacity(4096), Arena::chained(256)] {
             let mut arena = arena;

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arena_kit_core::arena::Arena;
 use arena_kit_core::collections::{ArenaBox, ArenaString, ArenaVec};
 
+use crate::support::panics::panic_location;
 use crate::support::{counter, drops, miri_or};
 
 #[derive(Debug)]
@@ -468,42 +469,6 @@ fn growth_under_a_panic_or_warn_budget_falls_back_to_the_exact_need_as_under_fai
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
-}
-
-thread_local! {
-    /// Where the last panic on this thread happened, while `panic_location` listens.
-    static PANIC_AT: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// The file and line a panic inside `f` reports (its `Location`), without printing it.
-fn panic_location(f: impl FnOnce()) -> String {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        let prev = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let listening = PANIC_AT.with(|p| {
-                let mut p = p.borrow_mut();
-                if p.is_some() {
-                    *p = Some(
-                        info.location()
-                            .map(|l| format!("{}:{}", l.file(), l.line()))
-                            .unwrap_or_default(),
-                    );
-                    true
-                } else {
-                    false
-                }
-            });
-            if !listening {
-                prev(info);
-            }
-        }));
-    });
-    PANIC_AT.with(|p| *p.borrow_mut() = Some(String::new()));
-    let r = catch_unwind(AssertUnwindSafe(f));
-    let at = PANIC_AT.with(|p| p.borrow_mut().take()).unwrap_or_default();
-    assert!(r.is_err(), "no panic");
-    at
 }
 
 /// One panicking call, by name.

@@ -8,6 +8,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_kit_core::arena::{Arena, scratch};
 
+use crate::support::panics::planned_panic;
+
 thread_local! {
     /// User calls so far in this run.
     static CALLS: Cell<usize> = const { Cell::new(0) };
@@ -19,35 +21,14 @@ thread_local! {
     static NO_DROP: RefCell<Vec<bool>> = const { RefCell::new(Vec::new()) };
 }
 
-const PLANNED: &str = "planned panic at user call";
-
 /// One user call: panics if it is the chosen one (only once per run, so a destructor run while
 /// unwinding never panics a second time, which would abort).
 fn user_call() {
     let n = CALLS.with(|c| c.replace(c.get() + 1));
     if PANIC_AT.with(|p| p.get()) == Some(n) {
         PANIC_AT.with(|p| p.set(None));
-        panic!("{PLANNED} {n}");
+        planned_panic(format!("planned panic at user call {n}"));
     }
-}
-
-/// Keeps the planned panics out of the test output (other panics print as usual): the tests
-/// here plan a few hundred, and under Miri the default hook's report of each (location,
-/// message, backtrace note, written to stderr) took a twelfth of the module's time.
-fn quiet_planned_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let planned = info
-                .payload()
-                .downcast_ref::<String>()
-                .is_some_and(|s| s.starts_with(PLANNED));
-            if !planned {
-                default(info);
-            }
-        }));
-    });
 }
 
 /// A value whose construction and destruction are user calls, and whose drops are counted.
@@ -112,7 +93,6 @@ impl Drop for CountedZst {
 }
 
 fn start_run(panic_at: Option<usize>) {
-    quiet_planned_panics();
     CALLS.with(|c| c.set(0));
     PANIC_AT.with(|p| p.set(panic_at));
     DROPS.with(|d| d.borrow_mut().clear());

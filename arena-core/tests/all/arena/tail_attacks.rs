@@ -14,6 +14,7 @@ use arena_kit_core::tags::{Budget, Budgeted};
 
 use super::drop_ledger::{LIVE, LOG, born, check_no_errors, chk, died, panic_on, take_log, ty};
 use crate::support::Rng;
+use crate::support::panics::planned_panic;
 
 /// The id every zero-sized value is logged under (above `drop_ledger::UNTRACKED`: untracked).
 const ZMARK: u32 = u32::MAX;
@@ -140,7 +141,7 @@ fn alloc_one(cx: Ctx<'_>, m: &RefCell<Model>, rng: &RefCell<Rng>, depth: u32) {
             drop(v);
         }
         if panics {
-            panic!("constructor panics");
+            planned_panic("constructor panics");
         }
         let id = if kind == 5 || kind == 6 {
             ZMARK
@@ -188,21 +189,7 @@ fn alloc_one(cx: Ctx<'_>, m: &RefCell<Model>, rng: &RefCell<Rng>, depth: u32) {
     }
 }
 
-fn quiet() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let prev = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let msg = info.payload().downcast_ref::<&str>().copied().unwrap_or("");
-            if msg != "constructor panics" {
-                prev(info);
-            }
-        }));
-    });
-}
-
 fn fuzz(seed: u64, ops: usize, page: usize, big: bool) {
-    quiet();
     let mut arena = Arena::chained(page);
     let m = RefCell::new(Model::default());
     let rng = RefCell::new(Rng(seed | 1));

@@ -9,14 +9,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arena_kit_core::soa::{Col, Columns, Nested, Soa};
 
+use crate::support::panics::planned_panic;
+
 thread_local! {
     static CALLS: Cell<usize> = const { Cell::new(0) };
     static FUSE: Cell<usize> = const { Cell::new(usize::MAX) };
     /// How often each value made since the last [`reset`] was dropped, by id.
     static DROPS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
-
-const PLANNED: &str = "planned panic at user call";
 
 /// One call of user code: panics if it is the armed one (once; the fuse then disarms).
 pub fn tick() {
@@ -26,29 +26,12 @@ pub fn tick() {
     });
     if FUSE.with(|f| f.get()) == n {
         FUSE.with(|f| f.set(usize::MAX));
-        panic!("{PLANNED} {n}");
+        planned_panic(format!("planned panic at user call {n}"));
     }
 }
 
 fn calls() -> usize {
     CALLS.with(Cell::get)
-}
-
-/// Keeps the planned panics out of the test output (other panics print as usual).
-fn quiet_planned_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let planned = info
-                .payload()
-                .downcast_ref::<String>()
-                .is_some_and(|s| s.starts_with(PLANNED));
-            if !planned {
-                default(info);
-            }
-        }));
-    });
 }
 
 /// A value that records its drop under its id and owns a heap block (so a double drop is also a
@@ -134,7 +117,6 @@ pub fn at_every_call<S>(
     op: impl Fn(&mut S),
     check: impl Fn(&S),
 ) -> usize {
-    quiet_planned_panics();
     reset();
     let mut s = setup();
     let before = calls();

@@ -11,6 +11,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use arena_kit_core::pool::{Handle, Pool, SecondaryPool, SparseSecondaryPool};
 use panic_harness::{Tracked, at_every_call, tick};
 
+use crate::support::panics::planned_panic;
+
 const N: usize = if cfg!(miri) { 3 } else { 5 };
 
 /// `N` handles whose slots were reused once: the older and the newer handle of each slot, in
@@ -261,7 +263,7 @@ impl Drop for PanicsOnDrop {
         use std::sync::atomic::{AtomicBool, Ordering};
         static ONCE: AtomicBool = AtomicBool::new(false);
         if !ONCE.swap(true, Ordering::Relaxed) {
-            panic!("planned panic at user call: first drop");
+            planned_panic("planned panic at user call: first drop");
         }
     }
 }

@@ -12,36 +12,9 @@ use arena_kit_core::arena::Arena;
 use arena_kit_core::soa::{SoaAllocError, SoaPool, SoaTiles, SoaVec, TrackedSoaVec};
 use arena_kit_derive::Soa;
 
+use crate::support::panics::planned_panic;
+
 const SMALL: bool = cfg!(miri);
-
-/// The panics the tests plan (each message a `&'static str`).
-const PLANNED: [&str; 4] = [
-    "clone panics",
-    "drop panics",
-    "iterator panics",
-    "callback panics",
-];
-
-/// Panics with `msg` (one of [`PLANNED`]), which the panic hook does not report: the tests plan
-/// a few hundred panics, and under Miri the default hook's report of each (location, message,
-/// backtrace note, written to stderr) takes time that checks nothing. Other panics print as
-/// usual.
-fn planned_panic(msg: &'static str) -> ! {
-    static QUIET: std::sync::Once = std::sync::Once::new();
-    QUIET.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let planned = info
-                .payload()
-                .downcast_ref::<&str>()
-                .is_some_and(|s| PLANNED.contains(s));
-            if !planned {
-                default(info);
-            }
-        }));
-    });
-    std::panic::panic_any(msg)
-}
 
 fn n(native: usize, miri: usize) -> usize {
     if SMALL { miri } else { native }

@@ -6,6 +6,8 @@ use proptest::test_runner::Config;
 use std::rc::Rc;
 use std::sync::Once;
 
+pub mod panics;
+
 /// Property-test settings: the normal case count natively, two cases under Miri (which is ~1000x
 /// slower: the model tests are most of CI's Miri time, and Miri looks for undefined behaviour
 /// along the paths a case takes, not for the semantics the native cases check), and no
