@@ -11,6 +11,7 @@ use core::ptr::{self, NonNull};
 
 use super::{ArenaBox, ArenaFull};
 use crate::arena::{Arena, ArenaDrop, ArenaError};
+use crate::soa::slice::range_or_panic;
 
 /// A `Vec` whose buffer lives in an [`Arena`]: `push`, `pop`, `insert`, `remove`, `extend`,
 /// slices through `Deref`. Growing the newest allocation of the arena extends it in place (no
@@ -470,7 +471,7 @@ impl<'a, T> ArenaVec<'a, T> {
     where
         T: Clone,
     {
-        let (start, end) = bounds(range, self.len);
+        let (start, end) = range_or_panic(range, self.len);
         self.try_reserve(end - start)?;
         for i in start..end {
             // SAFETY: `i < end <= len`: an initialised element, below the length; room for
@@ -689,7 +690,7 @@ impl<'a, T> ArenaVec<'a, T> {
     #[track_caller]
     pub fn drain(&mut self, range: impl RangeBounds<usize>) -> Drain<'_, 'a, T> {
         let len = self.len;
-        let (start, end) = bounds(range, len);
+        let (start, end) = range_or_panic(range, len);
         // From here the vector counts only the elements before the range; the drain puts the
         // tail back when it is dropped.
         self.len = start;
@@ -1178,31 +1179,6 @@ impl<T> Drop for Compact<'_, '_, T> {
         }
         self.v.len = self.write + tail;
     }
-}
-
-/// `range` as `start..end` within `len`, or the panic `Vec`'s methods give.
-#[track_caller]
-fn bounds(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
-    use core::ops::Bound;
-    let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.checked_add(1).expect("range start overflows usize"),
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&e) => e.checked_add(1).expect("range end overflows usize"),
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
-    };
-    assert!(
-        start <= end,
-        "slice index starts at {start} but ends at {end}"
-    );
-    assert!(
-        end <= len,
-        "range end index {end} out of range for slice of length {len}"
-    );
-    (start, end)
 }
 
 /// The iterator of [`ArenaVec::drain`]: yields the removed elements by value; dropped, it drops

@@ -3,8 +3,9 @@
 
 use alloc::vec::Vec;
 use core::fmt;
-use core::ops::{Bound, Deref, Range, RangeBounds};
+use core::ops::{Deref, Range, RangeBounds};
 
+use super::slice::range_or_panic;
 use super::{
     Columns, IterMut, Soa, SoaPool, SoaSliceMut, SoaTiled, SoaTiles, SoaVec, TileRowsMut, TilesMut,
     TryPushError,
@@ -258,22 +259,6 @@ impl ChangedSince<'_> {
 }
 
 impl core::iter::FusedIterator for ChangedSince<'_> {}
-
-/// `range` as `start..end` against a length (not checked: the caller marks only a valid range,
-/// and the wrapped call panics on the others).
-fn resolve(range: &impl RangeBounds<usize>, len: usize) -> Range<usize> {
-    let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.saturating_add(1),
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&e) => e.saturating_add(1),
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
-    };
-    start..end
-}
 
 /// The clock questions every tracked container answers, written once: `$rows` is the field that
 /// holds the container (its `len()` is the row count the ranges are cut at).
@@ -727,11 +712,9 @@ impl<T: Soa> TrackedSoaVec<T> {
     /// If the range is out of bounds, as [`SoaVec::slice_mut`].
     #[track_caller]
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> SoaSliceMut<'_, T> {
-        let rows = resolve(&range, self.vec.len());
-        if rows.start <= rows.end && rows.end <= self.vec.len() {
-            self.log.mark_rows(rows.clone());
-        }
-        self.vec.slice_mut(rows)
+        let (start, end) = range_or_panic(range, self.vec.len());
+        self.log.mark_rows(start..end);
+        self.vec.slice_mut(start..end)
     }
 
     /// Every row as exclusive references (marks every block of every field).

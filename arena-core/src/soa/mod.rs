@@ -57,7 +57,7 @@ mod raw;
 mod rayon;
 #[cfg(feature = "serde")]
 pub mod serde;
-mod slice;
+pub(crate) mod slice;
 mod tile_columns;
 #[cfg(feature = "alloc")]
 mod tiles;

@@ -474,6 +474,22 @@ fn growth_under_a_panic_or_warn_budget_falls_back_to_the_exact_need_as_under_fai
 /// One panicking call, by name.
 type Case<'a> = (&'static str, Box<dyn Fn() + 'a>);
 
+/// Every case panics, and reports its panic in this file (the test's call), not in the library.
+#[track_caller]
+fn assert_each_panics_here(cases: &[Case<'_>]) {
+    let mut wrong = Vec::new();
+    for (name, f) in cases {
+        let at = panic_location(f);
+        if !at.starts_with(file!()) {
+            wrong.push(format!("{name} -> {at}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "panics reported inside the library: {wrong:#?}"
+    );
+}
+
 /// A full arena (or an impossible capacity) is reported at the user's call, for every panicking
 /// form of a `try_` method: the collections', the arena's own and the pools' constructors. (A
 /// panic inside a closure such as `unwrap_or_else(|e| panic!("{e}"))` would point into the
@@ -482,7 +498,6 @@ type Case<'a> = (&'static str, Box<dyn Fn() + 'a>);
 fn a_full_arena_panics_at_the_callers_line() {
     let full = Arena::with_capacity(8);
     full.alloc_no_drop(0u64);
-    let here = file!();
     let cases: Vec<Case<'_>> = vec![
         (
             "Arena::alloc",
@@ -552,17 +567,35 @@ fn a_full_arena_panics_at_the_callers_line() {
             Box::new(|| drop(arena_kit_core::arena_format!(in &full, "{}", 12345))),
         ),
     ];
-    let mut wrong = Vec::new();
-    for (name, f) in &cases {
-        let at = panic_location(f);
-        if !at.starts_with(here) {
-            wrong.push(format!("{name} -> {at}"));
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "panics reported inside the library: {wrong:#?}"
-    );
+    assert_each_panics_here(&cases);
+}
+
+/// A range out of bounds or decreasing is reported at the user's call by every `ArenaVec`
+/// method that takes one (the check is the SoA containers' `range_or_panic`).
+#[test]
+fn a_bad_range_panics_at_the_callers_line() {
+    let arena = Arena::with_capacity(1024);
+    let v = RefCell::new(ArenaVec::from_iter_in([1u32, 2, 3, 4], &arena));
+    #[allow(clippy::reversed_empty_ranges)]
+    let cases: Vec<Case<'_>> = vec![
+        ("drain", Box::new(|| drop(v.borrow_mut().drain(2..9)))),
+        (
+            "drain reversed",
+            Box::new(|| drop(v.borrow_mut().drain(3..1))),
+        ),
+        (
+            "extend_from_within",
+            Box::new(|| v.borrow_mut().extend_from_within(..=4)),
+        ),
+        (
+            "try_extend_from_within",
+            Box::new(|| {
+                let _ = v.borrow_mut().try_extend_from_within(1..=usize::MAX);
+            }),
+        ),
+    ];
+    assert_each_panics_here(&cases);
+    assert_eq!(*v.borrow(), [1, 2, 3, 4], "a refused range changes nothing");
 }
 
 /// `retain` and `dedup_by` whose predicate panics at any call, or whose element's destructor
