@@ -11,12 +11,12 @@
 // Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
 #![allow(clippy::mut_from_ref)]
 
-use crate::or_panic::OrFail;
 use core::alloc::Layout;
 
 use super::typed::{dangling, fail};
 use super::{AllocOrInitError, Arena, ArenaDrop, ArenaError};
 use crate::collections::ArenaBox;
+use crate::or_panic::OrFail;
 
 /// Panics for an `ExactSizeIterator` that ran out before its `len()`.
 #[cold]

@@ -8,7 +8,6 @@
 // Handing out `&mut T` from `&self` is the point of an arena: each call returns fresh memory.
 #![allow(clippy::mut_from_ref)]
 
-use crate::or_panic::OrFail;
 use core::alloc::Layout;
 use core::convert::Infallible;
 use core::mem;
@@ -17,6 +16,7 @@ use core::ptr::NonNull;
 use super::drop_list::{DropRecord, TailEntry};
 use super::{AllocOrInitError, Arena, ArenaError};
 use crate::collections::{ArenaBox, ArenaFull};
+use crate::or_panic::OrFail;
 
 /// The store that covers a value once it is built (see [`Arena::try_alloc_with`]): `word` into
 /// `slot`, the end of the value's run or the drop function of its tail entry. For a zero-sized

@@ -1,12 +1,12 @@
 //! [`ArenaString`]: a growable UTF-8 string whose buffer lives in an [`Arena`].
 
-use crate::or_panic::OrPanic;
 use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::ops::{Deref, DerefMut};
 
 use super::{ArenaFull, ArenaVec};
 use crate::arena::{Arena, ArenaError};
+use crate::or_panic::OrPanic;
 
 /// A `String` whose buffer lives in an [`Arena`]: an [`ArenaVec<u8>`](ArenaVec) that holds
 /// UTF-8, with `push_str`, [`fmt::Write`] (so `write!` works) and the

@@ -1,6 +1,5 @@
 //! [`ArenaVec`]: a growable array whose buffer lives in an [`Arena`].
 
-use crate::or_panic::OrPanic;
 use core::alloc::Layout;
 use core::fmt;
 use core::hash::{Hash, Hasher};
@@ -11,6 +10,7 @@ use core::ptr::{self, NonNull};
 
 use super::{ArenaBox, ArenaFull};
 use crate::arena::{Arena, ArenaDrop, ArenaError};
+use crate::or_panic::OrPanic;
 use crate::soa::slice::range_or_panic;
 
 /// A `Vec` whose buffer lives in an [`Arena`]: `push`, `pop`, `insert`, `remove`, `extend`,

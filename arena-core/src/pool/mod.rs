@@ -97,7 +97,6 @@ pub(crate) mod slot_map;
 #[cfg(feature = "std")]
 pub mod sparse_secondary;
 
-use crate::or_panic::OrPanic;
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut};
@@ -116,6 +115,7 @@ pub use secondary_serde::{SecondaryDecodeError, SecondaryPoolSeed};
 #[cfg(feature = "std")]
 pub use sparse_secondary::SparseSecondaryPool;
 
+use crate::or_panic::OrPanic;
 use slot::Slot;
 use slot_map::SlotMap;
 

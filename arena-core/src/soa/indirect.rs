@@ -3,13 +3,13 @@
 //! an order to the columns later ([`SoaSliceMut::apply_permutation`],
 //! [`SoaVec::apply_permutation`](super::SoaVec::apply_permutation)).
 
-use crate::or_panic::OrPanic;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 use core::fmt;
 
 use super::{Columns, Soa, SoaSlice, SoaSliceMut};
+use crate::or_panic::OrPanic;
 
 /// A row count an index list of `u32`s cannot name: more than `u32::MAX + 1` rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,12 +9,12 @@
 //! insert, remove and lookup do every generation, tag and free-list step; this file keeps the
 //! columns and the row → slot back links, nothing else.
 
-use crate::or_panic::OrPanic;
 use alloc::vec::Vec;
 use core::fmt;
 use core::iter::FusedIterator;
 
 use super::{Iter, Soa, SoaVec};
+use crate::or_panic::OrPanic;
 use crate::pool::slot_map::{Claim, Refusal, SlotMap};
 use crate::pool::{Handle, PoolCapacityError, PoolFull, PoolStats};
 use crate::tags::{BudgetGate, Budgeted, PageTag};

@@ -9,7 +9,6 @@
 //! follow each other at that stride. Since the placement does not depend on the row count, the
 //! block grows with one `realloc` and no row moves.
 
-use crate::or_panic::OrPanic;
 use alloc::alloc::{alloc, dealloc, realloc};
 use alloc::vec::Vec;
 use core::alloc::Layout;
@@ -23,6 +22,7 @@ use super::{
     column_align, dangling, row_from_raw, row_to_raw,
 };
 use crate::arena::{Arena, ArenaError};
+use crate::or_panic::OrPanic;
 
 /// One tile's `(size, align)`: the placement of `N` lanes of every column, its size rounded up
 /// to its alignment so the next tile starts aligned too.
