@@ -55,6 +55,7 @@ mod or_panic;
 pub mod poison;
 #[cfg(feature = "alloc")]
 pub mod pool;
+mod range;
 pub mod soa;
 #[cfg(feature = "alloc")]
 mod sync;

@@ -11,7 +11,7 @@ use core::ptr::{self, NonNull};
 use super::{ArenaBox, ArenaFull};
 use crate::arena::{Arena, ArenaDrop, ArenaError};
 use crate::or_panic::OrPanic;
-use crate::soa::slice::range_or_panic;
+use crate::range::range_or_panic;
 
 /// A `Vec` whose buffer lives in an [`Arena`]: `push`, `pop`, `insert`, `remove`, `extend`,
 /// slices through `Deref`. Growing the newest allocation of the arena extends it in place (no
@@ -471,7 +471,7 @@ impl<'a, T> ArenaVec<'a, T> {
     where
         T: Clone,
     {
-        let (start, end) = range_or_panic(range, self.len);
+        let (start, end) = range_or_panic(range, self.len, "elements");
         self.try_reserve(end - start)?;
         for i in start..end {
             // SAFETY: `i < end <= len`: an initialised element, below the length; room for
@@ -690,7 +690,7 @@ impl<'a, T> ArenaVec<'a, T> {
     #[track_caller]
     pub fn drain(&mut self, range: impl RangeBounds<usize>) -> Drain<'_, 'a, T> {
         let len = self.len;
-        let (start, end) = range_or_panic(range, len);
+        let (start, end) = range_or_panic(range, len, "elements");
         // From here the vector counts only the elements before the range; the drain puts the
         // tail back when it is dropped.
         self.len = start;

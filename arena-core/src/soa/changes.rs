@@ -5,12 +5,12 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::{Deref, Range, RangeBounds};
 
-use super::slice::range_or_panic;
 use super::{
     Columns, IterMut, Soa, SoaPool, SoaSliceMut, SoaTiled, SoaTiles, SoaVec, TileRowsMut, TilesMut,
     TryPushError,
 };
 use crate::pool::{Handle, PoolCapacityError, PoolFull};
+use crate::range::range_or_panic;
 
 /// The rows one version covers: a write anywhere in rows `64 * b .. 64 * (b + 1)` of a field
 /// reports that whole block of the field.
@@ -712,7 +712,7 @@ impl<T: Soa> TrackedSoaVec<T> {
     /// If the range is out of bounds, as [`SoaVec::slice_mut`].
     #[track_caller]
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> SoaSliceMut<'_, T> {
-        let (start, end) = range_or_panic(range, self.vec.len());
+        let (start, end) = range_or_panic(range, self.vec.len(), "rows");
         self.log.mark_rows(start..end);
         self.vec.slice_mut(start..end)
     }

@@ -57,7 +57,7 @@ mod raw;
 mod rayon;
 #[cfg(feature = "serde")]
 pub mod serde;
-pub(crate) mod slice;
+mod slice;
 mod tile_columns;
 #[cfg(feature = "alloc")]
 mod tiles;

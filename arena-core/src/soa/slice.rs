@@ -3,47 +3,14 @@
 
 use core::cmp::Ordering;
 use core::marker::PhantomData;
-use core::ops::{Bound, RangeBounds};
+use core::ops::RangeBounds;
+
+use crate::range::{checked_range, range_or_panic};
 
 use super::{
     ChunksExact, ChunksExactMut, Columns, HashColumns, Iter, IterMut, OrdColumns,
     PartialOrdColumns, Soa, TotalEqColumns,
 };
-
-/// `range` as `start..end` within `0..len`, or `None` if it is reversed or reaches past `len`.
-#[inline]
-pub(crate) fn checked_range(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
-    let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.checked_add(1)?,
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&e) => e.checked_add(1)?,
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
-    };
-    (start <= end && end <= len).then_some((start, end))
-}
-
-/// `range` as `start..end` within `0..len`; panics at the caller's line if it is not (the SoA
-/// containers' and `ArenaVec`'s range methods: one check, one message).
-#[inline]
-#[track_caller]
-pub(crate) fn range_or_panic(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
-    let shown = (range.start_bound().cloned(), range.end_bound().cloned());
-    match checked_range(range, len) {
-        Some(r) => r,
-        None => range_panic(shown, len),
-    }
-}
-
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn range_panic(range: (Bound<usize>, Bound<usize>), len: usize) -> ! {
-    panic!("range {range:?} out of bounds for {len} rows: a range needs start <= end <= len")
-}
 
 #[cold]
 #[inline(never)]
@@ -177,7 +144,7 @@ impl<'a, T: Soa + 'a> SoaSlice<'a, T> {
     #[inline]
     #[track_caller]
     pub fn slice(&self, range: impl RangeBounds<usize>) -> SoaSlice<'a, T> {
-        let (start, end) = range_or_panic(range, self.len);
+        let (start, end) = range_or_panic(range, self.len, "rows");
         // SAFETY: `range_or_panic` checked `start <= end <= len`.
         unsafe { self.sub(start, end) }
     }
@@ -467,7 +434,7 @@ impl<'a, T: Soa + 'a> SoaSliceMut<'a, T> {
     #[inline]
     #[track_caller]
     pub fn into_slice_mut(self, range: impl RangeBounds<usize>) -> SoaSliceMut<'a, T> {
-        let (start, end) = range_or_panic(range, self.len);
+        let (start, end) = range_or_panic(range, self.len, "rows");
         // SAFETY: `range_or_panic` checked `start <= end <= len`.
         unsafe { self.into_sub(start, end) }
     }

@@ -566,7 +566,7 @@ impl<T: Soa> SoaVec<T> {
         &mut self,
         range: impl core::ops::RangeBounds<usize>,
     ) -> Option<SoaSliceMut<'_, T>> {
-        let (start, end) = super::slice::checked_range(range, self.len)?;
+        let (start, end) = crate::range::checked_range(range, self.len)?;
         Some(self.as_soa_slice_mut().into_slice_mut(start..end))
     }
 
@@ -1042,7 +1042,7 @@ impl<T: Soa> SoaVec<T> {
     /// If the range is reversed or reaches past `len`.
     #[track_caller]
     pub fn drain(&mut self, range: impl core::ops::RangeBounds<usize>) -> Drain<'_, T> {
-        let (start, end) = super::slice::range_or_panic(range, self.len);
+        let (start, end) = crate::range::range_or_panic(range, self.len, "rows");
         let tail_len = self.len - end;
         // Leak amplification: until the `Drain` is dropped, the vector owns only the rows
         // before the range.
