@@ -624,3 +624,23 @@ fn guarded_arena_with_alternating_types() {
     assert_eq!(take_log(), (1..20).rev().collect::<Vec<_>>());
     check_no_errors();
 }
+
+/// A value whose constructor panicked after its tail entry was bumped: the entry stays in the
+/// tail, is not counted by `pending_drops`, and the reset drops nothing for it (and everything
+/// around it, in reverse order).
+#[test]
+fn a_tail_entry_whose_constructor_panicked_is_not_counted_and_drops_nothing() {
+    let mut arena = Arena::chained(4096);
+    arena.alloc(S8::new(1)); // a run of one
+    arena.alloc(S24::new(2)); // another type: joins the run's tail
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        arena.alloc_with(|| -> S8 { planned_panic("constructor panics") })
+    }));
+    assert!(r.is_err());
+    assert_eq!(arena.pending_drops(), 2, "the unbuilt value is not counted");
+    arena.alloc(S24::new(3));
+    assert_eq!(arena.pending_drops(), 3);
+    arena.reset();
+    assert_eq!(take_log(), [3, 2, 1]);
+    check_no_errors();
+}
