@@ -399,6 +399,82 @@ mod tests {
         assert!(!gate.send(|| panic!("sent through a closed gate")));
     }
 
+    /// Run by the C runtime after the exit handlers it ran before it: Tracy's static destructor
+    /// among them (registered before `main`), so Tracy's client is destroyed by now. Only in the
+    /// child process of the test below; it pins the timing of what a thread racing the process's
+    /// exit does when it makes its first sink then.
+    #[cfg(target_os = "linux")]
+    extern "C" fn first_sink_after_tracys_destructor() {
+        if std::env::var_os(LATE_CHILD).is_none() {
+            return;
+        }
+        let tracy_threads = tracy_threads();
+        let sink = TracySink::new();
+        sink.event(&ProfilerEvent::FrameEnd { frame: 1 });
+        std::eprintln!("tracy threads: {tracy_threads}; late sink: {sink:?}");
+    }
+
+    /// How many of Tracy's worker threads run.
+    #[cfg(target_os = "linux")]
+    fn tracy_threads() -> usize {
+        std::fs::read_dir("/proc/self/task")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+            .filter(|name| name.starts_with("Tracy"))
+            .count()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[used]
+    #[unsafe(link_section = ".fini_array")]
+    static FIRST_SINK_AFTER_TRACYS_DESTRUCTOR: extern "C" fn() = first_sink_after_tracys_destructor;
+
+    #[cfg(target_os = "linux")]
+    const LATE_CHILD: &str = "ARENA_KIT_TRACY_LATE_SINK_CHILD";
+
+    /// The exit gate's handler is registered when the first sink is made. A first sink made
+    /// while the process exits, after Tracy's destructor ran (a thread that starts using the
+    /// profiler as `main` returns), registers it too late: its gate is open, and its events go
+    /// into the destroyed client. The child process makes that sink from a `.fini_array`
+    /// function, which glibc runs after Tracy's destructor (Tracy's worker threads are joined by
+    /// then), and sends one frame mark: it must be dropped, not sent.
+    #[test]
+    #[cfg(target_os = "linux")]
+    #[cfg_attr(miri, ignore = "runs a child process and Tracy's C++ client")]
+    fn a_first_sink_made_after_tracys_destructor_sends_nothing() {
+        if std::env::var_os(LATE_CHILD).is_some() {
+            std::eprintln!("tracy threads in main: {}", tracy_threads());
+            return; // the process exits: `first_sink_after_tracys_destructor` runs then
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "tracy_sink::tests::a_first_sink_made_after_tracys_destructor_sends_nothing",
+                "--test-threads=1",
+                "--nocapture",
+            ])
+            .env(LATE_CHILD, "1")
+            .output()
+            .unwrap();
+        let stderr = std::string::String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {stderr}", out.status);
+        assert!(
+            stderr.contains("tracy threads in main: ")
+                && !stderr.contains("tracy threads in main: 0"),
+            "Tracy's worker threads do not run in main: {stderr}"
+        );
+        assert!(
+            stderr.contains("tracy threads: 0;"),
+            "Tracy's worker threads still run at fini: {stderr}"
+        );
+        assert!(
+            stderr.contains("late sink: TracySink { names: 0, dropped: 1 }"),
+            "the frame mark went into Tracy's destroyed client: {stderr}"
+        );
+    }
+
     /// The exit handler itself: a child process (this test, run again) whose threads keep sending
     /// events while `exit` runs the handler, then Tracy's destructor. It must exit cleanly, and
     /// not hang (the handler waits only for calls under way).
