@@ -41,7 +41,8 @@ use crate::tags::{ProfilerEvent, ProfilerSink};
 /// Tracy's client is a C++ static object, destroyed when the process exits. A thread still
 /// allocating then (main returned while it ran; a thread-local's destructor on Windows) would
 /// send into the destroyed client. So the first sink made registers an exit handler (the C
-/// runtime's `atexit`, which runs before Tracy's destructor) that closes every sink: an event
+/// runtime's `atexit`, which runs before Tracy's destructor; on Linux it is also registered
+/// before `main`, for a first sink made while the process exits) that closes every sink: an event
 /// already being sent finishes first, and later events are not sent (they are counted as
 /// `dropped`). Tracy still sends what it collected before that to a connected server.
 ///
@@ -115,19 +116,40 @@ extern "C" fn close_at_exit() {
 /// destroyed client.
 fn register_exit_gate() {
     static REGISTERED: Once = Once::new();
-    REGISTERED.call_once(|| {
-        unsafe extern "C" {
-            /// The C standard library's `atexit`.
-            fn atexit(handler: extern "C" fn()) -> core::ffi::c_int;
-        }
-        // SAFETY: `atexit` only records the handler, a non-unwinding `extern "C" fn()` with no
-        // captures that stays valid for the whole run (a plain function); its one failure is
-        // reported by a non-zero return.
-        if unsafe { atexit(close_at_exit) } != 0 {
-            EXIT_GATE.close();
-        }
-    });
+    REGISTERED.call_once(register_close_at_exit);
 }
+
+/// Registers [`close_at_exit`] with the C runtime's `atexit`; if it is refused, closes the gate
+/// now.
+fn register_close_at_exit() {
+    unsafe extern "C" {
+        /// The C standard library's `atexit`.
+        fn atexit(handler: extern "C" fn()) -> core::ffi::c_int;
+    }
+    // SAFETY: `atexit` only records the handler, a non-unwinding `extern "C" fn()` with no
+    // captures that stays valid for the whole run (a plain function); its one failure is
+    // reported by a non-zero return.
+    if unsafe { atexit(close_at_exit) } != 0 {
+        EXIT_GATE.close();
+    }
+}
+
+/// [`register_exit_gate`] runs when the first sink is made: a first sink made while the process
+/// exits, after Tracy's destructor ran (a thread that starts profiling as `main` returns),
+/// would register the handler too late, its gate open. So on ELF targets the handler is also
+/// registered before `main`, from `.init_array`: the loader runs entries without a priority
+/// after Tracy's prioritised constructors (`init_priority`), so this handler runs before
+/// Tracy's destructor as well. [`register_exit_gate`] still registers its own (should a linker
+/// not sort the priorities, this one would run too late); closing the gate twice is closing it.
+#[cfg(all(target_os = "linux", not(miri)))]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static REGISTER_BEFORE_MAIN: extern "C" fn() = {
+    extern "C" fn register() {
+        register_close_at_exit();
+    }
+    register
+};
 
 impl TracySink {
     /// A sink that starts the Tracy client (on demand: it collects once a server connects).
