@@ -69,6 +69,32 @@ mod vm;
 #[cold]
 #[inline(always)]
 pub(crate) fn cold_path() {}
+
+/// Asks the processor to start loading the cache line that holds `addr`, for a read soon after,
+/// without waiting for it: x86-64's `prefetcht0`, AArch64's `prfm pldl1keep`, nothing on other
+/// targets or under Miri. It has no effect the program can observe and never faults, whatever
+/// the address: a wrong one costs a line loaded for nothing.
+#[inline(always)]
+pub(crate) fn prefetch(addr: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: `prefetcht0` needs SSE, which every x86-64 processor has. It dereferences
+    // nothing the program can observe, so any address is allowed.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(addr.cast());
+    }
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
+    // SAFETY: `prfm` dereferences nothing the program can observe, so any address is allowed;
+    // it writes no memory, no register, no flags and no stack.
+    unsafe {
+        core::arch::asm!(
+            "prfm pldl1keep, [{0}]",
+            in(reg) addr,
+            options(nostack, preserves_flags, readonly)
+        );
+    }
+    #[cfg(not(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri))))]
+    let _ = addr;
+}
 pub mod tags;
 // The global profiler sink's atomic slot (its `unsafe` half), outside the safe `tags`.
 #[cfg(feature = "profiler")]

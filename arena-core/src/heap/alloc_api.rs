@@ -361,7 +361,7 @@ mod cell {
                 return;
             }
             // A free crosses no budget: nothing to undo.
-            if let Some(freed) = self.change(|heap| heap.free(ptr), |_, _| {}) {
+            if let Some(freed) = self.change(|heap| heap.free_sized(ptr, layout), |_, _| {}) {
                 debug_assert!(freed.is_ok(), "deallocate: {freed:?}");
             } else if let Ok(heap) = self.heap.try_borrow() {
                 self.defer(&heap, ptr);
@@ -681,11 +681,11 @@ mod locked {
         }
 
         #[inline]
-        unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
             let bomb = AbortOnUnwind;
             if let Some(ptr) = NonNull::new(ptr) {
                 // The lock is released before the assertion can panic.
-                let freed = self.locked(|heap| heap.free(ptr));
+                let freed = self.locked(|heap| heap.free_sized(ptr, layout));
                 debug_assert!(
                     matches!(freed, Ok(Ok(())) | Err(HeapError::InUse)),
                     "LockedHeap::dealloc: {freed:?}"

@@ -177,6 +177,17 @@ pub enum FreeError {
     },
     /// The block's own tags were overwritten, so it cannot be freed safely.
     Corrupt(Corruption),
+    /// [`free_sized`](super::FreeListHeap::free_sized) was told another size than the one the
+    /// block was allocated (or last resized) with: a layout that is not the block's, which
+    /// `Allocator::deallocate` and `GlobalAlloc::dealloc` forbid.
+    SizeMismatch {
+        /// The block's payload offset from the start of the heap's block space.
+        offset: usize,
+        /// The size the block was allocated (or last resized) with.
+        allocated: usize,
+        /// The size given.
+        given: usize,
+    },
     /// A [`GuardedHeap`](super::GuardedHeap) found a guard byte of the allocation overwritten;
     /// the allocation stays live (and the guard damaged) so that it can be inspected, until
     /// [`GuardedHeap::free_despite_guards`](super::GuardedHeap::free_despite_guards) frees it.
@@ -195,6 +206,16 @@ impl fmt::Display for FreeError {
                 f,
                 "nothing is allocated at offset {offset}: the block was freed already (double \
                  free), or the pointer is not the start of a block; nothing was changed"
+            ),
+            FreeError::SizeMismatch {
+                offset,
+                allocated,
+                given,
+            } => write!(
+                f,
+                "the block at offset {offset} was allocated with {allocated} bytes but freed as \
+                 {given}: free it with the layout it was allocated (or last resized) with; \
+                 nothing was changed"
             ),
             FreeError::Corrupt(c) => write!(f, "{c}; the block was not freed"),
             FreeError::GuardDamaged(v) => write!(f, "{v}; the allocation was not freed"),

@@ -17,6 +17,9 @@
 //! A side bitmap with one bit per possible block start marks live blocks, so freeing anything
 //! that is not a live block of this heap (a double free, an interior pointer, a pointer from
 //! elsewhere) returns a [`FreeError`] and changes nothing, in release builds too.
+//! [`FreeListHeap::free_sized`], which the allocator interfaces call, is also told the block's
+//! size, as talc's and the standard traits' frees are: it refuses any other size, and starts
+//! loading the block's end before its header arrives.
 //!
 //! [`FreeListHeap::alloc`] panics when no block fits; [`FreeListHeap::try_alloc`] returns a
 //! [`RequestError`] instead. A [`Budget`](crate::tags::Budget) set on the heap
@@ -449,19 +452,90 @@ impl<'buf> FreeListHeap<'buf> {
     /// were overwritten.
     #[inline(always)]
     pub fn free(&mut self, ptr: NonNull<u8>) -> Result<(), FreeError> {
+        self.free_checked(ptr, None)
+    }
+
+    /// [`free`](Self::free), told the size the block was allocated (or last resized) with, as
+    /// `Allocator::deallocate` and `GlobalAlloc::dealloc` are told their layout: the same
+    /// checks, plus that the size is the block's, and faster when the heap is larger than the
+    /// caches.
+    ///
+    /// The size says where the block ends, so the heap starts loading the block's end tag and
+    /// the next block's header while its header is still on the way, instead of after it: on a
+    /// heap of 100,000 blocks the two cache misses overlap rather than follow one another. The
+    /// alignment is not recorded, so it is not checked.
+    ///
+    /// ```
+    /// use arena_kit::heap::{FreeError, FreeListHeap};
+    /// use core::alloc::Layout;
+    ///
+    /// let mut heap = FreeListHeap::with_capacity(4096);
+    /// let layout = Layout::from_size_align(100, 8).unwrap();
+    /// let p = heap.alloc(layout);
+    /// // The wrong size is refused, and nothing changes.
+    /// let wrong = Layout::from_size_align(64, 8).unwrap();
+    /// assert!(matches!(
+    ///     heap.free_sized(p, wrong),
+    ///     Err(FreeError::SizeMismatch { allocated: 100, given: 64, .. })
+    /// ));
+    /// heap.free_sized(p, layout).unwrap();
+    /// assert_eq!(heap.stats().live_blocks, 0);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`free`](Self::free), and [`FreeError::SizeMismatch`] when the block's size is not
+    /// `layout.size()`. Nothing is freed.
+    #[inline(always)]
+    pub fn free_sized(&mut self, ptr: NonNull<u8>, layout: Layout) -> Result<(), FreeError> {
+        // A block of `requested` bytes is `block_size_for(requested)` long and its payload
+        // starts 8 bytes in, 16-aligned, so its end tag and the next block's header fill the
+        // 16 bytes at `ptr + round_up(requested, 16)`: `ptr + requested + 15` is inside them,
+        // on their cache line (one addition, no rounding). A block that kept the sliver of a
+        // split, or a wrong size, ends elsewhere; the hint then loads a line for nothing.
+        // Wrapping: the address is only a hint.
+        crate::prefetch(
+            ptr.as_ptr()
+                .wrapping_add(layout.size())
+                .wrapping_add(GRANULE - 1),
+        );
+        self.free_checked(ptr, Some(layout.size()))
+    }
+
+    /// [`free`](Self::free) and [`free_sized`](Self::free_sized): the checks, then the free.
+    /// `size` is the size the block must have been allocated with, if known.
+    #[inline(always)]
+    fn free_checked(&mut self, ptr: NonNull<u8>, size: Option<usize>) -> Result<(), FreeError> {
         // Inlined whole, as rlsf's generic `deallocate` can be: as a call of its own it saved
         // and restored five registers and set up a frame, 6.4 instructions of the 273.5 a
         // free+alloc pair took in `heap-256`. (`alloc` stays a call: inlined,
         // the caller's loop spilled more than that saved, 281.9; and a free that calls its
         // merging half out of line took 276.5.)
-        let Ok((b, size, requested)) = self.check_live(ptr, |_| ()) else {
+        let Ok((b, block, requested)) = self.check_live(ptr, |_| ()) else {
             return Err(self.rejected(ptr));
         };
-        // SAFETY: `live_block` just returned the block and nothing released it since.
-        unsafe { self.release(b, size, requested) };
+        if let Some(given) = size
+            && given != requested
+        {
+            return Err(self.size_mismatch(ptr, requested, given));
+        }
+        // SAFETY: `check_live` just returned the block and nothing released it since.
+        unsafe { self.release(b, block, requested) };
         #[cfg(feature = "profiler")]
         crate::tags::profiler::free(self.profiler, ptr.addr().get(), requested);
         Ok(())
+    }
+
+    /// The error of [`free_sized`](Self::free_sized) told `given` bytes for the live block at
+    /// `ptr`, allocated with `allocated`.
+    #[cold]
+    #[inline(never)]
+    fn size_mismatch(&self, ptr: NonNull<u8>, allocated: usize, given: usize) -> FreeError {
+        FreeError::SizeMismatch {
+            offset: self.block_space_offset(ptr.as_ptr().addr()),
+            allocated,
+            given,
+        }
     }
 
     /// Resizes the live block at `ptr` to `new_layout`; see [`try_realloc`](Self::try_realloc).

@@ -15,4 +15,5 @@ mod locked_teardown;
 mod memory_map_limits;
 mod model;
 mod review_findings;
+mod sized_frees;
 mod validated_frees;

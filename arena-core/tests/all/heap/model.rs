@@ -17,6 +17,11 @@ enum Op {
         align_log: u32,
     },
     Free(usize),
+    /// `free_sized` with the block's size, or when `off` is not 0 with another (refused).
+    FreeSized {
+        idx: usize,
+        off: isize,
+    },
     Realloc {
         idx: usize,
         size: usize,
@@ -42,6 +47,8 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => (size(), align_log()).prop_map(|(size, align_log)| Op::Alloc { size, align_log }),
         4 => any::<usize>().prop_map(Op::Free),
+        2 => (any::<usize>(), prop_oneof![3 => Just(0isize), 1 => -17isize..=17])
+            .prop_map(|(idx, off)| Op::FreeSized { idx, off }),
         3 => (any::<usize>(), size(), align_log())
             .prop_map(|(idx, size, align_log)| Op::Realloc { idx, size, align_log }),
         1 => any::<usize>().prop_map(Op::DoubleFree),
@@ -131,6 +138,29 @@ fn run(fit: Fit, capacity: usize, ops: &[Op]) {
                 let block = live.swap_remove(i % live.len());
                 heap.free(block.ptr).unwrap();
                 freed.push(block.ptr);
+            }
+            Op::FreeSized { idx, off } if !live.is_empty() => {
+                let i = idx % live.len();
+                let block = live[i];
+                let given = block.size.saturating_add_signed(off);
+                let layout = Layout::from_size_align(given, block.align).unwrap();
+                if given == block.size {
+                    heap.free_sized(block.ptr, layout).unwrap();
+                    live.swap_remove(i);
+                    freed.push(block.ptr);
+                } else {
+                    let refused = heap.free_sized(block.ptr, layout);
+                    assert!(
+                        matches!(refused, Err(FreeError::SizeMismatch { allocated, given: g, .. })
+                            if allocated == block.size && g == given),
+                        "{refused:?}"
+                    );
+                    assert_eq!(
+                        heap.to_string(),
+                        before,
+                        "a refused sized free changed the heap"
+                    );
+                }
             }
             Op::Realloc {
                 idx,

@@ -38,6 +38,10 @@ fn refuses_every_other_offset(heap: &mut FreeListHeap<'_>, live: &[NonNull<u8>],
         }
         assert!(heap.free(p).is_err(), "freed a non-start at {by}");
         assert!(
+            heap.free_sized(p, bytes(8)).is_err(),
+            "freed a non-start by size at {by}"
+        );
+        assert!(
             heap.try_realloc(p, bytes(8)).is_err(),
             "reallocated a non-start at {by}"
         );
