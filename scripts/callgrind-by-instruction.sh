@@ -10,6 +10,8 @@
 # model D1mr,D1mw (first-level data read and write misses), Dr, Dw and the others callgrind
 # names. TOP is how many instructions to list (default 40).
 # Example: scripts/callgrind-by-instruction.sh heap-100k ours D1mr,D1mw 20
+# CG_CACHE_OPTS adds callgrind's cache geometry options, e.g. CG_CACHE_OPTS='--LL=2097152,16,64'
+# models a 2 MiB last level (a core's L2, when the shared L3 is busy with other work).
 # Needs valgrind, objdump (binutils) and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ ops=$("$driver" list | awk -v j="$job" '$1 == j { print $2 }')
 [ -n "$ops" ] || { echo "no job $job (see: $driver list)" >&2; exit 1; }
 
 cachesim=()
-case $events in *D1m*|*DL*|*I1m*|*IL*) cachesim=(--cache-sim=yes) ;; esac
+case $events in *D1m*|*DL*|*I1m*|*IL*) cachesim=(--cache-sim=yes ${CG_CACHE_OPTS:-}) ;; esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 valgrind --tool=callgrind "${cachesim[@]}" --dump-instr=yes --toggle-collect='*counted_region*' \
