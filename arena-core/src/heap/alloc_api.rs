@@ -206,13 +206,22 @@ mod cell {
             }
         }
 
-        /// Queues `ptr` (a live block the caller gave up) to be freed once the borrow of the
-        /// heap ends. `heap` is that shared borrow.
-        fn defer(&self, heap: &FreeListHeap<'buf>, ptr: NonNull<u8>) {
-            let Some((payload, _)) = heap.live_payload(ptr) else {
+        /// Queues `ptr` (a live block the caller gave up, allocated with `layout`) to be freed
+        /// once the borrow of the heap ends. `heap` is that shared borrow. A block of another
+        /// size is refused, as `free_sized` refuses it.
+        fn defer(&self, heap: &FreeListHeap<'buf>, ptr: NonNull<u8>, layout: Layout) {
+            let Some((payload, requested)) = heap.live_payload(ptr) else {
                 debug_assert!(false, "deallocate: {:?}", heap.not_an_allocation(ptr));
                 return;
             };
+            if requested != layout.size() {
+                debug_assert!(
+                    false,
+                    "deallocate: a block of {requested} bytes freed as {}",
+                    layout.size()
+                );
+                return;
+            }
             // SAFETY: `payload` is a live block's payload, at least 16 bytes of the heap's
             // region, and carries the region's provenance, which allows writes (the region is
             // valid for writes and reached only through raw pointers, never a reference). The
@@ -364,7 +373,7 @@ mod cell {
             if let Some(freed) = self.change(|heap| heap.free_sized(ptr, layout), |_, _| {}) {
                 debug_assert!(freed.is_ok(), "deallocate: {freed:?}");
             } else if let Ok(heap) = self.heap.try_borrow() {
-                self.defer(&heap, ptr);
+                self.defer(&heap, ptr, layout);
             }
             // Otherwise the heap is borrowed mutably, which happens only inside `change`, never
             // while code that could deallocate runs; the block would leak.

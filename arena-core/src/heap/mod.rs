@@ -1140,11 +1140,11 @@ impl<'buf> FreeListHeap<'buf> {
 
     /// If `ptr` is the start of a live block of this heap, a pointer to it with the region's
     /// provenance (the caller's pointer may carry a narrower one, e.g. only its layout's size),
-    /// and the payload's size (at least 16 bytes).
+    /// and the size it was allocated (or last resized) with. Its payload is at least 16 bytes.
     #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
     pub(crate) fn live_payload(&self, ptr: NonNull<u8>) -> Option<(NonNull<u8>, usize)> {
-        let (b, size, _) = self.live_block(ptr).ok()?;
-        Some((self.region.ptr(b + TAG), size - OVERHEAD))
+        let (b, _, requested) = self.live_block(ptr).ok()?;
+        Some((self.region.ptr(b + TAG), requested))
     }
 
     /// The error for handing `ptr` back when it is not the start of a live allocation of the

@@ -165,6 +165,31 @@ fn a_panicking_with_closure_leaves_the_cell_usable() {
     heap.check().unwrap();
 }
 
+/// A deferred free is held to the layout as a direct one is: a block freed inside `with` with
+/// a size that is not its own is refused (a debug assertion), not queued, so it stays live.
+#[test]
+fn a_deferred_free_with_the_wrong_size_is_refused() {
+    let cell = HeapCell::new(FreeListHeap::with_capacity(4096));
+    let p = (&cell).allocate(layout(100, 8)).unwrap().cast::<u8>();
+    let deallocate = || {
+        cell.with(|_| {
+            // SAFETY: none: the size is not the block's, which the cell must notice; it reads
+            // only the block's tags.
+            unsafe { (&cell).deallocate(p, layout(64, 8)) }
+        })
+    };
+    if cfg!(debug_assertions) {
+        crate::support::panics::panic_location(deallocate);
+    } else {
+        deallocate();
+    }
+    assert_eq!(cell.stats().live_blocks, 1, "the block was not queued");
+    // SAFETY: `p` is still live, with its own layout.
+    unsafe { (&cell).deallocate(p, layout(100, 8)) };
+    assert_eq!(cell.stats().live_blocks, 0);
+    cell.check().unwrap();
+}
+
 #[test]
 fn into_inner_completes_deferred_frees() {
     let cell = HeapCell::new(FreeListHeap::with_capacity(4096));
