@@ -253,12 +253,14 @@ mod cell {
         ) -> Result<NonNull<[u8]>, AllocError> {
             let in_place = self
                 .change(
-                    |heap| heap.try_realloc_in_place(ptr, new),
+                    |heap| heap.try_realloc_in_place(ptr, old.size(), new),
                     |cell, resized| {
                         if let Ok(Some(_)) = resized {
                             // Back to `old`, in place: a shrink, which crosses no budget.
-                            let back =
-                                cell.change(|heap| heap.try_realloc_in_place(ptr, old), |_, _| {});
+                            let back = cell.change(
+                                |heap| heap.try_realloc_in_place(ptr, new.size(), old),
+                                |_, _| {},
+                            );
                             debug_assert!(matches!(back, Some(Ok(Some(_))) | None), "{back:?}");
                         }
                     },
@@ -710,8 +712,19 @@ mod locked {
                 NonNull::new(ptr),
             ) {
                 (Ok(new_layout), Some(ptr)) => {
-                    match self.locked(|heap| heap.try_realloc(ptr, new_layout)) {
-                        Ok(Ok(p)) => p.as_ptr(),
+                    // A block whose size is not `layout`'s is refused, as `dealloc` refuses it.
+                    let resized = self.locked(|heap| {
+                        let fits = heap
+                            .live_payload(ptr)
+                            .is_some_and(|(_, requested)| requested == layout.size());
+                        if fits {
+                            heap.try_realloc(ptr, new_layout).ok()
+                        } else {
+                            None
+                        }
+                    });
+                    match resized {
+                        Ok(Some(p)) => p.as_ptr(),
                         _ => ptr::null_mut(),
                     }
                 }

@@ -597,15 +597,20 @@ impl<'buf> FreeListHeap<'buf> {
     /// [`try_realloc`](Self::try_realloc) when it can resize in place: `Ok(Some(ptr))` then,
     /// `Ok(None)` when the block would have to move (nothing changed). For `HeapCell`, which
     /// moves a block itself so that the old block is freed only once the new one is the
-    /// caller's.
+    /// caller's. `old_size` is the size the caller says the block has: another is refused
+    /// ([`FreeError::SizeMismatch`]), as [`free_sized`](Self::free_sized) refuses it.
     #[cfg(feature = "allocator-api2")]
     #[track_caller]
     pub(crate) fn try_realloc_in_place(
         &mut self,
         ptr: NonNull<u8>,
+        old_size: usize,
         new_layout: Layout,
     ) -> Result<Option<NonNull<u8>>, HeapError> {
         let block = self.live_block(ptr)?;
+        if block.2 != old_size {
+            return Err(self.size_mismatch(ptr, block.2, old_size).into());
+        }
         self.resize_if_in_place(ptr, block, new_layout)
     }
 
@@ -1141,7 +1146,6 @@ impl<'buf> FreeListHeap<'buf> {
     /// If `ptr` is the start of a live block of this heap, a pointer to it with the region's
     /// provenance (the caller's pointer may carry a narrower one, e.g. only its layout's size),
     /// and the size it was allocated (or last resized) with. Its payload is at least 16 bytes.
-    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
     pub(crate) fn live_payload(&self, ptr: NonNull<u8>) -> Option<(NonNull<u8>, usize)> {
         let (b, _, requested) = self.live_block(ptr).ok()?;
         Some((self.region.ptr(b + TAG), requested))

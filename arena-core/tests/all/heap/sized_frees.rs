@@ -2,7 +2,8 @@
 //! `GlobalAlloc::dealloc` are. It checks what `free` checks, and refuses another size than the
 //! one the block was allocated (or last resized) with, changing nothing. The size also says
 //! where the block ends before its header is read; a size that is wrong, huge or from a block
-//! that kept a sliver of a split must not matter to anything but speed.
+//! that kept a sliver of a split must not matter to anything but speed. The allocator
+//! interfaces, told a layout on every free and resize, hold the block to it the same way.
 use crate::support;
 
 use allocator_api2::alloc::{Allocator, Layout};
@@ -186,4 +187,58 @@ fn the_allocator_interface_refuses_a_layout_that_is_not_the_blocks() {
     }
     assert_eq!(cell.stats().live_blocks, 1);
     cell.check().unwrap();
+}
+
+/// `grow` and `shrink` are told the block's old layout; one whose size is not the block's is
+/// refused (`AllocError`) and the block stays as it was, as `deallocate` refuses it, both for a
+/// resize that could stay in place and for one that must move.
+#[test]
+fn the_allocator_interface_refuses_to_resize_by_a_wrong_old_layout() {
+    let cell = HeapCell::new(FreeListHeap::with_capacity(16 * 1024));
+    let p = (&cell).allocate(bytes(300)).unwrap().cast::<u8>();
+    // A live block right after it, so that growing past the block must move it.
+    let wall = (&cell).allocate(bytes(16)).unwrap().cast::<u8>();
+    // SAFETY: `p` is live for 300 bytes.
+    unsafe { p.write_bytes(9, 300) };
+    let before = cell.stats();
+    // SAFETY: none for the first two: the old layout is not the block's, which the cell must
+    // notice before it reads or moves anything.
+    unsafe {
+        assert!((&cell).shrink(p, bytes(299), bytes(100)).is_err());
+        assert!((&cell).grow(p, bytes(200), bytes(4000)).is_err());
+    }
+    assert_eq!(cell.stats(), before);
+    // SAFETY: `p` is still live for its 300 bytes.
+    let kept = unsafe { core::slice::from_raw_parts(p.as_ptr(), 300) };
+    assert!(kept.iter().all(|&b| b == 9));
+    // SAFETY: `p` is live with `bytes(300)`, `wall` with `bytes(16)`.
+    unsafe {
+        let moved = (&cell)
+            .grow(p, bytes(300), bytes(4000))
+            .unwrap()
+            .cast::<u8>();
+        (&cell).deallocate(moved, bytes(4000));
+        (&cell).deallocate(wall, bytes(16));
+    }
+    assert_eq!(cell.stats().live_blocks, 0);
+    cell.check().unwrap();
+}
+
+#[test]
+fn the_global_allocator_interface_refuses_to_resize_by_a_wrong_old_layout() {
+    static LOCKED: LockedHeap<8192> = LockedHeap::new();
+    let l = bytes(300);
+    // SAFETY: a non-zero size; the second `realloc` breaks its contract (the old layout is not
+    // the block's), which the heap must refuse without touching the block; the block is freed
+    // with its own layout.
+    unsafe {
+        let p = LOCKED.alloc(l);
+        assert!(!p.is_null());
+        assert!(LOCKED.realloc(p, bytes(64), 32).is_null());
+        assert_eq!(LOCKED.stats().unwrap().live_blocks, 1);
+        let q = LOCKED.realloc(p, l, 32);
+        assert!(!q.is_null());
+        LOCKED.dealloc(q, bytes(32));
+    }
+    assert_eq!(LOCKED.stats().unwrap().live_blocks, 0);
 }
