@@ -356,8 +356,8 @@ trait RegionAlloc {
 }
 
 /// Ours frees as talc does and as the allocator traits do, told the block's layout
-/// (`free_sized`, which also checks the size; `free(ptr)` alone took 11 instructions fewer a
-/// pair and, at 100,000 live, 10-20% more time).
+/// (`free_sized`, which also checks the size; `free(ptr)` alone took 9 instructions fewer a
+/// pair and, at 100,000 live, more time: BENCHMARKS.md, "The heap told the block's size").
 impl RegionAlloc for FreeListHeap<'static> {
     #[inline]
     fn alloc(&mut self, layout: Layout) -> NonNull<u8> {
