@@ -28,7 +28,7 @@ mod scratch_release;
 mod scratch_teardown_attacks;
 mod steady_growth;
 mod tail_attacks;
-mod vec_review_attacks;
+mod vec_and_string_attacks;
 mod worked_examples;
 mod workers;
 mod zero_sized;

@@ -1,6 +1,6 @@
-//! A review of `ArenaVec`'s and `ArenaString`'s newer methods (drain, retain, dedup, resize,
+//! `ArenaVec`'s and `ArenaString`'s editing methods (drain, retain, dedup, resize,
 //! extend_from_within, append, split_off, spare_capacity_mut; the string's insert, remove,
-//! retain, split_off) the way std's `Vec` was attacked: user code (`Clone`, `Drop`, closures)
+//! retain, split_off), attacked the way std's `Vec` was: user code (`Clone`, `Drop`, closures)
 //! that panics at each call, or that allocates from the vector's own arena while the method
 //! runs; leaked and half-consumed drains; ranges at the ends, empty, reversed and out to
 //! `usize::MAX`; zero-sized elements; sizes past the address space. Every element must be
