@@ -713,18 +713,10 @@ mod locked {
             ) {
                 (Ok(new_layout), Some(ptr)) => {
                     // A block whose size is not `layout`'s is refused, as `dealloc` refuses it.
-                    let resized = self.locked(|heap| {
-                        let fits = heap
-                            .live_payload(ptr)
-                            .is_some_and(|(_, requested)| requested == layout.size());
-                        if fits {
-                            heap.try_realloc(ptr, new_layout).ok()
-                        } else {
-                            None
-                        }
-                    });
+                    let resized =
+                        self.locked(|heap| heap.try_realloc_sized(ptr, layout.size(), new_layout));
                     match resized {
-                        Ok(Some(p)) => p.as_ptr(),
+                        Ok(Ok(p)) => p.as_ptr(),
                         _ => ptr::null_mut(),
                     }
                 }

@@ -572,7 +572,47 @@ impl<'buf> FreeListHeap<'buf> {
         ptr: NonNull<u8>,
         new_layout: Layout,
     ) -> Result<NonNull<u8>, HeapError> {
-        let (b, size, old_requested) = self.live_block(ptr)?;
+        let block = self.live_block(ptr)?;
+        self.realloc_block(ptr, block, new_layout)
+    }
+
+    /// [`try_realloc`](Self::try_realloc) of a block the caller says has `old_size` bytes (the
+    /// old layout `GlobalAlloc::realloc` is given): another size is refused
+    /// ([`FreeError::SizeMismatch`]), as [`free_sized`](Self::free_sized) refuses it.
+    #[track_caller]
+    pub(crate) fn try_realloc_sized(
+        &mut self,
+        ptr: NonNull<u8>,
+        old_size: usize,
+        new_layout: Layout,
+    ) -> Result<NonNull<u8>, HeapError> {
+        let block = self.live_block_sized(ptr, old_size)?;
+        self.realloc_block(ptr, block, new_layout)
+    }
+
+    /// The live block at `ptr`, if it was allocated (or last resized) with `size` bytes:
+    /// [`live_block`](Self::live_block), then [`FreeError::SizeMismatch`] for another size.
+    fn live_block_sized(
+        &self,
+        ptr: NonNull<u8>,
+        size: usize,
+    ) -> Result<(usize, usize, usize), FreeError> {
+        let block = self.live_block(ptr)?;
+        if block.2 != size {
+            return Err(self.size_mismatch(ptr, block.2, size));
+        }
+        Ok(block)
+    }
+
+    /// [`try_realloc`](Self::try_realloc) of the live block `(b, size, old_requested)` at `ptr`
+    /// (what [`live_block`](Self::live_block) returned).
+    #[track_caller]
+    fn realloc_block(
+        &mut self,
+        ptr: NonNull<u8>,
+        (b, size, old_requested): (usize, usize, usize),
+        new_layout: Layout,
+    ) -> Result<NonNull<u8>, HeapError> {
         if let Some(p) = self.resize_if_in_place(ptr, (b, size, old_requested), new_layout)? {
             return Ok(p);
         }
@@ -607,10 +647,7 @@ impl<'buf> FreeListHeap<'buf> {
         old_size: usize,
         new_layout: Layout,
     ) -> Result<Option<NonNull<u8>>, HeapError> {
-        let block = self.live_block(ptr)?;
-        if block.2 != old_size {
-            return Err(self.size_mismatch(ptr, block.2, old_size).into());
-        }
+        let block = self.live_block_sized(ptr, old_size)?;
         self.resize_if_in_place(ptr, block, new_layout)
     }
 
@@ -1146,6 +1183,7 @@ impl<'buf> FreeListHeap<'buf> {
     /// If `ptr` is the start of a live block of this heap, a pointer to it with the region's
     /// provenance (the caller's pointer may carry a narrower one, e.g. only its layout's size),
     /// and the size it was allocated (or last resized) with. Its payload is at least 16 bytes.
+    #[cfg_attr(not(feature = "allocator-api2"), allow(dead_code))]
     pub(crate) fn live_payload(&self, ptr: NonNull<u8>) -> Option<(NonNull<u8>, usize)> {
         let (b, _, requested) = self.live_block(ptr).ok()?;
         Some((self.region.ptr(b + TAG), requested))
